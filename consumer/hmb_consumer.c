@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * hmb_consumer.c - drain an HMB trace area without ever writing it.
+ *
+ * Read protocol for one page (paired with the producer's write order, see
+ * hmb_trace_abi.h and Documentation/hmb-trace-abi.rst):
+ *
+ *   c1 = commit            BUSY: producer is rewriting the header, retry
+ *   acquire fence          pairs with the release before "commit = 0"
+ *   gen, page_seq, first_seq, base_ts
+ *   copy data[page_off, bytes(c1))  into scratch
+ *   acquire fence          orders the copy before the re-check
+ *   c2 = commit, page_seq  BUSY or another page_seq: the copy is torn
+ *
+ * Bytes below bytes(c1) are never rewritten while page_seq stays the same,
+ * so a copy that passes the re-check is exactly what the producer wrote.
+ * Records are parsed from the scratch copy only: nothing is read twice.
+ *
+ * Exact loss: each page carries first_seq, the per-core sequence number of
+ * its first record. Whenever the next page we can read starts above the
+ * sequence number we expect, the gap is lost; it is charged to the reasons
+ * we already know about (torn copies, invalid pages), the rest to
+ * "overwritten".
+ */
+#include "hmb_consumer.h"
+#include "hmb_consumer_port.h"
+
+#define HDR_LEN		((uint32_t)sizeof(struct hmb_trace_page_header))
+#define REC_HDR_LEN	((uint32_t)sizeof(struct hmb_trace_record_header))
+#define OFF_PAGE_SEQ	0
+#define OFF_FIRST_SEQ	8
+#define OFF_BASE_TS	16
+#define OFF_COMMIT	24
+#define OFF_GEN		28
+#define META_OFF_STATE	12
+#define META_OFF_GEN	16
+#define CORE_OFF_HEAD	0
+
+static const char *const lost_names[HMB_LOST_NR] = {
+	[HMB_LOST_OVERWRITTEN] = "overwritten",
+	[HMB_LOST_TORN] = "torn",
+	[HMB_LOST_INVALID] = "invalid",
+};
+
+static const char *const error_names[HMB_ERR_NR] = {
+	[HMB_ERR_BAD_MAGIC] = "bad_magic",
+	[HMB_ERR_BAD_GEOMETRY] = "bad_geometry",
+	[HMB_ERR_BAD_PAGE_HEADER] = "bad_page_header",
+	[HMB_ERR_BAD_RECORD] = "bad_record",
+	[HMB_ERR_SEQ_BACKWARDS] = "seq_backwards",
+	[HMB_ERR_PAGE_BACKWARDS] = "page_backwards",
+};
+
+const char *hmb_lost_reason_name(enum hmb_lost_reason r)
+{
+	return (unsigned int)r < HMB_LOST_NR ? lost_names[r] : "unknown";
+}
+
+const char *hmb_consumer_error_name(enum hmb_consumer_error e)
+{
+	return (unsigned int)e < HMB_ERR_NR ? error_names[e] : "unknown";
+}
+
+uint64_t hmb_consumer_lost_total(const struct hmb_consumer_core *cc)
+{
+	return cc->lost[HMB_LOST_OVERWRITTEN] + cc->lost[HMB_LOST_TORN] +
+	       cc->lost[HMB_LOST_INVALID];
+}
+
+/* Address of area byte @off, or NULL; @len bytes must stay in one host page. */
+static const uint8_t *area_ptr(const struct hmb_consumer *c, uint64_t off,
+			       uint32_t len)
+{
+	uint64_t mask = ((uint64_t)1 << c->area.page_shift) - 1;
+	uint64_t idx = off >> c->area.page_shift;
+
+	if (off + len > c->mapped_len || off + len < off)
+		return NULL;
+	if ((off & mask) + len > mask + 1)
+		return NULL;
+	return c->area.pages[idx] + (off & mask);
+}
+
+int hmb_area_read(const struct hmb_consumer *c, uint64_t off, void *dst,
+		  uint32_t len)
+{
+	uint64_t psize = (uint64_t)1 << c->area.page_shift;
+	uint8_t *d = (uint8_t *)dst;
+
+	if (off + len > c->mapped_len || off + len < off)
+		return -1;
+	while (len) {
+		uint64_t in_page = psize - (off & (psize - 1));
+		uint32_t n = len < in_page ? len : (uint32_t)in_page;
+
+		hmb_memcpy(d, c->area.pages[off >> c->area.page_shift] +
+			      (off & (psize - 1)), n);
+		d += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+void hmb_consumer_init(struct hmb_consumer *c, const struct hmb_area *area,
+		       const struct hmb_consumer_ops *ops, void *ctx,
+		       uint8_t *scratch)
+{
+	hmb_memset(c, 0, sizeof(*c));
+	c->area = *area;
+	c->mapped_len = area->nr_pages << area->page_shift;
+	if (area->page_shift < 12 || area->page_shift > 30)
+		c->mapped_len = 0; /* nothing will ever be read */
+	c->ops = *ops;
+	c->ctx = ctx;
+	c->scratch = scratch;
+	c->state = HMB_CONSUMER_DETACHED;
+}
+
+static void emit_event(struct hmb_consumer *c, enum hmb_consumer_event ev)
+{
+	if (c->ops.event)
+		c->ops.event(c->ctx, ev, c->geo.producer_gen);
+}
+
+static int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* Validate a private copy of the meta page into @g. Return 0 if usable. */
+static int parse_meta(const struct hmb_consumer *c, const uint8_t *m,
+		      struct hmb_geometry *g)
+{
+	uint32_t meta_len = hmb_get32(m + 8);
+	uint16_t core_len = hmb_get16(m + 26);
+	uint64_t rings;
+
+	g->producer_gen = hmb_get32(m + 16);
+	g->page_size = hmb_get32(m + 20);
+	g->nr_cores = hmb_get16(m + 24);
+	g->pages_per_core = hmb_get32(m + 28);
+	g->area_len = hmb_get64(m + 32);
+	g->dict_offset = hmb_get64(m + 40);
+	g->dict_len = hmb_get32(m + 48);
+	g->ring_offset = hmb_get64(m + 56);
+	g->clock_hz = hmb_get64(m + 64);
+	hmb_memcpy(g->build_id, m + 72, HMB_TRACE_BUILD_ID_LEN);
+	g->core_offset = hmb_get32(m + 92);
+
+	if (meta_len < sizeof(struct hmb_trace_meta) ||
+	    core_len < sizeof(struct hmb_trace_core))
+		return -1;
+	if (!is_pow2(g->page_size) || g->page_size < HMB_TRACE_PAGE_SIZE_MIN ||
+	    g->page_size > HMB_TRACE_PAGE_SIZE_MAX)
+		return -1;
+	g->data_size = g->page_size - HDR_LEN;
+	if (!g->nr_cores || g->nr_cores > HMB_TRACE_MAX_CORES)
+		return -1;
+	if (g->pages_per_core < HMB_TRACE_PAGES_PER_CORE_MIN ||
+	    g->pages_per_core > HMB_TRACE_PAGES_PER_CORE_MAX)
+		return -1;
+	/* Core descriptors: inside the meta page, 8-byte aligned. */
+	if (g->core_offset < meta_len || (g->core_offset & 7) ||
+	    (uint64_t)g->core_offset + (uint64_t)g->nr_cores * core_len >
+	    g->page_size)
+		return -1;
+	if (core_len != sizeof(struct hmb_trace_core))
+		return -1; /* stride other than ours: refuse, do not guess */
+	if (g->area_len > c->mapped_len)
+		return -1;
+	if (g->dict_offset < g->page_size || (g->dict_offset % g->page_size) ||
+	    g->dict_offset > g->area_len ||
+	    g->dict_len > g->area_len - g->dict_offset)
+		return -1;
+	rings = (uint64_t)g->nr_cores * g->pages_per_core * g->page_size;
+	if (g->ring_offset < g->page_size || (g->ring_offset % g->page_size) ||
+	    g->ring_offset > g->area_len || rings > g->area_len - g->ring_offset)
+		return -1;
+	return 0;
+}
+
+static void reset_positions(struct hmb_consumer *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < HMB_TRACE_MAX_CORES; i++) {
+		struct hmb_consumer_core *cc = &c->core[i];
+
+		cc->next_page = 0;
+		cc->next_seq = 0;
+		cc->page_off = 0;
+		cc->page_recs = 0;
+		cc->pending_torn = 0;
+		cc->pending_invalid = 0;
+		cc->invalid_gap = 0;
+	}
+}
+
+static enum hmb_consumer_state set_state(struct hmb_consumer *c,
+					 enum hmb_consumer_state s,
+					 enum hmb_consumer_event ev)
+{
+	if (c->state != s) {
+		c->state = s;
+		emit_event(c, ev);
+	}
+	return s;
+}
+
+enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
+{
+	uint8_t meta[sizeof(struct hmb_trace_meta)];
+	const uint8_t *m = area_ptr(c, 0, sizeof(meta));
+	struct hmb_geometry g;
+	uint32_t state, gen, magic;
+
+	if (!m)
+		return set_state(c, HMB_CONSUMER_BROKEN, HMB_EVENT_BROKEN);
+	state = hmb_load32(m + META_OFF_STATE);
+	gen = hmb_load32(m + META_OFF_GEN);
+	hmb_rmb(); /* pairs with the producer's release before state = READY */
+	if (state != HMB_TRACE_STATE_READY) {
+		if (c->state == HMB_CONSUMER_DETACHED)
+			return c->state;
+		return set_state(c, HMB_CONSUMER_PRODUCER_INIT,
+				 HMB_EVENT_PRODUCER_INIT);
+	}
+	if (c->state == HMB_CONSUMER_ATTACHED && gen == c->geo.producer_gen)
+		return c->state;
+
+	hmb_memcpy(meta, m, sizeof(meta));
+	hmb_rmb(); /* the copy before the re-check, like a seqlock read */
+	if (hmb_load32(m + META_OFF_STATE) != HMB_TRACE_STATE_READY ||
+	    hmb_load32(m + META_OFF_GEN) != gen || hmb_get32(meta + 16) != gen)
+		return c->state; /* changed under us: try again next poll */
+
+	magic = hmb_get32(meta);
+	if (magic != HMB_TRACE_MAGIC || hmb_get16(meta + 4) != HMB_TRACE_ABI_MAJOR) {
+		if (c->state != HMB_CONSUMER_BROKEN)
+			c->errors[HMB_ERR_BAD_MAGIC]++;
+		return set_state(c, HMB_CONSUMER_BROKEN, HMB_EVENT_BROKEN);
+	}
+	if (parse_meta(c, meta, &g)) {
+		if (c->state != HMB_CONSUMER_BROKEN ||
+		    g.producer_gen != c->geo.producer_gen)
+			c->errors[HMB_ERR_BAD_GEOMETRY]++;
+		c->geo.producer_gen = g.producer_gen;
+		return set_state(c, HMB_CONSUMER_BROKEN, HMB_EVENT_BROKEN);
+	}
+
+	if (c->geo.page_size && g.producer_gen != c->geo.producer_gen) {
+		c->resets++;
+		c->geo = g;
+		reset_positions(c);
+		c->state = HMB_CONSUMER_ATTACHED;
+		emit_event(c, HMB_EVENT_RESET);
+		return c->state;
+	}
+	c->geo = g;
+	reset_positions(c);
+	return set_state(c, HMB_CONSUMER_ATTACHED, HMB_EVENT_ATTACHED);
+}
+
+static uint64_t page_offset(const struct hmb_geometry *g, uint16_t core,
+			    uint64_t page_seq)
+{
+	uint64_t slot = page_seq % g->pages_per_core;
+
+	return g->ring_offset +
+	       ((uint64_t)core * g->pages_per_core + slot) * g->page_size;
+}
+
+static void report_lost(struct hmb_consumer *c, uint16_t core, uint64_t n,
+			enum hmb_lost_reason r, uint64_t at)
+{
+	if (!n)
+		return;
+	c->core[core].lost[r] += n;
+	if (c->ops.lost)
+		c->ops.lost(c->ctx, core, n, r, at);
+}
+
+/* The next readable record has sequence @first: account for the gap. */
+static void account_gap(struct hmb_consumer *c, uint16_t core, uint64_t first)
+{
+	struct hmb_consumer_core *cc = &c->core[core];
+	uint64_t gap = first - cc->next_seq;
+	uint64_t torn = cc->pending_torn < gap ? cc->pending_torn : gap;
+	uint64_t inval, rest;
+
+	gap -= torn;
+	inval = cc->pending_invalid < gap ? cc->pending_invalid : gap;
+	rest = gap - inval;
+	report_lost(c, core, torn, HMB_LOST_TORN, first);
+	report_lost(c, core, cc->invalid_gap ? inval + rest : inval,
+		    HMB_LOST_INVALID, first);
+	if (!cc->invalid_gap)
+		report_lost(c, core, rest, HMB_LOST_OVERWRITTEN, first);
+	cc->pending_torn = 0;
+	cc->pending_invalid = 0;
+	cc->invalid_gap = 0;
+	cc->next_seq = first;
+}
+
+static void next_page(struct hmb_consumer_core *cc, uint64_t page)
+{
+	cc->next_page = page;
+	cc->page_off = 0;
+	cc->page_recs = 0;
+}
+
+/* A page we cannot trust: skip it; its records show up as an invalid gap. */
+static void skip_invalid_page(struct hmb_consumer *c, uint16_t core,
+			      enum hmb_consumer_error err)
+{
+	struct hmb_consumer_core *cc = &c->core[core];
+
+	c->errors[err]++;
+	cc->invalid_gap = 1;
+	next_page(cc, cc->next_page + 1);
+}
+
+/*
+ * The slot of next_page holds a later page: next_page is gone. Jump to the
+ * oldest page that can still be in the ring; the producer's head hint may
+ * move that further on, but never past the page we saw.
+ */
+static void skip_overwritten(struct hmb_consumer *c, uint16_t core,
+			     uint64_t seen)
+{
+	const struct hmb_geometry *g = &c->geo;
+	struct hmb_consumer_core *cc = &c->core[core];
+	uint64_t oldest = seen - g->pages_per_core + 1;
+	const uint8_t *cd = area_ptr(c, g->core_offset +
+				     (uint64_t)core * sizeof(struct hmb_trace_core),
+				     sizeof(struct hmb_trace_core));
+	uint64_t head = cd ? hmb_load64(cd + CORE_OFF_HEAD) : 0;
+
+	if (head >= seen && head - seen < g->pages_per_core &&
+	    head - g->pages_per_core + 1 > oldest)
+		oldest = head - g->pages_per_core + 1;
+	next_page(cc, oldest > cc->next_page ? oldest : cc->next_page + 1);
+}
+
+enum visit_result { VISIT_MORE, VISIT_STOP };
+
+/* Parse @n copied bytes of a page and deliver its records. */
+static enum visit_result deliver_copy(struct hmb_consumer *c, uint16_t core,
+				      uint32_t n, uint32_t nrec, uint64_t first,
+				      uint64_t base_ts, uint32_t *delivered,
+				      uint32_t budget)
+{
+	struct hmb_consumer_core *cc = &c->core[core];
+	const uint8_t *buf = c->scratch;
+	uint32_t pos = 0;
+
+	while (pos < n && cc->page_recs < nrec) {
+		struct hmb_record rec;
+		uint32_t len, size;
+
+		if (n - pos < REC_HDR_LEN)
+			goto bad;
+		rec.event_id = hmb_get16(buf + pos);
+		len = hmb_get16(buf + pos + 2);
+		size = REC_HDR_LEN + ((len + HMB_TRACE_RECORD_ALIGN - 1) &
+				      ~(HMB_TRACE_RECORD_ALIGN - 1));
+		if (rec.event_id == 0 || size > n - pos)
+			goto bad;
+		rec.core = core;
+		rec.len = (uint16_t)len;
+		rec.seq = first + cc->page_recs;
+		rec.ts = base_ts + hmb_get32(buf + pos + 4);
+		rec.payload = buf + pos + REC_HDR_LEN;
+		pos += size;
+		cc->page_off += size;
+		cc->page_recs++;
+		cc->next_seq = rec.seq + 1;
+		cc->delivered++;
+		(*delivered)++;
+		if (c->ops.deliver && c->ops.deliver(c->ctx, &rec))
+			return VISIT_STOP;
+		if (*delivered >= budget && pos < n)
+			return VISIT_STOP; /* resume mid-page next drain */
+	}
+	if (pos != n)
+		goto bad; /* more bytes than the commit word's records */
+	return VISIT_MORE;
+bad:
+	cc->pending_invalid += nrec - cc->page_recs;
+	skip_invalid_page(c, core, HMB_ERR_BAD_RECORD);
+	return VISIT_MORE;
+}
+
+static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
+				    uint32_t *delivered, uint32_t budget)
+{
+	const struct hmb_geometry *g = &c->geo;
+	struct hmb_consumer_core *cc = &c->core[core];
+	uint64_t off = page_offset(g, core, cc->next_page);
+	const uint8_t *h = area_ptr(c, off, HDR_LEN);
+	uint64_t pseq, first, base_ts;
+	uint32_t c1, c2, bytes, nrec, n;
+
+	if (!h)
+		return VISIT_STOP; /* cannot happen with a validated geometry */
+	c1 = hmb_load32(h + OFF_COMMIT);
+	if (c1 == HMB_TRACE_COMMIT_BUSY)
+		return VISIT_STOP;
+	hmb_rmb(); /* pairs with the release before the producer's commit store */
+	if (hmb_load32(h + OFF_GEN) != g->producer_gen)
+		return VISIT_STOP; /* not written in this generation (yet) */
+	pseq = hmb_load64(h + OFF_PAGE_SEQ);
+	if (pseq < cc->next_page) {
+		/* Legitimately the slot's previous page, next_page - ring. */
+		if (pseq == cc->next_page - g->pages_per_core ||
+		    cc->next_page < g->pages_per_core)
+			return VISIT_STOP;
+		c->errors[HMB_ERR_PAGE_BACKWARDS]++;
+		cc->invalid_gap = 1;
+		next_page(cc, pseq); /* resync; sequence checks prevent repeats */
+		return VISIT_STOP;
+	}
+	if (pseq > cc->next_page) {
+		if ((pseq - cc->next_page) % g->pages_per_core) {
+			skip_invalid_page(c, core, HMB_ERR_BAD_PAGE_HEADER);
+			return VISIT_MORE;
+		}
+		skip_overwritten(c, core, pseq);
+		return VISIT_MORE;
+	}
+
+	first = hmb_load64(h + OFF_FIRST_SEQ);
+	base_ts = hmb_load64(h + OFF_BASE_TS);
+	bytes = HMB_TRACE_COMMIT_BYTES(c1);
+	nrec = HMB_TRACE_COMMIT_RECORDS(c1);
+	if (bytes > g->data_size || (bytes & (HMB_TRACE_RECORD_ALIGN - 1)) ||
+	    (uint64_t)nrec * REC_HDR_LEN > bytes || (!nrec != !bytes) ||
+	    first + nrec < first || cc->page_off > bytes ||
+	    cc->page_recs > nrec) {
+		skip_invalid_page(c, core, HMB_ERR_BAD_PAGE_HEADER);
+		return VISIT_MORE;
+	}
+	if (cc->page_recs == 0 && nrec) {
+		if (first < cc->next_seq) {
+			skip_invalid_page(c, core, HMB_ERR_SEQ_BACKWARDS);
+			return VISIT_MORE;
+		}
+	}
+
+	n = bytes - cc->page_off;
+	if (n) {
+		if (hmb_area_read(c, off + HDR_LEN + cc->page_off, c->scratch, n))
+			return VISIT_STOP;
+		hmb_rmb(); /* the copy before the re-check */
+		c2 = hmb_load32(h + OFF_COMMIT);
+		hmb_rmb();
+		if (c2 == HMB_TRACE_COMMIT_BUSY ||
+		    hmb_load64(h + OFF_PAGE_SEQ) != pseq) {
+			/* Overwritten while we copied: those records are gone. */
+			cc->pending_torn += nrec - cc->page_recs;
+			return VISIT_MORE;
+		}
+		if (cc->page_recs == 0)
+			account_gap(c, core, first);
+		if (deliver_copy(c, core, n, nrec, first, base_ts, delivered,
+				 budget) == VISIT_STOP)
+			return VISIT_STOP;
+		if (cc->next_page != pseq)
+			return VISIT_MORE; /* page was skipped as invalid */
+	}
+	if ((c1 & HMB_TRACE_COMMIT_CLOSED) && cc->page_off == bytes) {
+		next_page(cc, cc->next_page + 1);
+		return VISIT_MORE;
+	}
+	return VISIT_STOP;
+}
+
+uint32_t hmb_consumer_drain_core(struct hmb_consumer *c, uint16_t core,
+				 uint32_t budget)
+{
+	uint32_t delivered = 0, visits;
+
+	if (c->state != HMB_CONSUMER_ATTACHED || core >= c->geo.nr_cores ||
+	    !budget)
+		return 0;
+	/*
+	 * Every visit either delivers, moves to a later page or stops; the
+	 * visit bound keeps a hostile area from holding us here.
+	 */
+	for (visits = 0; visits < budget + 2 && delivered < budget; visits++) {
+		if (visit_page(c, core, &delivered, budget) == VISIT_STOP)
+			break;
+	}
+	return delivered;
+}

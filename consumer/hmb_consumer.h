@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * hmb_consumer.h - the consumer core: drains an HMB trace area, read-only.
+ *
+ * Portable C compiled unchanged into the kernel module (hmb_trace.ko) and into
+ * user space (tests, hmb-read, the fuzzer). It never writes the area and
+ * never allocates: the caller provides the state and a page-sized scratch
+ * buffer. Every value read from the area is read once, copied out and
+ * range-checked before use; no value from the area can make it read outside
+ * the area, loop without bound or allocate.
+ */
+#ifndef HMB_CONSUMER_H
+#define HMB_CONSUMER_H
+
+#include "hmb_trace_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * struct hmb_area - the mapped trace area as a set of equal host pages.
+ * @pages: kernel/user addresses of each host page, in area order
+ * @nr_pages: number of host pages
+ * @page_shift: log2 of the host page size (e.g. 12)
+ *
+ * The area need not be virtually contiguous (nvme-pci HMB chunks are not).
+ */
+struct hmb_area {
+	const uint8_t *const *pages;
+	uint64_t nr_pages;
+	uint32_t page_shift;
+};
+
+/* Why records were lost; indexes hmb_consumer_core.lost[]. */
+enum hmb_lost_reason {
+	HMB_LOST_OVERWRITTEN = 0,	/* producer reused the page before we read it */
+	HMB_LOST_TORN,			/* page overwritten while we copied it */
+	HMB_LOST_INVALID,		/* page or record failed validation */
+	HMB_LOST_NR
+};
+
+/* Errors seen in the area; indexes hmb_consumer.errors[]. */
+enum hmb_consumer_error {
+	HMB_ERR_BAD_MAGIC = 0,		/* meta magic or ABI major mismatch */
+	HMB_ERR_BAD_GEOMETRY,		/* page size, cores, offsets out of range */
+	HMB_ERR_BAD_PAGE_HEADER,	/* commit/bytes/records inconsistent */
+	HMB_ERR_BAD_RECORD,		/* record length/event id out of range */
+	HMB_ERR_SEQ_BACKWARDS,		/* a page's first_seq ran backwards */
+	HMB_ERR_PAGE_BACKWARDS,		/* a page_seq ran backwards */
+	HMB_ERR_NR
+};
+
+/* hmb_consumer_poll() results and consumer states. */
+enum hmb_consumer_state {
+	HMB_CONSUMER_DETACHED = 0,	/* no valid area seen yet */
+	HMB_CONSUMER_ATTACHED,		/* draining */
+	HMB_CONSUMER_PRODUCER_INIT,	/* producer is (re)initialising */
+	HMB_CONSUMER_BROKEN,		/* meta invalid: nothing is read */
+};
+
+/* What the event callback reports. */
+enum hmb_consumer_event {
+	HMB_EVENT_ATTACHED = 0,		/* first valid area seen */
+	HMB_EVENT_RESET,		/* producer re-initialised: positions restart */
+	HMB_EVENT_PRODUCER_INIT,	/* producer started (re)initialising */
+	HMB_EVENT_BROKEN,		/* meta page invalid: reading stopped */
+};
+
+/** A record handed to the deliver callback; valid only during the call. */
+struct hmb_record {
+	uint16_t core;
+	uint16_t event_id;
+	uint16_t len;
+	uint64_t seq;		/* per-core record sequence number */
+	uint64_t ts;		/* firmware time: page base_ts + ts_delta */
+	const uint8_t *payload;	/* len bytes, in the consumer's scratch copy */
+};
+
+struct hmb_consumer_ops {
+	/* Return non-zero to stop the current drain early. */
+	int (*deliver)(void *ctx, const struct hmb_record *rec);
+	/* @count records before sequence @at_seq are gone, for @reason. */
+	void (*lost)(void *ctx, uint16_t core, uint64_t count,
+		     enum hmb_lost_reason reason, uint64_t at_seq);
+	/* Attached, producer reset (new generation), area broken. */
+	void (*event)(void *ctx, enum hmb_consumer_event ev,
+		      uint32_t producer_gen);
+};
+
+/** Validated copy of the meta page: constant for one producer generation. */
+struct hmb_geometry {
+	uint32_t page_size;
+	uint32_t data_size;		/* page_size - page header */
+	uint16_t nr_cores;
+	uint32_t pages_per_core;
+	uint64_t area_len;		/* clamped to the mapped size */
+	uint64_t dict_offset;
+	uint32_t dict_len;
+	uint64_t ring_offset;
+	uint32_t core_offset;
+	uint64_t clock_hz;
+	uint32_t producer_gen;
+	uint8_t build_id[HMB_TRACE_BUILD_ID_LEN];
+};
+
+/** Consumer position and counters of one firmware core. */
+struct hmb_consumer_core {
+	uint64_t next_page;	/* page_seq we want next */
+	uint64_t next_seq;	/* sequence number we expect next */
+	uint32_t page_off;	/* data bytes of next_page already consumed */
+	uint32_t page_recs;	/* records of next_page already consumed */
+	uint64_t delivered;
+	uint64_t lost[HMB_LOST_NR];
+	/*
+	 * Records known to be gone but not yet placed: the next gap in the
+	 * sequence is charged to torn, then invalid, then (or, when
+	 * invalid_gap is set, to invalid instead of) overwritten.
+	 */
+	uint64_t pending_torn;
+	uint64_t pending_invalid;
+	uint8_t invalid_gap;
+};
+
+struct hmb_consumer {
+	struct hmb_area area;
+	uint64_t mapped_len;
+	struct hmb_consumer_ops ops;
+	void *ctx;
+	uint8_t *scratch;		/* >= HMB_TRACE_PAGE_SIZE_MAX bytes */
+	enum hmb_consumer_state state;
+	struct hmb_geometry geo;
+	struct hmb_consumer_core core[HMB_TRACE_MAX_CORES];
+	uint64_t resets;		/* producer re-initialisations seen */
+	uint64_t errors[HMB_ERR_NR];
+};
+
+#define HMB_CONSUMER_SCRATCH_LEN	HMB_TRACE_PAGE_SIZE_MAX
+
+/**
+ * hmb_consumer_init() - prepare a consumer over @area. Nothing is read yet.
+ * @scratch: caller-owned buffer of HMB_CONSUMER_SCRATCH_LEN bytes.
+ */
+void hmb_consumer_init(struct hmb_consumer *c, const struct hmb_area *area,
+		       const struct hmb_consumer_ops *ops, void *ctx,
+		       uint8_t *scratch);
+
+/**
+ * hmb_consumer_poll() - check the meta page: attach, notice a producer
+ * reset (new generation: positions restart, state callback) or a broken
+ * area. Call before draining. Return: the consumer state.
+ */
+enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c);
+
+/**
+ * hmb_consumer_drain_core() - deliver new records of @core, in order,
+ * at most @budget records. Return: records delivered (lost records are
+ * reported through ops.lost, not counted here).
+ */
+uint32_t hmb_consumer_drain_core(struct hmb_consumer *c, uint16_t core,
+				 uint32_t budget);
+
+/** Total records lost on @core for every reason. */
+uint64_t hmb_consumer_lost_total(const struct hmb_consumer_core *cc);
+
+/**
+ * hmb_area_read() - copy @len bytes at area offset @off into @dst.
+ * Return: 0, or -1 if the range is outside the mapped area.
+ */
+int hmb_area_read(const struct hmb_consumer *c, uint64_t off, void *dst,
+		  uint32_t len);
+
+/** Names for counters, for status files and tools. */
+const char *hmb_lost_reason_name(enum hmb_lost_reason r);
+const char *hmb_consumer_error_name(enum hmb_consumer_error e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HMB_CONSUMER_H */

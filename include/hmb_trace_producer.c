@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: (GPL-2.0-only WITH Linux-syscall-note) OR MIT
+/*
+ * hmb_trace_producer.c - reference firmware producer for the HMB trace area.
+ *
+ * Only plain stores and release fences reach the area: the host never writes
+ * it, so there is nothing to read back and nothing to wait for. Words a
+ * consumer polls (commit, state, producer_gen) are 32-bit, so they are
+ * single-copy atomic on 32-bit firmware cores too.
+ */
+#include "hmb_trace_producer.h"
+
+/* Release fence: orders every earlier store before every later store. */
+#define hmb_release()	__atomic_thread_fence(__ATOMIC_RELEASE)
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define hmb_cpu_to_le16(x)	__builtin_bswap16(x)
+#define hmb_cpu_to_le32(x)	__builtin_bswap32(x)
+#define hmb_cpu_to_le64(x)	__builtin_bswap64(x)
+#else
+#define hmb_cpu_to_le16(x)	(x)
+#define hmb_cpu_to_le32(x)	(x)
+#define hmb_cpu_to_le64(x)	(x)
+#endif
+
+static void put16(void *p, uint16_t v)
+{
+	*(volatile uint16_t *)p = hmb_cpu_to_le16(v);
+}
+
+static void put32(void *p, uint32_t v)
+{
+	*(volatile uint32_t *)p = hmb_cpu_to_le32(v);
+}
+
+static void put64(void *p, uint64_t v)
+{
+	*(volatile uint64_t *)p = hmb_cpu_to_le64(v);
+}
+
+static uint32_t get32(const void *p)
+{
+	return hmb_cpu_to_le32(*(const volatile uint32_t *)p);
+}
+
+/* No libc: small copy and fill that the compiler may inline. */
+static void copy_bytes(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	while (n >= 8) {
+		__builtin_memcpy(dst, src, 8);
+		dst += 8;
+		src += 8;
+		n -= 8;
+	}
+	while (n--)
+		*dst++ = *src++;
+}
+
+static void zero_bytes(uint8_t *dst, uint32_t n)
+{
+	while (n--)
+		*dst++ = 0;
+}
+
+/* Copy a NUL-terminated string into a fixed field; fail if it does not fit. */
+static int put_name(char *dst, const char *src, uint32_t cap)
+{
+	uint32_t i = 0;
+
+	if (!src)
+		src = "";
+	for (; src[i]; i++) {
+		if (i + 1 >= cap)
+			return HMB_TRACE_EINVAL;
+		dst[i] = src[i];
+	}
+	for (; i < cap; i++)
+		dst[i] = 0;
+	return 0;
+}
+
+static uint32_t align_up32(uint32_t v, uint32_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+static uint64_t align_up64(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+/* u64 / u32 by shift and subtract: no libgcc helper on 32-bit cores. */
+static uint64_t div_u64_u32(uint64_t n, uint32_t d)
+{
+	uint64_t q = 0, r = 0;
+	int i;
+
+	for (i = 63; i >= 0; i--) {
+		r = (r << 1) | ((n >> i) & 1);
+		if (r >= d) {
+			r -= d;
+			q |= 1ull << i;
+		}
+	}
+	return q;
+}
+
+static uint32_t data_size(uint32_t page_size)
+{
+	return page_size - (uint32_t)sizeof(struct hmb_trace_page_header);
+}
+
+/* Bytes one serialised event entry takes in the dictionary. */
+static uint32_t event_entry_len(const struct hmb_trace_event_desc *ev)
+{
+	uint32_t len = sizeof(struct hmb_trace_dict_event);
+	uint16_t i;
+
+	len += ev->nr_fields * (uint32_t)sizeof(struct hmb_trace_dict_field);
+	for (i = 0; i < ev->nr_fields; i++)
+		len += ev->fields[i].nr_values *
+		       (uint32_t)sizeof(struct hmb_trace_dict_value);
+	return align_up32(len, 8);
+}
+
+static uint32_t dict_needed(const struct hmb_trace_producer_config *cfg)
+{
+	uint32_t len = sizeof(struct hmb_trace_dict_header);
+	uint16_t i;
+
+	for (i = 0; i < cfg->nr_events; i++)
+		len += event_entry_len(&cfg->events[i]);
+	return len;
+}
+
+static int geometry_ok(const struct hmb_trace_producer_config *cfg)
+{
+	uint32_t ps = cfg->page_size;
+
+	if (ps < HMB_TRACE_PAGE_SIZE_MIN || ps > HMB_TRACE_PAGE_SIZE_MAX ||
+	    (ps & (ps - 1)))
+		return 0;
+	if (!cfg->nr_cores || cfg->nr_cores > HMB_TRACE_MAX_CORES)
+		return 0;
+	if (sizeof(struct hmb_trace_meta) +
+	    cfg->nr_cores * sizeof(struct hmb_trace_core) > ps)
+		return 0;
+	if (cfg->nr_events && !cfg->events)
+		return 0;
+	return 1;
+}
+
+static uint32_t dict_alloc(const struct hmb_trace_producer_config *cfg)
+{
+	uint32_t need = dict_needed(cfg);
+
+	if (cfg->dict_len > need)
+		need = cfg->dict_len;
+	return (uint32_t)align_up64(need, cfg->page_size);
+}
+
+uint64_t hmb_trace_area_size(const struct hmb_trace_producer_config *cfg)
+{
+	uint64_t rings;
+
+	if (!cfg || !geometry_ok(cfg) ||
+	    cfg->pages_per_core < HMB_TRACE_PAGES_PER_CORE_MIN ||
+	    cfg->pages_per_core > HMB_TRACE_PAGES_PER_CORE_MAX)
+		return 0;
+	rings = (uint64_t)cfg->nr_cores * cfg->pages_per_core * cfg->page_size;
+	return cfg->page_size + dict_alloc(cfg) + rings;
+}
+
+static int write_event(uint8_t *dst, const struct hmb_trace_event_desc *ev)
+{
+	struct hmb_trace_dict_event *e = (struct hmb_trace_dict_event *)dst;
+	uint8_t *pos = dst + sizeof(*e);
+	uint32_t len = event_entry_len(ev);
+	uint16_t i, v;
+
+	zero_bytes(dst, len);
+	put16(&e->id, ev->id);
+	put16(&e->nr_fields, ev->nr_fields);
+	put32(&e->entry_len, len);
+	e->role = ev->role;
+	e->key_field = ev->key_field;
+	e->latency_field = ev->latency_field;
+	e->qid_field = ev->qid_field;
+	e->cid_field = ev->cid_field;
+	e->value_field = ev->value_field;
+	put16(&e->pair_id, ev->pair_id);
+	if (put_name(e->name, ev->name, HMB_TRACE_NAME_LEN) ||
+	    put_name(e->format, ev->format, HMB_TRACE_FORMAT_LEN))
+		return HMB_TRACE_EINVAL;
+
+	for (i = 0; i < ev->nr_fields; i++) {
+		const struct hmb_trace_field_desc *fd = &ev->fields[i];
+		struct hmb_trace_dict_field *f = (struct hmb_trace_dict_field *)pos;
+
+		if (put_name(f->name, fd->name, HMB_TRACE_FIELD_NAME_LEN))
+			return HMB_TRACE_EINVAL;
+		put16(&f->offset, fd->offset);
+		put16(&f->size, fd->size);
+		f->type = fd->type;
+		f->display = fd->display;
+		put16(&f->nr_values, fd->nr_values);
+		pos += sizeof(*f);
+	}
+	for (i = 0; i < ev->nr_fields; i++) {
+		const struct hmb_trace_field_desc *fd = &ev->fields[i];
+
+		for (v = 0; v < fd->nr_values; v++) {
+			struct hmb_trace_dict_value *val =
+				(struct hmb_trace_dict_value *)pos;
+
+			put64(&val->value, fd->values[v].value);
+			if (put_name(val->name, fd->values[v].name,
+				     HMB_TRACE_VALUE_NAME_LEN))
+				return HMB_TRACE_EINVAL;
+			pos += sizeof(*val);
+		}
+	}
+	return 0;
+}
+
+static int write_dictionary(uint8_t *dst, uint32_t cap,
+			    const struct hmb_trace_producer_config *cfg)
+{
+	struct hmb_trace_dict_header *h = (struct hmb_trace_dict_header *)dst;
+	uint32_t used = dict_needed(cfg);
+	uint32_t off = sizeof(*h);
+	uint16_t i;
+	int err;
+
+	if (used > cap)
+		return HMB_TRACE_ENOSPC;
+	for (i = 0; i < cfg->nr_events; i++) {
+		err = write_event(dst + off, &cfg->events[i]);
+		if (err)
+			return err;
+		off += event_entry_len(&cfg->events[i]);
+	}
+	zero_bytes(dst + off, cap - off);
+	put32(&h->magic, HMB_TRACE_DICT_MAGIC);
+	put16(&h->version, HMB_TRACE_DICT_VERSION);
+	put16(&h->nr_events, cfg->nr_events);
+	put32(&h->total_len, used);
+	put32(&h->reserved, 0);
+	return 0;
+}
+
+static struct hmb_trace_core *core_desc(struct hmb_trace_producer *p,
+					uint16_t core)
+{
+	return (struct hmb_trace_core *)(p->area + sizeof(struct hmb_trace_meta)) +
+	       core;
+}
+
+/* Ring slot -> page address; slots avoid 64-bit division on 32-bit cores. */
+static uint8_t *ring_page(struct hmb_trace_producer *p, uint16_t core,
+			  uint32_t slot)
+{
+	return p->area + p->ring_offset +
+	       ((uint64_t)core * p->pages_per_core + slot) * p->page_size;
+}
+
+int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
+			    uint64_t area_len,
+			    const struct hmb_trace_producer_config *cfg)
+{
+	struct hmb_trace_meta *m = (struct hmb_trace_meta *)area;
+	uint32_t ppc, dlen, pg, gen = 0;
+	uint64_t ring_off;
+	uint16_t c;
+	int err;
+
+	if (!p || !area || !cfg || !geometry_ok(cfg) ||
+	    area_len < 2ull * cfg->page_size)
+		return HMB_TRACE_EINVAL;
+	dlen = dict_alloc(cfg);
+	ring_off = (uint64_t)cfg->page_size + dlen;
+	if (ring_off >= area_len)
+		return HMB_TRACE_ENOSPC;
+	ppc = cfg->pages_per_core;
+	if (!ppc) {
+		uint64_t fit = div_u64_u32(div_u64_u32(area_len - ring_off,
+						       cfg->page_size),
+					   cfg->nr_cores);
+
+		ppc = fit > HMB_TRACE_PAGES_PER_CORE_MAX ?
+			HMB_TRACE_PAGES_PER_CORE_MAX : (uint32_t)fit;
+	}
+	if (ppc < HMB_TRACE_PAGES_PER_CORE_MIN ||
+	    ppc > HMB_TRACE_PAGES_PER_CORE_MAX ||
+	    ring_off + (uint64_t)cfg->nr_cores * ppc * cfg->page_size > area_len)
+		return HMB_TRACE_ENOSPC;
+
+	/* A live area keeps counting generations across resets. */
+	if (get32(&m->magic) == HMB_TRACE_MAGIC)
+		gen = get32(&m->producer_gen);
+
+	put32(&m->state, HMB_TRACE_STATE_INIT);
+	hmb_release(); /* pairs with the consumer's acquire after reading state */
+	put32(&m->producer_gen, gen + 1);
+
+	p->area = (uint8_t *)area;
+	p->area_len = area_len;
+	p->page_size = cfg->page_size;
+	p->pages_per_core = ppc;
+	p->nr_cores = cfg->nr_cores;
+	p->producer_gen = gen + 1;
+	p->ring_offset = ring_off;
+
+	/* Invalidate every page so no header of the previous life matches. */
+	for (c = 0; c < cfg->nr_cores; c++) {
+		for (pg = 0; pg < ppc; pg++) {
+			struct hmb_trace_page_header *h =
+				(struct hmb_trace_page_header *)ring_page(p, c, pg);
+
+			put32(&h->commit, HMB_TRACE_COMMIT_BUSY);
+			hmb_release(); /* pairs with consumer's re-check of commit */
+			put64(&h->page_seq, ~0ull);
+			put32(&h->producer_gen, 0);
+		}
+	}
+
+	err = write_dictionary(p->area + cfg->page_size, dlen, cfg);
+	if (err)
+		return err;
+
+	zero_bytes(p->area + sizeof(*m),
+		   cfg->page_size - (uint32_t)sizeof(*m));
+	for (c = 0; c < HMB_TRACE_MAX_CORES; c++) {
+		struct hmb_trace_producer_core *pc = &p->core[c];
+
+		pc->page = 0;
+		pc->page_seq = 0;
+		pc->slot = 0;
+		pc->next_seq = 0;
+		pc->base_ts = 0;
+		pc->dropped = 0;
+		pc->bytes = 0;
+		pc->records = 0;
+		if (c < cfg->nr_cores)
+			put64(&core_desc(p, c)->head_page, ~0ull);
+	}
+
+	put16(&m->abi_major, HMB_TRACE_ABI_MAJOR);
+	put16(&m->abi_minor, HMB_TRACE_ABI_MINOR);
+	put32(&m->meta_len, sizeof(*m));
+	put32(&m->page_size, cfg->page_size);
+	put16(&m->nr_cores, cfg->nr_cores);
+	put16(&m->core_len, sizeof(struct hmb_trace_core));
+	put32(&m->pages_per_core, ppc);
+	put64(&m->area_len, area_len);
+	put64(&m->dict_offset, cfg->page_size);
+	put32(&m->dict_len, dlen);
+	put32(&m->flags, HMB_TRACE_META_OVERWRITE);
+	put64(&m->ring_offset, ring_off);
+	put64(&m->clock_hz, cfg->clock_hz);
+	copy_bytes(m->build_id, cfg->build_id, HMB_TRACE_BUILD_ID_LEN);
+	put32(&m->core_offset, sizeof(*m));
+	for (c = 0; c < 4; c++)
+		put64(&m->reserved[c], 0);
+	put32(&m->magic, HMB_TRACE_MAGIC);
+	hmb_release(); /* everything above is visible before READY */
+	put32(&m->state, HMB_TRACE_STATE_READY);
+	return 0;
+}
+
+uint32_t hmb_trace_max_payload(const struct hmb_trace_producer *p)
+{
+	uint32_t room = data_size(p->page_size) -
+			(uint32_t)sizeof(struct hmb_trace_record_header);
+
+	room &= ~(HMB_TRACE_RECORD_ALIGN - 1);
+	return room > 0xffffu ? 0xffffu : room;
+}
+
+/* Close the current page (if any) and open the next slot of the ring. */
+static void open_page(struct hmb_trace_producer *p, uint16_t core, uint64_t ts)
+{
+	struct hmb_trace_producer_core *pc = &p->core[core];
+	struct hmb_trace_page_header *h;
+	struct hmb_trace_core *cd = core_desc(p, core);
+	uint64_t seq = 0;
+	uint32_t slot = 0;
+
+	if (pc->page) {
+		h = (struct hmb_trace_page_header *)pc->page;
+		put32(&h->commit, HMB_TRACE_COMMIT_CLOSED |
+				  HMB_TRACE_COMMIT(pc->records, pc->bytes));
+		seq = pc->page_seq + 1;
+		slot = pc->slot + 1 == p->pages_per_core ? 0 : pc->slot + 1;
+	}
+	h = (struct hmb_trace_page_header *)ring_page(p, core, slot);
+
+	/*
+	 * Overwrite protocol, paired with the consumer's copy-then-recheck:
+	 * BUSY first, so a consumer copying the old page sees either BUSY or
+	 * a new page_seq when it re-checks after its copy.
+	 */
+	put32(&h->commit, HMB_TRACE_COMMIT_BUSY);
+	hmb_release();
+	put64(&h->page_seq, seq);
+	put64(&h->first_seq, pc->next_seq);
+	put64(&h->base_ts, ts);
+	put32(&h->producer_gen, p->producer_gen);
+	put32(&h->flags, seq == 0 ? HMB_TRACE_PAGE_FIRST : 0);
+	put32(&h->reserved0, 0);
+	put64(&h->reserved1, 0);
+	hmb_release(); /* header before commit = 0; pairs with consumer acquire */
+	put32(&h->commit, 0);
+	put64(&cd->head_page, seq);
+	put64(&cd->pages_written, seq + 1);
+
+	pc->page = (uint8_t *)h;
+	pc->page_seq = seq;
+	pc->slot = slot;
+	pc->base_ts = ts;
+	pc->bytes = 0;
+	pc->records = 0;
+}
+
+int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
+		   uint16_t event_id, uint64_t ts,
+		   const void *fixed, uint32_t fixed_len,
+		   const void *var, uint32_t var_len)
+{
+	struct hmb_trace_producer_core *pc;
+	struct hmb_trace_record_header *r;
+	uint32_t len, size, dsize;
+	uint8_t *dst;
+
+	if (core >= p->nr_cores)
+		return HMB_TRACE_EINVAL;
+	pc = &p->core[core];
+	len = fixed_len + var_len;
+	if (event_id == 0 || len < fixed_len || len > hmb_trace_max_payload(p)) {
+		put64(&core_desc(p, core)->dropped, ++pc->dropped);
+		return event_id == 0 ? HMB_TRACE_EINVAL : HMB_TRACE_E2BIG;
+	}
+	size = (uint32_t)sizeof(*r) + align_up32(len, HMB_TRACE_RECORD_ALIGN);
+	dsize = data_size(p->page_size);
+	if (!pc->page || pc->bytes + size > dsize || ts < pc->base_ts ||
+	    ts - pc->base_ts > 0xffffffffull)
+		open_page(p, core, ts);
+
+	dst = pc->page + sizeof(struct hmb_trace_page_header) + pc->bytes;
+	r = (struct hmb_trace_record_header *)dst;
+	put16(&r->event_id, event_id);
+	put16(&r->len, (uint16_t)len);
+	put32(&r->ts_delta, (uint32_t)(ts - pc->base_ts));
+	dst += sizeof(*r);
+	if (fixed_len)
+		copy_bytes(dst, (const uint8_t *)fixed, fixed_len);
+	if (var_len)
+		copy_bytes(dst + fixed_len, (const uint8_t *)var, var_len);
+	zero_bytes(dst + len, size - (uint32_t)sizeof(*r) - len);
+
+	pc->bytes += size;
+	pc->records++;
+	pc->next_seq++;
+	hmb_release(); /* record bytes before commit; pairs with consumer acquire */
+	put32(&((struct hmb_trace_page_header *)pc->page)->commit,
+	      HMB_TRACE_COMMIT(pc->records, pc->bytes));
+	put64(&core_desc(p, core)->next_seq, pc->next_seq);
+	return 0;
+}

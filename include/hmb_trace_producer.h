@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: (GPL-2.0-only WITH Linux-syscall-note) OR MIT */
+/*
+ * hmb_trace_producer.h - reference firmware producer for the HMB trace area.
+ *
+ * Freestanding C: no libc, no malloc, no locks, no read-modify-write atomics.
+ * Each firmware core owns its ring; hmb_trace_emit() for core k must only be
+ * called from core k (or with core k's emits otherwise serialised). The
+ * producer never blocks: when a ring is full its oldest page is overwritten.
+ */
+#ifndef HMB_TRACE_PRODUCER_H
+#define HMB_TRACE_PRODUCER_H
+
+#include "hmb_trace_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes (negative return values). */
+#define HMB_TRACE_EINVAL	(-22)	/* bad argument or geometry */
+#define HMB_TRACE_ENOSPC	(-28)	/* area or dictionary too small */
+#define HMB_TRACE_E2BIG		(-7)	/* record larger than a page */
+
+/** Author-time description of one event field (serialised at init). */
+struct hmb_trace_field_desc {
+	const char *name;
+	uint16_t offset;
+	uint16_t size;
+	uint8_t type;		/* HMB_TRACE_TYPE_* */
+	uint8_t display;	/* HMB_TRACE_DISPLAY_* */
+	uint16_t nr_values;
+	const struct hmb_trace_value_desc *values;
+};
+
+struct hmb_trace_value_desc {
+	uint64_t value;
+	const char *name;
+};
+
+/** Author-time description of one event type. */
+struct hmb_trace_event_desc {
+	uint16_t id;
+	uint8_t role;		/* HMB_TRACE_ROLE_* */
+	uint8_t key_field;	/* field index or HMB_TRACE_NO_FIELD */
+	uint8_t latency_field;
+	uint8_t qid_field;
+	uint8_t cid_field;
+	uint8_t value_field;
+	uint16_t pair_id;
+	const char *name;
+	const char *format;
+	uint16_t nr_fields;
+	const struct hmb_trace_field_desc *fields;
+};
+
+struct hmb_trace_producer_config {
+	uint32_t page_size;		/* power of two, 512..32768 */
+	uint32_t pages_per_core;	/* 0: as many as fit */
+	uint16_t nr_cores;
+	uint32_t dict_len;		/* bytes reserved, rounded up to pages */
+	uint64_t clock_hz;
+	uint8_t build_id[HMB_TRACE_BUILD_ID_LEN];
+	uint16_t nr_events;
+	const struct hmb_trace_event_desc *events;
+};
+
+/* Producer-private state of one core; lives in firmware RAM, not the area. */
+struct hmb_trace_producer_core {
+	uint8_t *page;		/* current page, NULL before the first record */
+	uint64_t page_seq;	/* seq of the current page */
+	uint64_t next_seq;	/* sequence number of the next record */
+	uint64_t base_ts;
+	uint64_t dropped;
+	uint32_t bytes;		/* committed data bytes in the current page */
+	uint32_t records;	/* committed records in the current page */
+	uint32_t slot;		/* ring slot of the current page */
+};
+
+struct hmb_trace_producer {
+	uint8_t *area;
+	uint64_t area_len;
+	uint32_t page_size;
+	uint32_t pages_per_core;
+	uint16_t nr_cores;
+	uint32_t producer_gen;
+	uint64_t ring_offset;
+	struct hmb_trace_producer_core core[HMB_TRACE_MAX_CORES];
+};
+
+/**
+ * hmb_trace_producer_init() - (re)initialise the area and publish the
+ * dictionary. Safe to call again on a live area (firmware reset): the
+ * producer generation is incremented and every page header invalidated
+ * before the area is marked READY again.
+ * Return: 0, or a negative HMB_TRACE_E* code.
+ */
+int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
+			    uint64_t area_len,
+			    const struct hmb_trace_producer_config *cfg);
+
+/**
+ * hmb_trace_emit() - append one record to @core's ring.
+ * @fixed/@fixed_len: the fixed arguments (dictionary fields);
+ * @var/@var_len: an optional variable payload appended after them.
+ * @ts: firmware time; must not go backwards on a core.
+ * Return: 0, or a negative code (the record is counted in core.dropped).
+ */
+int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
+		   uint16_t event_id, uint64_t ts,
+		   const void *fixed, uint32_t fixed_len,
+		   const void *var, uint32_t var_len);
+
+/** Largest payload (fixed + var) one record can carry with this geometry. */
+uint32_t hmb_trace_max_payload(const struct hmb_trace_producer *p);
+
+/**
+ * hmb_trace_area_size() - bytes needed for a configuration (with
+ * pages_per_core set). Return 0 if the configuration is invalid.
+ */
+uint64_t hmb_trace_area_size(const struct hmb_trace_producer_config *cfg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HMB_TRACE_PRODUCER_H */

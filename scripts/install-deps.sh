@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Install the Debian 12 packages hmbtrace needs to build, test and run the demo.
+# Idempotent: packages already present are skipped, so a second run is quick.
+# Usage: scripts/install-deps.sh [--kernel]
+#   --kernel   also install what the QEMU guest needs (kernel image/headers, QEMU,
+#              busybox, trace-cmd).
+set -euo pipefail
+
+base_pkgs=(build-essential meson ninja-build pkg-config clang libclang-rt-14-dev
+	   libgtest-dev libgmock-dev libbenchmark-dev gcc-arm-none-eabi
+	   libnewlib-arm-none-eabi)
+kernel_pkgs=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
+	     trace-cmd libtracefs-dev libtraceevent-dev libtracecmd-dev cpio kmod)
+
+pkgs=("${base_pkgs[@]}")
+if [[ "${1:-}" == "--kernel" ]]; then
+	pkgs+=("${kernel_pkgs[@]}")
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed'; then
+		missing+=("$p")
+	fi
+done
+
+if ((${#missing[@]} == 0)); then
+	echo "install-deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then
+	SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
