@@ -188,6 +188,7 @@ static void reset_positions(struct hmb_consumer *c)
 		struct hmb_consumer_core *cc = &c->core[i];
 
 		cc->next_page = 0;
+		cc->last_page = 0;
 		cc->next_seq = 0;
 		cc->page_off = 0;
 		cc->page_recs = 0;
@@ -217,8 +218,14 @@ enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
 
 	if (!m)
 		return set_state(c, HMB_CONSUMER_BROKEN, HMB_EVENT_BROKEN);
-	state = hmb_load32(m + META_OFF_STATE);
+	/*
+	 * Like a seqlock read with two words: gen, fence, state ... copy ...
+	 * state, fence, gen. A copy that saw any store of a re-init sees
+	 * INIT or the new generation in the closing reads.
+	 */
 	gen = hmb_load32(m + META_OFF_GEN);
+	hmb_rmb();
+	state = hmb_load32(m + META_OFF_STATE);
 	hmb_rmb(); /* pairs with the producer's release before state = READY */
 	if (state != HMB_TRACE_STATE_READY) {
 		if (c->state == HMB_CONSUMER_DETACHED)
@@ -230,8 +237,10 @@ enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
 		return c->state;
 
 	hmb_memcpy(meta, m, sizeof(meta));
-	hmb_rmb(); /* the copy before the re-check, like a seqlock read */
-	if (hmb_load32(m + META_OFF_STATE) != HMB_TRACE_STATE_READY ||
+	hmb_rmb(); /* the copy before the re-check */
+	state = hmb_load32(m + META_OFF_STATE);
+	hmb_rmb();
+	if (state != HMB_TRACE_STATE_READY ||
 	    hmb_load32(m + META_OFF_GEN) != gen || hmb_get32(meta + 16) != gen)
 		return c->state; /* changed under us: try again next poll */
 
@@ -250,7 +259,8 @@ enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
 	}
 
 	if (c->geo.page_size && g.producer_gen != c->geo.producer_gen) {
-		c->resets++;
+		/* Generations count every re-init, also those we never saw. */
+		c->resets += (uint32_t)(g.producer_gen - c->geo.producer_gen);
 		c->geo = g;
 		reset_positions(c);
 		c->state = HMB_CONSUMER_ATTACHED;
@@ -321,6 +331,16 @@ static void skip_invalid_page(struct hmb_consumer *c, uint16_t core,
 	next_page(cc, cc->next_page + 1);
 }
 
+/* The producer's head page hint for @core; ~0 if it has none. */
+static uint64_t read_head(const struct hmb_consumer *c, uint16_t core)
+{
+	const uint8_t *cd = area_ptr(c, c->geo.core_offset +
+				     (uint64_t)core * sizeof(struct hmb_trace_core),
+				     sizeof(struct hmb_trace_core));
+
+	return cd ? hmb_load64(cd + CORE_OFF_HEAD) : ~0ull;
+}
+
 /*
  * The slot of next_page holds a later page: next_page is gone. Jump to the
  * oldest page that can still be in the ring; the producer's head hint may
@@ -332,10 +352,7 @@ static void skip_overwritten(struct hmb_consumer *c, uint16_t core,
 	const struct hmb_geometry *g = &c->geo;
 	struct hmb_consumer_core *cc = &c->core[core];
 	uint64_t oldest = seen - g->pages_per_core + 1;
-	const uint8_t *cd = area_ptr(c, g->core_offset +
-				     (uint64_t)core * sizeof(struct hmb_trace_core),
-				     sizeof(struct hmb_trace_core));
-	uint64_t head = cd ? hmb_load64(cd + CORE_OFF_HEAD) : 0;
+	uint64_t head = read_head(c, core);
 
 	if (head >= seen && head - seen < g->pages_per_core &&
 	    head - g->pages_per_core + 1 > oldest)
@@ -392,6 +409,59 @@ bad:
 	return VISIT_MORE;
 }
 
+/*
+ * Between the page we last read from and page @pseq there can be at most
+ * (pseq - last_page) pages of records. A first_seq beyond that is a lie that
+ * would charge a huge loss and then make every real page look "backwards".
+ */
+static int gap_plausible(const struct hmb_geometry *g,
+			 const struct hmb_consumer_core *cc, uint64_t pseq,
+			 uint64_t first)
+{
+	uint64_t per_page = g->data_size / REC_HDR_LEN;
+	uint64_t pages = pseq - cc->last_page;
+
+	if (pseq < cc->last_page)
+		return 0;
+	if (pages > ~0ull / per_page)
+		return 1;
+	return first - cc->next_seq <= pages * per_page;
+}
+
+/* A consistent snapshot of one page header. */
+struct page_snap {
+	uint64_t pseq;
+	uint64_t first;
+	uint64_t base_ts;
+	uint32_t gen;
+	uint32_t commit;
+};
+
+/*
+ * Read header, fence, commit, fence, header again. If both header reads agree
+ * and commit is not BUSY, commit belongs to that header's page: a commit of
+ * the slot's previous page would have been read before the producer's BUSY
+ * store, and then the first header read could not have seen the new page.
+ */
+static int read_header(const uint8_t *h, struct page_snap *s)
+{
+	s->pseq = hmb_load64(h + OFF_PAGE_SEQ);
+	s->first = hmb_load64(h + OFF_FIRST_SEQ);
+	s->base_ts = hmb_load64(h + OFF_BASE_TS);
+	s->gen = hmb_load32(h + OFF_GEN);
+	hmb_rmb(); /* pairs with the producer's release after "commit = BUSY" */
+	s->commit = hmb_load32(h + OFF_COMMIT);
+	if (s->commit == HMB_TRACE_COMMIT_BUSY)
+		return -1;
+	hmb_rmb(); /* pairs with its release before "commit = 0" */
+	if (hmb_load64(h + OFF_PAGE_SEQ) != s->pseq ||
+	    hmb_load64(h + OFF_FIRST_SEQ) != s->first ||
+	    hmb_load64(h + OFF_BASE_TS) != s->base_ts ||
+	    hmb_load32(h + OFF_GEN) != s->gen)
+		return -1;
+	return 0;
+}
+
 static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 				    uint32_t *delivered, uint32_t budget)
 {
@@ -399,27 +469,42 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 	struct hmb_consumer_core *cc = &c->core[core];
 	uint64_t off = page_offset(g, core, cc->next_page);
 	const uint8_t *h = area_ptr(c, off, HDR_LEN);
+	struct page_snap s;
 	uint64_t pseq, first, base_ts;
 	uint32_t c1, c2, bytes, nrec, n;
 
 	if (!h)
 		return VISIT_STOP; /* cannot happen with a validated geometry */
-	c1 = hmb_load32(h + OFF_COMMIT);
-	if (c1 == HMB_TRACE_COMMIT_BUSY)
-		return VISIT_STOP;
-	hmb_rmb(); /* pairs with the release before the producer's commit store */
-	if (hmb_load32(h + OFF_GEN) != g->producer_gen)
+	if (read_header(h, &s))
+		return VISIT_STOP; /* being rewritten: try again next drain */
+	if (s.gen != g->producer_gen)
 		return VISIT_STOP; /* not written in this generation (yet) */
-	pseq = hmb_load64(h + OFF_PAGE_SEQ);
+	pseq = s.pseq;
+	first = s.first;
+	base_ts = s.base_ts;
+	c1 = s.commit;
 	if (pseq < cc->next_page) {
-		/* Legitimately the slot's previous page, next_page - ring. */
-		if (pseq == cc->next_page - g->pages_per_core ||
-		    cc->next_page < g->pages_per_core)
+		uint64_t head;
+
+		/* The slot still holds its previous lap: not written yet. */
+		if (cc->next_page >= g->pages_per_core &&
+		    pseq == cc->next_page - g->pages_per_core)
 			return VISIT_STOP;
-		c->errors[HMB_ERR_PAGE_BACKWARDS]++;
-		cc->invalid_gap = 1;
-		next_page(cc, pseq); /* resync; sequence checks prevent repeats */
-		return VISIT_STOP;
+		/*
+		 * Impossible for a correct producer. If the producer's head is
+		 * behind us, bogus page numbers pushed us ahead: go back to
+		 * its oldest page (sequence checks prevent repeats). Otherwise
+		 * this one page is corrupt: skip it.
+		 */
+		head = read_head(c, core);
+		if (head < cc->next_page) {
+			c->errors[HMB_ERR_PAGE_BACKWARDS]++;
+			next_page(cc, head >= g->pages_per_core ?
+				      head - g->pages_per_core + 1 : 0);
+			return VISIT_STOP;
+		}
+		skip_invalid_page(c, core, HMB_ERR_PAGE_BACKWARDS);
+		return VISIT_MORE;
 	}
 	if (pseq > cc->next_page) {
 		if ((pseq - cc->next_page) % g->pages_per_core) {
@@ -430,8 +515,6 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 		return VISIT_MORE;
 	}
 
-	first = hmb_load64(h + OFF_FIRST_SEQ);
-	base_ts = hmb_load64(h + OFF_BASE_TS);
 	bytes = HMB_TRACE_COMMIT_BYTES(c1);
 	nrec = HMB_TRACE_COMMIT_RECORDS(c1);
 	if (bytes > g->data_size || (bytes & (HMB_TRACE_RECORD_ALIGN - 1)) ||
@@ -441,9 +524,18 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 		skip_invalid_page(c, core, HMB_ERR_BAD_PAGE_HEADER);
 		return VISIT_MORE;
 	}
+	if (cc->page_recs && first + cc->page_recs != cc->next_seq) {
+		/* first_seq changed under a page we are half way through. */
+		skip_invalid_page(c, core, HMB_ERR_BAD_PAGE_HEADER);
+		return VISIT_MORE;
+	}
 	if (cc->page_recs == 0 && nrec) {
 		if (first < cc->next_seq) {
 			skip_invalid_page(c, core, HMB_ERR_SEQ_BACKWARDS);
+			return VISIT_MORE;
+		}
+		if (!gap_plausible(g, cc, pseq, first)) {
+			skip_invalid_page(c, core, HMB_ERR_BAD_PAGE_HEADER);
 			return VISIT_MORE;
 		}
 	}
@@ -452,17 +544,25 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 	if (n) {
 		if (hmb_area_read(c, off + HDR_LEN + cc->page_off, c->scratch, n))
 			return VISIT_STOP;
-		hmb_rmb(); /* the copy before the re-check */
+		/*
+		 * If the copy saw any byte of a rewrite, commit now reads BUSY
+		 * or a later page's header is visible (the producer's release
+		 * after "commit = BUSY" pairs with this fence).
+		 */
+		hmb_rmb();
 		c2 = hmb_load32(h + OFF_COMMIT);
 		hmb_rmb();
 		if (c2 == HMB_TRACE_COMMIT_BUSY ||
-		    hmb_load64(h + OFF_PAGE_SEQ) != pseq) {
+		    hmb_load64(h + OFF_PAGE_SEQ) != pseq ||
+		    hmb_load32(h + OFF_GEN) != s.gen) {
 			/* Overwritten while we copied: those records are gone. */
 			cc->pending_torn += nrec - cc->page_recs;
 			return VISIT_MORE;
 		}
-		if (cc->page_recs == 0)
+		if (cc->page_recs == 0) {
 			account_gap(c, core, first);
+			cc->last_page = pseq;
+		}
 		if (deliver_copy(c, core, n, nrec, first, base_ts, delivered,
 				 budget) == VISIT_STOP)
 			return VISIT_STOP;

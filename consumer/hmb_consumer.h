@@ -107,6 +107,7 @@ struct hmb_geometry {
 /** Consumer position and counters of one firmware core. */
 struct hmb_consumer_core {
 	uint64_t next_page;	/* page_seq we want next */
+	uint64_t last_page;	/* page_seq we last started delivering from */
 	uint64_t next_seq;	/* sequence number we expect next */
 	uint32_t page_off;	/* data bytes of next_page already consumed */
 	uint32_t page_recs;	/* records of next_page already consumed */

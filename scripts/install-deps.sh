@@ -10,7 +10,7 @@ set -euo pipefail
 
 base_pkgs=(build-essential meson ninja-build pkg-config clang libclang-rt-14-dev
 	   libgtest-dev libgmock-dev libbenchmark-dev gcc-arm-none-eabi
-	   libnewlib-arm-none-eabi)
+	   nlohmann-json3-dev libcli11-dev)
 kernel_pkgs=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
 	     trace-cmd libtracefs-dev libtraceevent-dev libtracecmd-dev cpio kmod)
 

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Unit tests of the consumer core against the real producer: exact delivery
+// when the consumer keeps up, exact loss accounting when it does not, firmware
+// resets, and hostile areas.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include "test_area.h"
+
+namespace hmbtrace::testing {
+namespace {
+
+constexpr uint32_t kFixed = sizeof(TestFixed);
+constexpr uint32_t kHdr = sizeof(hmb_trace_page_header);
+
+// Everything one single-threaded scenario needs.
+struct Rig {
+  Rig(uint32_t page_size, uint32_t ppc, uint16_t cores)
+      : cfg(TestConfig(page_size, ppc, cores)),
+        area(hmb_trace_area_size(&cfg)),
+        consumer((Init(), area), &sink) {}
+  void Init() { ASSERT_EQ(hmb_trace_producer_init(&p, area.mem(), area.len(), &cfg), 0); }
+  // Records of var_len bytes that exactly fill one page's data area.
+  uint32_t RecordsPerPage(uint16_t var_len) const {
+    uint32_t size = 8 + ((kFixed + var_len + 7) & ~7u);
+    return (cfg.page_size - kHdr) / size;
+  }
+  void Emit(uint16_t core, uint64_t n, uint16_t var_len = 0) {
+    for (uint64_t i = 0; i < n; i++) {
+      ASSERT_EQ(EmitTestRecord(&p, core, produced[core], var_len, ts++), 0);
+      produced[core]++;
+    }
+  }
+  uint8_t* Page(uint16_t core, uint32_t slot) {
+    return area.mem() + p.ring_offset +
+           (static_cast<uint64_t>(core) * p.pages_per_core + slot) * cfg.page_size;
+  }
+  hmb_trace_producer_config cfg;
+  TestArea area;
+  hmb_trace_producer p{};
+  TestSink sink;
+  TestConsumer consumer;
+  uint64_t produced[HMB_TRACE_MAX_CORES] = {};
+  uint64_t ts = 1000;
+};
+
+void ExpectExact(const Rig& r, uint16_t core, uint64_t expect_lost) {
+  const auto& c = r.sink.core[core];
+  EXPECT_EQ(c.delivered + r.sink.LostTotal(core), r.produced[core]) << "core " << core;
+  EXPECT_EQ(r.sink.LostTotal(core), expect_lost) << "core " << core;
+  EXPECT_EQ(c.out_of_order, 0u);
+  EXPECT_EQ(c.bad_payload, 0u);
+}
+
+// The boundary matrix: counts around page and ring sizes, drained at once.
+class Boundary : public ::testing::TestWithParam<int> {};
+
+TEST_P(Boundary, KeepingUpDeliversEveryRecordOnceInOrder) {
+  Rig r(4096, 8, 1);
+  const uint32_t per_page = r.RecordsPerPage(16);
+  const uint64_t counts[] = {0, 1, per_page / 2, per_page, per_page + 1,
+                             50ull * 8 * per_page};
+  const uint64_t n = counts[GetParam()];
+  r.sink.keep_seqs = true;
+  // Drain after every page's worth so the consumer keeps up even for 50x.
+  for (uint64_t done = 0; done < n;) {
+    uint64_t step = std::min<uint64_t>(per_page, n - done);
+    r.Emit(0, step, 16);
+    done += step;
+    r.consumer.DrainAll();
+  }
+  r.consumer.DrainAll();
+  ExpectExact(r, 0, 0);
+  ASSERT_EQ(r.sink.core[0].seqs.size(), n);
+  for (uint64_t i = 0; i < n; i++) ASSERT_EQ(r.sink.core[0].seqs[i], i);
+}
+
+TEST_P(Boundary, NotDrainingCountsExactlyWhatWasOverwritten) {
+  Rig r(4096, 8, 1);
+  const uint32_t per_page = r.RecordsPerPage(16);
+  const uint64_t counts[] = {0, 1, per_page / 2, per_page, per_page + 1,
+                             50ull * 8 * per_page};
+  const uint64_t n = counts[GetParam()];
+  r.Emit(0, n, 16);
+  r.consumer.DrainAll();
+  // The ring keeps its last 8 pages; every record on older pages is gone.
+  const uint64_t pages = (n + per_page - 1) / per_page;
+  const uint64_t gone = pages > 8 ? (pages - 8) * per_page : 0;
+  ExpectExact(r, 0, gone);
+  EXPECT_EQ(r.sink.core[0].lost[HMB_LOST_OVERWRITTEN], r.sink.LostTotal(0));
+  if (n) {
+    EXPECT_EQ(r.sink.core[0].last_seq, n - 1);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Counts, Boundary, ::testing::Range(0, 6));
+
+TEST(Consumer, LateAttachCountsRecordsBeforeAttachAsOverwritten) {
+  Rig r(1024, 4, 2);
+  r.Emit(0, 10000, 24);
+  r.Emit(1, 3, 0);
+  r.consumer.DrainAll();
+  ExpectExact(r, 0, r.sink.core[0].lost[HMB_LOST_OVERWRITTEN]);
+  EXPECT_GT(r.sink.core[0].lost[HMB_LOST_OVERWRITTEN], 9000u);
+  ASSERT_FALSE(r.sink.core[0].lost_at.empty());
+  EXPECT_EQ(r.sink.core[0].lost_at[0], 10000 - r.sink.core[0].delivered);
+  ExpectExact(r, 1, 0);
+}
+
+TEST(Consumer, BudgetResumesMidPage) {
+  Rig r(4096, 4, 1);
+  r.Emit(0, 50, 8);
+  ASSERT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_ATTACHED);
+  for (int i = 0; i < 50; i++)
+    ASSERT_EQ(hmb_consumer_drain_core(r.consumer.get(), 0, 1), 1u) << i;
+  EXPECT_EQ(hmb_consumer_drain_core(r.consumer.get(), 0, 1), 0u);
+  ExpectExact(r, 0, 0);
+}
+
+TEST(Consumer, TimestampsSurviveDeltaOverflow) {
+  Rig r(4096, 4, 1);
+  std::vector<uint64_t> ts = {5, 6, 6 + (1ull << 32), 7 + (1ull << 33), 1ull << 40};
+  struct Ctx { std::vector<uint64_t> got; } ctx;
+  for (uint64_t i = 0; i < ts.size(); i++)
+    ASSERT_EQ(EmitTestRecord(&r.p, 0, i, 0, ts[i]), 0);
+  std::vector<uint8_t> scratch(HMB_CONSUMER_SCRATCH_LEN);
+  hmb_consumer c;
+  hmb_area a = r.area.area();
+  hmb_consumer_ops ops{[](void* x, const hmb_record* rec) {
+                         static_cast<Ctx*>(x)->got.push_back(rec->ts);
+                         return 0;
+                       },
+                       nullptr, nullptr};
+  hmb_consumer_init(&c, &a, &ops, &ctx, scratch.data());
+  ASSERT_EQ(hmb_consumer_poll(&c), HMB_CONSUMER_ATTACHED);
+  hmb_consumer_drain_core(&c, 0, 100);
+  EXPECT_EQ(ctx.got, ts);
+}
+
+TEST(Consumer, GeometryAndBuildIdComeFromTheMetaPage) {
+  Rig r(2048, 16, 3);
+  ASSERT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_ATTACHED);
+  const hmb_geometry& g = r.consumer.get()->geo;
+  EXPECT_EQ(g.page_size, 2048u);
+  EXPECT_EQ(g.pages_per_core, 16u);
+  EXPECT_EQ(g.nr_cores, 3u);
+  EXPECT_EQ(g.clock_hz, 1000000000u);
+  EXPECT_EQ(g.build_id[0], 0xb0);
+  EXPECT_EQ(g.producer_gen, 1u);
+  ASSERT_EQ(r.sink.events.size(), 1u);
+  EXPECT_EQ(r.sink.events[0], HMB_EVENT_ATTACHED);
+}
+
+TEST(Consumer, FirmwareResetIsDetectedAndBothSidesCarryOn) {
+  Rig r(4096, 4, 2);
+  r.Emit(0, 100, 8);
+  r.Emit(1, 10, 8);
+  r.consumer.DrainAll();
+  ExpectExact(r, 0, 0);
+  // Firmware reset: the producer re-initialises the live area.
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  EXPECT_EQ(r.p.producer_gen, 2u);
+  const uint64_t before0 = r.sink.core[0].delivered;
+  r.produced[0] = r.produced[1] = 0;
+  r.Emit(0, 77, 8);
+  r.Emit(1, 5, 8);
+  r.consumer.DrainAll();
+  EXPECT_EQ(r.consumer.get()->resets, 1u);
+  EXPECT_EQ(r.sink.events.back(), HMB_EVENT_RESET);
+  EXPECT_EQ(r.sink.core[0].delivered - before0, 77u);
+  EXPECT_EQ(r.sink.core[0].last_seq, 76u);
+  EXPECT_EQ(r.sink.LostTotal(0), 0u);
+  EXPECT_EQ(r.sink.core[0].bad_payload + r.sink.core[1].bad_payload, 0u);
+}
+
+TEST(Consumer, ProducerInitInProgressIsNotRead) {
+  Rig r(4096, 4, 1);
+  r.Emit(0, 10);
+  auto* m = reinterpret_cast<hmb_trace_meta*>(r.area.mem());
+  m->state = HMB_TRACE_STATE_INIT;
+  EXPECT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_DETACHED);
+  EXPECT_EQ(r.consumer.DrainAll(), 0u);
+  m->state = HMB_TRACE_STATE_READY;
+  EXPECT_EQ(r.consumer.DrainAll(), 10u);
+}
+
+// ---- Two threads over one shared mapping ----
+
+struct ThreadedParams {
+  uint32_t page_size;
+  uint32_t ppc;
+  uint16_t cores;
+  uint64_t per_core;
+  bool flow_control;  // producer waits so the consumer always keeps up
+  uint32_t seed;
+};
+
+void RunThreaded(const ThreadedParams& tp) {
+  hmb_trace_producer_config cfg = TestConfig(tp.page_size, tp.ppc, tp.cores);
+  TestArea area(hmb_trace_area_size(&cfg));
+  hmb_trace_producer p{};
+  ASSERT_EQ(hmb_trace_producer_init(&p, area.mem(), area.len(), &cfg), 0);
+  TestSink sink;
+  TestConsumer consumer(area, &sink);
+  const uint16_t max_var = static_cast<uint16_t>(
+      std::min<uint32_t>(hmb_trace_max_payload(&p) - kFixed, 600));
+  const uint32_t min_per_page = (tp.page_size - kHdr) / (8 + kFixed + max_var + 8);
+  const uint64_t window = static_cast<uint64_t>(tp.ppc - 2) * std::max(min_per_page, 1u);
+
+  std::atomic<int> producers_done{0};
+  std::vector<std::thread> producers;
+  for (uint16_t core = 0; core < tp.cores; core++) {
+    producers.emplace_back([&, core] {
+      std::mt19937_64 rng(tp.seed * 131 + core);
+      std::uniform_int_distribution<int> size(0, max_var);
+      std::uniform_int_distribution<int> pause(0, 3);
+      uint64_t ts = 0;
+      for (uint64_t seq = 0; seq < tp.per_core; seq++) {
+        if (tp.flow_control) {
+          while (seq - sink.core[core].delivered.load(std::memory_order_acquire) >= window)
+            std::this_thread::yield();
+        } else if (pause(rng) == 0) {
+          for (int spin = size(rng); spin > 0; spin--) asm volatile("");
+        }
+        ts += 1 + (rng() & 0xff);
+        EmitTestRecord(&p, core, seq, static_cast<uint16_t>(size(rng)), ts);
+      }
+      producers_done.fetch_add(1);
+    });
+  }
+  std::thread reader([&] {
+    std::mt19937 rng(tp.seed);
+    for (;;) {
+      const bool done = producers_done.load() == tp.cores;
+      if (hmb_consumer_poll(consumer.get()) == HMB_CONSUMER_ATTACHED)
+        for (uint16_t k = 0; k < tp.cores; k++)
+          hmb_consumer_drain_core(consumer.get(), k, 1 + rng() % 512);
+      if (done && consumer.DrainAll() == 0) break;
+    }
+  });
+  for (auto& t : producers) t.join();
+  reader.join();
+
+  for (uint16_t k = 0; k < tp.cores; k++) {
+    const auto& c = sink.core[k];
+    EXPECT_EQ(c.delivered + sink.LostTotal(k), tp.per_core) << "core " << k;
+    EXPECT_EQ(c.last_seq, tp.per_core - 1) << "core " << k;
+    EXPECT_EQ(c.out_of_order, 0u) << "core " << k;
+    EXPECT_EQ(c.bad_payload, 0u) << "core " << k;
+    EXPECT_EQ(c.lost[HMB_LOST_INVALID], 0u) << "core " << k;
+    if (tp.flow_control) {
+      EXPECT_EQ(sink.LostTotal(k), 0u) << "core " << k;
+    }
+  }
+  for (int e = 0; e < HMB_ERR_NR; e++) {
+    EXPECT_EQ(consumer.get()->errors[e], 0u)
+        << hmb_consumer_error_name(static_cast<hmb_consumer_error>(e));
+  }
+}
+
+TEST(ConsumerThreaded, KeepingUpDeliversEverythingOnEveryCore) {
+  RunThreaded({4096, 8, 4, 200000, true, 1});
+}
+
+TEST(ConsumerThreaded, KeepingUpWithSmallPagesAndTwoPageRing) {
+  RunThreaded({512, 4, 2, 100000, true, 2});
+}
+
+TEST(ConsumerThreaded, OverrunAccountsExactlyUnderRandomGeometry) {
+  std::mt19937 rng(1234);
+  for (int round = 0; round < 12; round++) {
+    ThreadedParams tp;
+    tp.page_size = 512u << (rng() % 7);  // 512 .. 32768
+    tp.ppc = 2 + rng() % 30;
+    tp.cores = 1 + rng() % 4;
+    tp.per_core = 20000 + rng() % 60000;
+    tp.flow_control = false;
+    tp.seed = rng();
+    SCOPED_TRACE(::testing::Message() << "page_size=" << tp.page_size << " ppc="
+                                      << tp.ppc << " cores=" << tp.cores
+                                      << " seed=" << tp.seed);
+    RunThreaded(tp);
+  }
+}
+
+TEST(ConsumerThreaded, ResetWhileReadingCarriesOn) {
+  hmb_trace_producer_config cfg = TestConfig(4096, 8, 2);
+  TestArea area(hmb_trace_area_size(&cfg));
+  hmb_trace_producer p{};
+  ASSERT_EQ(hmb_trace_producer_init(&p, area.mem(), area.len(), &cfg), 0);
+  TestSink sink;
+  sink.check_payload = true;
+  TestConsumer consumer(area, &sink);
+  std::atomic<bool> stop{false};
+  std::thread reader([&] {
+    while (!stop.load()) consumer.DrainAll(256);
+  });
+  uint64_t ts = 0;
+  for (int life = 0; life < 3; life++) {
+    if (life) {
+      EXPECT_EQ(hmb_trace_producer_init(&p, area.mem(), area.len(), &cfg), 0);
+    }
+    for (uint64_t seq = 0; seq < 30000; seq++)
+      for (uint16_t k = 0; k < 2; k++) EmitTestRecord(&p, k, seq, seq % 40, ++ts);
+    // Let the reader see this life's last records before the next reset.
+    while (sink.core[0].last_seq != 29999 || sink.core[1].last_seq != 29999)
+      std::this_thread::yield();
+  }
+  stop = true;
+  reader.join();
+  consumer.DrainAll();
+  EXPECT_EQ(consumer.get()->resets, 2u);
+  EXPECT_EQ(sink.core[0].last_seq, 29999u);
+  EXPECT_EQ(sink.core[1].last_seq, 29999u);
+  EXPECT_EQ(sink.core[0].bad_payload + sink.core[1].bad_payload, 0u);
+  EXPECT_EQ(consumer.get()->errors[HMB_ERR_BAD_RECORD], 0u);
+}
+
+// ---- Hostile areas: errors counted, never a crash ----
+
+TEST(ConsumerHostile, CommitBytesPastThePageIsInvalidNotACrash) {
+  Rig r(4096, 4, 1);
+  r.Emit(0, r.RecordsPerPage(0) + 5);  // page 0 closed, page 1 open
+  auto* h = reinterpret_cast<hmb_trace_page_header*>(r.Page(0, 0));
+  h->commit = HMB_TRACE_COMMIT_CLOSED | HMB_TRACE_COMMIT(3, 0xfff8);
+  r.consumer.DrainAll();
+  EXPECT_EQ(r.consumer.get()->errors[HMB_ERR_BAD_PAGE_HEADER], 1u);
+  EXPECT_EQ(r.sink.core[0].delivered, 5u);
+  EXPECT_EQ(r.sink.core[0].lost[HMB_LOST_INVALID], r.RecordsPerPage(0));
+  ExpectExact(r, 0, r.RecordsPerPage(0));
+}
+
+TEST(ConsumerHostile, RecordLengthPastThePageIsInvalid) {
+  Rig r(4096, 4, 1);
+  const uint32_t pp = r.RecordsPerPage(0);
+  r.Emit(0, pp);  // page 0 full
+  auto* rec = reinterpret_cast<hmb_trace_record_header*>(r.Page(0, 0) + kHdr + 3 * 24);
+  rec->len = 0xfff0;
+  r.Emit(0, 5);  // closes page 0
+  r.consumer.DrainAll();
+  EXPECT_EQ(r.consumer.get()->errors[HMB_ERR_BAD_RECORD], 1u);
+  // Records 0..2 were fine, the rest of page 0 is invalid, page 1 arrives.
+  EXPECT_EQ(r.sink.core[0].lost[HMB_LOST_INVALID], pp - 3);
+  EXPECT_EQ(r.sink.core[0].delivered, 3u + 5u);
+  ExpectExact(r, 0, pp - 3);
+}
+
+TEST(ConsumerHostile, EventIdZeroIsInvalid) {
+  Rig r(4096, 4, 1);
+  r.Emit(0, 4);
+  reinterpret_cast<hmb_trace_record_header*>(r.Page(0, 0) + kHdr)->event_id = 0;
+  r.consumer.DrainAll();
+  EXPECT_EQ(r.consumer.get()->errors[HMB_ERR_BAD_RECORD], 1u);
+  EXPECT_EQ(r.sink.core[0].delivered, 0u);
+}
+
+TEST(ConsumerHostile, PageSeqRunningBackwardsIsCountedAndSurvived) {
+  Rig r(4096, 4, 1);
+  const uint32_t pp = r.RecordsPerPage(0);
+  r.Emit(0, pp * 6 + 1);  // pages 0..6; slot 2 holds page 6
+  r.consumer.DrainAll();
+  r.Emit(0, pp * 2);  // page 7 in slot 3, page 8 in slot 0
+  // The device rewrites page 7's header with an ancient page_seq.
+  reinterpret_cast<hmb_trace_page_header*>(r.Page(0, 3))->page_seq = 0;
+  r.consumer.DrainAll();
+  EXPECT_EQ(r.consumer.get()->errors[HMB_ERR_PAGE_BACKWARDS], 1u);
+  // Page 7 is lost as invalid; page 8 still arrives.
+  EXPECT_EQ(r.sink.core[0].lost[HMB_LOST_INVALID], pp);
+  EXPECT_EQ(r.sink.core[0].last_seq, r.produced[0] - 1);
+  EXPECT_EQ(r.sink.core[0].out_of_order, 0u);
+  EXPECT_EQ(r.sink.core[0].bad_payload, 0u);
+  EXPECT_EQ(r.sink.core[0].delivered + r.sink.LostTotal(0), r.produced[0]);
+}
+
+TEST(ConsumerHostile, FirstSeqRunningBackwardsIsNotDeliveredTwice) {
+  Rig r(4096, 4, 1);
+  const uint32_t pp = r.RecordsPerPage(0);
+  r.Emit(0, pp + 2);
+  r.consumer.DrainAll();
+  auto* h = reinterpret_cast<hmb_trace_page_header*>(r.Page(0, 2));
+  r.Emit(0, pp);  // page 2 opens
+  h->first_seq = 0;
+  r.Emit(0, pp);
+  r.consumer.DrainAll();
+  EXPECT_EQ(r.consumer.get()->errors[HMB_ERR_SEQ_BACKWARDS], 1u);
+  EXPECT_EQ(r.sink.core[0].out_of_order, 0u);
+  EXPECT_EQ(r.sink.core[0].bad_payload, 0u);
+}
+
+TEST(ConsumerHostile, HugeFirstSeqIsInvalidAndDoesNotStallTheCore) {
+  Rig r(4096, 4, 1);
+  const uint32_t pp = r.RecordsPerPage(0);
+  r.Emit(0, pp + 1);  // page 0 closed, page 1 open
+  r.consumer.DrainAll();
+  r.Emit(0, pp);      // page 1 closed, page 2 open
+  reinterpret_cast<hmb_trace_page_header*>(r.Page(0, 2))->first_seq = 1ull << 62;
+  r.Emit(0, pp);      // page 2 closed, page 3 open
+  r.consumer.DrainAll();
+  EXPECT_EQ(r.consumer.get()->errors[HMB_ERR_BAD_PAGE_HEADER], 1u);
+  // Only page 2's records are lost, not 2^62 of them; page 3 arrives.
+  EXPECT_EQ(r.sink.core[0].lost[HMB_LOST_INVALID], pp);
+  ExpectExact(r, 0, pp);
+}
+
+TEST(ConsumerHostile, FirstSeqChangingMidPageIsInvalid) {
+  Rig r(4096, 4, 1);
+  const uint32_t pp = r.RecordsPerPage(0);
+  r.Emit(0, pp + 1);  // page 0 closed, page 1 open with one record read
+  r.consumer.DrainAll();
+  r.Emit(0, pp);
+  reinterpret_cast<hmb_trace_page_header*>(r.Page(0, 1))->first_seq = 5;
+  r.consumer.DrainAll();
+  EXPECT_EQ(r.consumer.get()->errors[HMB_ERR_BAD_PAGE_HEADER], 1u);
+  EXPECT_EQ(r.sink.core[0].bad_payload, 0u);
+  EXPECT_EQ(r.sink.core[0].out_of_order, 0u);
+  EXPECT_EQ(r.sink.core[0].last_seq, r.produced[0] - 1);
+}
+
+TEST(ConsumerHostile, WildGeometryIsRejected) {
+  struct Case {
+    const char* what;
+    void (*poke)(hmb_trace_meta*);
+  } cases[] = {
+      {"magic", [](hmb_trace_meta* m) { m->magic = 0x12345678; }},
+      {"abi major", [](hmb_trace_meta* m) { m->abi_major = 9; }},
+      {"page size", [](hmb_trace_meta* m) { m->page_size = 4097; }},
+      {"page size huge", [](hmb_trace_meta* m) { m->page_size = 1u << 30; }},
+      {"zero cores", [](hmb_trace_meta* m) { m->nr_cores = 0; }},
+      {"many cores", [](hmb_trace_meta* m) { m->nr_cores = 60000; }},
+      {"ring past area", [](hmb_trace_meta* m) { m->ring_offset = 1ull << 40; }},
+      {"pages per core", [](hmb_trace_meta* m) { m->pages_per_core = 0xffffffff; }},
+      {"area larger than mapping", [](hmb_trace_meta* m) { m->area_len *= 2; }},
+      {"dictionary past area", [](hmb_trace_meta* m) { m->dict_len = 0xffffffff; }},
+      {"core table stride", [](hmb_trace_meta* m) { m->core_len = 8; }},
+      {"core table offset", [](hmb_trace_meta* m) { m->core_offset = 4090; }},
+      {"ring overflow", [](hmb_trace_meta* m) { m->ring_offset = ~0ull - 4095; }},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.what);
+    Rig r(4096, 4, 2);
+    r.Emit(0, 100);
+    k.poke(reinterpret_cast<hmb_trace_meta*>(r.area.mem()));
+    EXPECT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_BROKEN);
+    EXPECT_EQ(r.consumer.DrainAll(), 0u);
+    EXPECT_EQ(r.consumer.get()->errors[HMB_ERR_BAD_MAGIC] +
+                  r.consumer.get()->errors[HMB_ERR_BAD_GEOMETRY],
+              1u);
+  }
+}
+
+TEST(ConsumerHostile, GarbageInEveryPageHeaderNeverCrashes) {
+  Rig r(1024, 8, 2);
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 200; round++) {
+    r.Emit(round % 2, 1 + rng() % 40, rng() % 64);
+    // Scribble random words over a random page header or record area.
+    uint8_t* pg = r.Page(rng() % 2, rng() % 8);
+    for (int i = 0; i < 4; i++) {
+      uint64_t v = rng();
+      std::memcpy(pg + (rng() % (1024 / 8)) * 8, &v, 8);
+    }
+    r.consumer.DrainAll(1 + rng() % 100);
+  }
+  for (uint16_t k = 0; k < 2; k++) {
+    EXPECT_EQ(r.sink.core[k].out_of_order, 0u);
+    EXPECT_LE(r.sink.core[k].delivered, r.produced[k]);
+  }
+}
+
+TEST(ConsumerHostile, NonContiguousHostPagesReadCorrectly) {
+  // The consumer reads through a page table: scatter the area's host pages.
+  hmb_trace_producer_config cfg = TestConfig(16384, 4, 2);
+  TestArea area(hmb_trace_area_size(&cfg));
+  hmb_trace_producer p{};
+  ASSERT_EQ(hmb_trace_producer_init(&p, area.mem(), area.len(), &cfg), 0);
+  for (uint64_t s = 0; s < 500; s++)
+    for (uint16_t k = 0; k < 2; k++) EmitTestRecord(&p, k, s, s % 300, s);
+  const uint64_t n = area.len() / kHostPage;
+  std::vector<uint64_t> perm(n);
+  for (uint64_t i = 0; i < n; i++) perm[i] = (i * 7919) % n;
+  TestArea scattered(area.len());
+  std::vector<const uint8_t*> table(n);
+  for (uint64_t i = 0; i < n; i++) {
+    std::memcpy(scattered.mem() + perm[i] * kHostPage, area.mem() + i * kHostPage, kHostPage);
+    table[i] = scattered.mem() + perm[i] * kHostPage;
+  }
+  TestSink sink;
+  std::vector<uint8_t> scratch(HMB_CONSUMER_SCRATCH_LEN);
+  hmb_consumer c;
+  hmb_area a{table.data(), n, kHostPageShift};
+  hmb_consumer_ops ops = sink.Ops();
+  hmb_consumer_init(&c, &a, &ops, &sink, scratch.data());
+  ASSERT_EQ(hmb_consumer_poll(&c), HMB_CONSUMER_ATTACHED);
+  for (uint16_t k = 0; k < 2; k++) hmb_consumer_drain_core(&c, k, 100000);
+  for (uint16_t k = 0; k < 2; k++) {
+    EXPECT_EQ(sink.core[k].delivered + sink.LostTotal(k), 500u);
+    EXPECT_EQ(sink.core[k].bad_payload, 0u);
+    EXPECT_EQ(sink.core[k].last_seq, 499u);
+  }
+}
+
+}  // namespace
+}  // namespace hmbtrace::testing

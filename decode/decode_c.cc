@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-only
+
+#include "decode_c.h"
+
+#include <climits>
+#include <cstring>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "dictionary.h"
+#include "format.h"
+
+struct hmb_dict {
+  explicit hmb_dict(hmbtrace::Dictionary d) : dict(std::move(d)) {}
+  hmbtrace::Dictionary dict;
+};
+
+namespace {
+
+// snprintf semantics for a std::string.
+void CopyOut(const std::string& text, char* out, size_t outlen) {
+  if (!out || outlen == 0)
+    return;
+  const size_t n = text.size() < outlen ? text.size() : outlen - 1;
+  std::memcpy(out, text.data(), n);
+  out[n] = '\0';
+}
+
+}  // namespace
+
+extern "C" {
+
+struct hmb_dict* hmb_dict_parse(const void* buf,
+                                size_t len,
+                                char* err,
+                                size_t errlen) {
+  if (!buf && len) {
+    CopyOut("dictionary: NULL buffer", err, errlen);
+    return nullptr;
+  }
+  // A C caller cannot catch std::bad_alloc: report it as an error instead.
+  try {
+    std::string error;
+    auto dict = hmbtrace::Dictionary::Parse(
+        {static_cast<const uint8_t*>(buf), buf ? len : 0}, &error);
+    if (!dict) {
+      CopyOut(error, err, errlen);
+      return nullptr;
+    }
+    CopyOut("", err, errlen);
+    return new hmb_dict(std::move(*dict));
+  } catch (const std::bad_alloc&) {
+    CopyOut("dictionary: out of memory", err, errlen);
+    return nullptr;
+  }
+}
+
+void hmb_dict_free(struct hmb_dict* dict) {
+  delete dict;
+}
+
+int hmb_dict_format(const struct hmb_dict* dict,
+                    uint16_t id,
+                    const void* payload,
+                    size_t len,
+                    char* out,
+                    size_t outlen) {
+  if (!dict || (!payload && len))
+    return -1;
+  try {
+    const std::string text = hmbtrace::FormatRecord(
+        dict->dict, id,
+        {static_cast<const uint8_t*>(payload), payload ? len : 0});
+    CopyOut(text, out, outlen);
+    return text.size() > INT_MAX ? INT_MAX : static_cast<int>(text.size());
+  } catch (const std::bad_alloc&) {
+    CopyOut("", out, outlen);
+    return -1;
+  }
+}
+
+const char* hmb_dict_event_name(const struct hmb_dict* dict, uint16_t id) {
+  if (!dict)
+    return nullptr;
+  const hmbtrace::EventDesc* event = dict->dict.Find(id);
+  return event ? event->name.c_str() : nullptr;
+}
+
+size_t hmb_dict_nr_events(const struct hmb_dict* dict) {
+  return dict ? dict->dict.events().size() : 0;
+}
+
+uint16_t hmb_dict_event_id(const struct hmb_dict* dict, size_t index) {
+  if (!dict || index >= dict->dict.events().size())
+    return 0;
+  return dict->dict.events()[index].id;
+}
+
+}  // extern "C"

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0-only
+
+#include "format.h"
+
+#include <string_view>
+
+namespace hmbtrace {
+namespace {
+
+// Formats come from the device: "%999999999d" must not allocate a gigabyte.
+// Real formats use widths of a few columns.
+constexpr size_t kMaxWidth = 256;
+
+constexpr char kHexLower[] = "0123456789abcdef";
+constexpr char kHexUpper[] = "0123456789ABCDEF";
+
+// One parsed conversion specification.
+struct Spec {
+  bool left = false;   // '-'
+  bool plus = false;   // '+'
+  bool space = false;  // ' '
+  bool zero = false;   // '0'
+  bool alt = false;    // '#'
+  size_t width = 0;
+  bool has_precision = false;
+  size_t precision = 0;
+  // One of "diuxXs%", or 0 when the text after '%' is not a conversion we
+  // support (it is then copied verbatim).
+  char conv = 0;
+};
+
+// Reads a decimal number, saturating at kMaxWidth.
+size_t ParseNumber(std::string_view fmt, size_t* pos) {
+  size_t n = 0;
+  while (*pos < fmt.size() && fmt[*pos] >= '0' && fmt[*pos] <= '9') {
+    n = n * 10 + static_cast<size_t>(fmt[*pos] - '0');
+    if (n > kMaxWidth)
+      n = kMaxWidth;
+    (*pos)++;
+  }
+  return n;
+}
+
+// Parses the specification starting at fmt[start] == '%'. Returns the
+// number of characters it spans (at least 1).
+size_t ParseSpec(std::string_view fmt, size_t start, Spec* spec) {
+  size_t pos = start + 1;
+  for (; pos < fmt.size(); pos++) {
+    const char c = fmt[pos];
+    if (c == '-')
+      spec->left = true;
+    else if (c == '+')
+      spec->plus = true;
+    else if (c == ' ')
+      spec->space = true;
+    else if (c == '0')
+      spec->zero = true;
+    else if (c == '#')
+      spec->alt = true;
+    else
+      break;
+  }
+  spec->width = ParseNumber(fmt, &pos);
+  if (pos < fmt.size() && fmt[pos] == '.') {
+    pos++;
+    spec->has_precision = true;
+    spec->precision = ParseNumber(fmt, &pos);
+  }
+  while (pos < fmt.size() &&
+         std::string_view("hlLqjzt").find(fmt[pos]) != std::string_view::npos) {
+    pos++;
+  }
+  if (pos >= fmt.size())
+    return pos - start;
+  if (std::string_view("diuxXs%").find(fmt[pos]) != std::string_view::npos)
+    spec->conv = fmt[pos];
+  return pos + 1 - start;
+}
+
+// Applies precision (maximum characters) and width as printf's %s does.
+std::string PadString(std::string s, const Spec& spec) {
+  if (spec.has_precision && s.size() > spec.precision)
+    s.resize(spec.precision);
+  if (s.size() < spec.width) {
+    const std::string pad(spec.width - s.size(), ' ');
+    s = spec.left ? s + pad : pad + s;
+  }
+  return s;
+}
+
+// Applies precision (minimum digits), the '0' flag and width as printf's
+// integer conversions do. `sign` and `prefix` stay left of zero padding.
+std::string PadNumber(std::string_view sign,
+                      std::string_view prefix,
+                      std::string digits,
+                      const Spec& spec) {
+  if (spec.has_precision) {
+    if (spec.precision == 0 && digits == "0")
+      digits.clear();
+    if (digits.size() < spec.precision)
+      digits.insert(0, spec.precision - digits.size(), '0');
+  }
+  std::string head(sign);
+  head += prefix;
+  const size_t len = head.size() + digits.size();
+  if (len >= spec.width)
+    return head + digits;
+  const size_t pad = spec.width - len;
+  if (spec.left)
+    return head + digits + std::string(pad, ' ');
+  if (spec.zero && !spec.has_precision)
+    return head + std::string(pad, '0') + digits;
+  return std::string(pad, ' ') + head + digits;
+}
+
+std::string Digits(uint64_t v, unsigned base, const char* alphabet) {
+  char buf[24];
+  size_t n = sizeof(buf);
+  do {
+    buf[--n] = alphabet[v % base];
+    v /= base;
+  } while (v);
+  return std::string(buf + n, sizeof(buf) - n);
+}
+
+std::string HexNumber(uint64_t v) {
+  return "0x" + Digits(v, 16, kHexLower);
+}
+
+std::string HexBytes(std::span<const uint8_t> bytes) {
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const uint8_t b : bytes) {
+    out += kHexLower[b >> 4];
+    out += kHexLower[b & 0xf];
+  }
+  return out;
+}
+
+// Up to the first NUL; the result is safe to print on a terminal.
+std::string EscapeString(std::span<const uint8_t> bytes) {
+  std::string out;
+  for (const uint8_t b : bytes) {
+    if (b == 0)
+      break;
+    if (b == '\\') {
+      out += "\\\\";
+    } else if (b < 0x20 || b > 0x7e) {
+      out += "\\x";
+      out += kHexLower[b >> 4];
+      out += kHexLower[b & 0xf];
+    } else {
+      out += static_cast<char>(b);
+    }
+  }
+  return out;
+}
+
+// The bytes of `field` inside `payload`, or nullopt if any lies outside.
+std::optional<std::span<const uint8_t>> FieldBytes(
+    const FieldDesc& field,
+    std::span<const uint8_t> payload) {
+  if (field.offset > payload.size())
+    return std::nullopt;
+  // Size 0: a trailing BYTES field that takes the rest of the payload.
+  if (field.size == 0)
+    return payload.subspan(field.offset);
+  if (field.size > payload.size() - field.offset)
+    return std::nullopt;
+  return payload.subspan(field.offset, field.size);
+}
+
+uint64_t LoadLe(std::span<const uint8_t> bytes) {
+  uint64_t v = 0;
+  for (size_t i = bytes.size(); i-- > 0;)
+    v = v << 8 | bytes[i];
+  return v;
+}
+
+uint64_t SignExtend(uint64_t raw, size_t width) {
+  // EventDesc is a plain struct a tool may build by hand; only a parsed one
+  // guarantees size == type width, so do not trust it for the shift.
+  if (width == 0 || width >= 8)
+    return raw;
+  const uint64_t sign = uint64_t{1} << (width * 8 - 1);
+  return (raw ^ sign) - sign;
+}
+
+std::string EnumName(const FieldDesc& field, uint64_t v) {
+  for (const ValueDesc& value : field.values) {
+    if (value.value == v)
+      return value.name;
+  }
+  return HexNumber(v);
+}
+
+std::string FlagNames(const FieldDesc& field, uint64_t v) {
+  if (v == 0) {
+    for (const ValueDesc& value : field.values) {
+      if (value.value == 0)
+        return value.name;
+    }
+    return "0";
+  }
+  std::string out;
+  uint64_t left = v;
+  for (const ValueDesc& value : field.values) {
+    // A mask names a combination of bits; it matches only if all are set.
+    if (value.value == 0 || (v & value.value) != value.value)
+      continue;
+    if (!out.empty())
+      out += '|';
+    out += value.name;
+    left &= ~value.value;
+  }
+  if (left) {
+    if (!out.empty())
+      out += '|';
+    out += HexNumber(left);
+  }
+  return out;
+}
+
+// Decimal of an integer field's value, signed iff its type is.
+std::string Decimal(const FieldDesc& field, uint64_t raw, const Spec& spec) {
+  std::string_view sign;
+  uint64_t magnitude = raw;
+  if (field.is_signed()) {
+    const uint64_t v = SignExtend(raw, field.size);
+    if (v >> 63) {
+      sign = "-";
+      magnitude = 0 - v;  // well defined for INT64_MIN too
+    }
+  }
+  if (sign.empty() && (spec.conv == 'd' || spec.conv == 'i'))
+    sign = spec.plus ? "+" : spec.space ? " " : "";
+  return PadNumber(sign, "", Digits(magnitude, 10, kHexLower), spec);
+}
+
+std::string RenderField(const FieldDesc& field,
+                        std::span<const uint8_t> payload,
+                        const Spec& spec) {
+  const auto bytes = FieldBytes(field, payload);
+  if (!bytes)
+    return "<truncated>";
+  if (field.type == HMB_TRACE_TYPE_STRING)
+    return PadString(EscapeString(*bytes), spec);
+  if (field.type == HMB_TRACE_TYPE_BYTES)
+    return PadString(HexBytes(*bytes), spec);
+
+  const uint64_t raw = LoadLe(*bytes);
+  if (field.display == HMB_TRACE_DISPLAY_ENUM)
+    return PadString(EnumName(field, raw), spec);
+  if (field.display == HMB_TRACE_DISPLAY_FLAGS)
+    return PadString(FlagNames(field, raw), spec);
+  switch (spec.conv) {
+    case 'x':
+    case 'X': {
+      const bool upper = spec.conv == 'X';
+      std::string_view prefix;
+      if (spec.alt && raw)
+        prefix = upper ? "0X" : "0x";
+      return PadNumber("", prefix,
+                       Digits(raw, 16, upper ? kHexUpper : kHexLower), spec);
+    }
+    case 's':
+      if (field.display == HMB_TRACE_DISPLAY_HEX)
+        return PadString(HexNumber(raw), spec);
+      return PadString(Decimal(field, raw, Spec{}), spec);
+    default:  // d i u
+      return Decimal(field, raw, spec);
+  }
+}
+
+}  // namespace
+
+std::string FormatEvent(const EventDesc& event,
+                        std::span<const uint8_t> payload) {
+  const std::string_view fmt = event.format;
+  std::string out;
+  size_t next_field = 0;
+  size_t pos = 0;
+  while (pos < fmt.size()) {
+    const size_t pct = fmt.find('%', pos);
+    if (pct == std::string_view::npos) {
+      out += fmt.substr(pos);
+      break;
+    }
+    out += fmt.substr(pos, pct - pos);
+    Spec spec;
+    const size_t len = ParseSpec(fmt, pct, &spec);
+    if (spec.conv == '%')
+      out += '%';
+    else if (spec.conv == 0)
+      out += fmt.substr(pct, len);
+    else if (next_field < event.fields.size())
+      out += RenderField(event.fields[next_field++], payload, spec);
+    else
+      out += "<?>";
+    pos = pct + len;
+  }
+  return out;
+}
+
+std::string FormatRecord(const Dictionary& dict,
+                         uint16_t event_id,
+                         std::span<const uint8_t> payload) {
+  if (const EventDesc* event = dict.Find(event_id))
+    return FormatEvent(*event, payload);
+  std::string out = "unknown event " + std::to_string(event_id) +
+                    " len=" + std::to_string(payload.size()) + " data=";
+  if (payload.size() > kUnknownEventHexBytes) {
+    out += HexBytes(payload.first(kUnknownEventHexBytes));
+    out += "...";
+  } else {
+    out += HexBytes(payload);
+  }
+  return out;
+}
+
+std::optional<uint64_t> FieldValue(const EventDesc& event,
+                                   size_t index,
+                                   std::span<const uint8_t> payload) {
+  if (index >= event.fields.size())
+    return std::nullopt;
+  const FieldDesc& field = event.fields[index];
+  if (!field.is_integer())
+    return std::nullopt;
+  const auto bytes = FieldBytes(field, payload);
+  if (!bytes)
+    return std::nullopt;
+  const uint64_t raw = LoadLe(*bytes);
+  return field.is_signed() ? SignExtend(raw, field.size) : raw;
+}
+
+}  // namespace hmbtrace

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Rendering of trace record payloads with the dictionary's printf-like
+// formats. This is the one decoder shared by hmbtrace-cmd and the
+// libtraceevent plugin, so the two always print a record the same way.
+//
+// Format rules (a subset of printf, applied to dictionary fields, not to
+// C varargs):
+//   - Each conversion consumes the next field, in field order. Supported:
+//     %d %i %u %x %X %s, with flags [-+ 0#], a width, a precision, and any
+//     length modifier (h hh l ll z j t L q), which is accepted and ignored:
+//     the field's type, not the format, decides how many bytes are read.
+//     "%%" prints '%'. Anything else after '%' is copied verbatim and
+//     consumes no field.
+//   - How a field prints depends on the field first, then the conversion:
+//       ENUM     the value's name; unknown values as 0x<hex>
+//       FLAGS    names of the set masks joined by '|', leftover bits as
+//                0x<hex>; 0 prints the name of a 0 value, else "0"
+//       STRING   the characters up to the first NUL, non-printable ones
+//                escaped as \xNN, a backslash doubled
+//       BYTES    lower-case hex, two digits per byte
+//       integer  %d %i %u: decimal, signed iff the field's type is signed;
+//                %x %X: the field's bits in hex (a signed field is not
+//                sign-extended: an s8 of -1 prints "ff");
+//                %s: decimal, or 0x<hex> if the field's display is HEX.
+//     Flags, width and precision apply to the result as printf would.
+//   - A field whose bytes are not all inside the payload prints
+//     "<truncated>"; a conversion with no field left prints "<?>"; fields
+//     with no conversion left are not printed.
+// Nothing outside the payload span is ever read.
+
+#ifndef HMBTRACE_DECODE_FORMAT_H_
+#define HMBTRACE_DECODE_FORMAT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "dictionary.h"
+
+namespace hmbtrace {
+
+// Renders one record. An id missing from `dict` renders as
+// "unknown event <id> len=<n> data=<hex>", the hex capped at
+// kUnknownEventHexBytes bytes followed by "..." when longer.
+std::string FormatRecord(const Dictionary& dict,
+                         uint16_t event_id,
+                         std::span<const uint8_t> payload);
+
+// Same, for an event already looked up.
+std::string FormatEvent(const EventDesc& event,
+                        std::span<const uint8_t> payload);
+
+inline constexpr size_t kUnknownEventHexBytes = 64;
+
+// The value of integer field `index` of `event` in `payload`; signed types
+// are sign-extended to 64 bits (cast the result to int64_t). std::nullopt
+// if there is no such field, it is not an integer, or its bytes are not all
+// inside the payload.
+std::optional<uint64_t> FieldValue(const EventDesc& event,
+                                   size_t index,
+                                   std::span<const uint8_t> payload);
+
+}  // namespace hmbtrace
+
+#endif  // HMBTRACE_DECODE_FORMAT_H_

@@ -1,0 +1,1 @@
+../../consumer/hmb_consumer.c

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Trace events of system "hmb", emitted into the "hmb"
+ * trace instance. Payloads and the dictionary travel as raw bytes; decoding
+ * lives in user space (plugin_hmb.so, hmbtrace-cmd), like nvme's trace.h.
+ *
+ * Every CPU buffer that carries hmb_record events also carries, at least
+ * every dict_interval_ms, an hmb_state(attached) followed by the complete
+ * dictionary as hmb_dict chunks, so that any capture longer than the
+ * interval is self-describing.
+ *
+ * No __string fields: __assign_str() changed signature in v6.10.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM hmb
+
+#ifndef HMB_TRACE_EVENTS_TYPES
+#define HMB_TRACE_EVENTS_TYPES
+
+/* Array lengths as plain literals: the format file prints them verbatim. */
+#define HMB_TRACE_EV_BUILD_ID_LEN	20
+#define HMB_TRACE_EV_NAME_LEN		32
+
+/* Largest payload copied into one hmb_record (the ring buffer page is 4 KiB). */
+#define HMB_TRACE_EV_PAYLOAD_MAX	3072
+
+/* hmb_state.state; values are ABI for decoders. */
+enum hmb_trace_ev_state {
+	HMB_TRACE_EV_ATTACHED = 0,	/* area valid; dictionary follows */
+	HMB_TRACE_EV_RESET = 1,		/* producer re-initialised; dictionary follows */
+	HMB_TRACE_EV_PRODUCER_INIT = 2,	/* producer is (re)initialising the area */
+	HMB_TRACE_EV_BROKEN = 3,	/* meta page invalid: nothing is read */
+	HMB_TRACE_EV_DETACHED = 4,	/* area unregistered (device gone, unload) */
+};
+
+#endif /* HMB_TRACE_EVENTS_TYPES */
+
+#if !defined(_HMB_TRACE_EVENTS_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _HMB_TRACE_EVENTS_H
+
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+
+#include "hmb_consumer.h"
+
+TRACE_DEFINE_ENUM(HMB_LOST_OVERWRITTEN);
+TRACE_DEFINE_ENUM(HMB_LOST_TORN);
+TRACE_DEFINE_ENUM(HMB_LOST_INVALID);
+
+TRACE_DEFINE_ENUM(HMB_TRACE_EV_ATTACHED);
+TRACE_DEFINE_ENUM(HMB_TRACE_EV_RESET);
+TRACE_DEFINE_ENUM(HMB_TRACE_EV_PRODUCER_INIT);
+TRACE_DEFINE_ENUM(HMB_TRACE_EV_BROKEN);
+TRACE_DEFINE_ENUM(HMB_TRACE_EV_DETACHED);
+
+#define hmb_trace_show_lost_reason(r)					\
+	__print_symbolic(r,						\
+			 { HMB_LOST_OVERWRITTEN, "overwritten" },	\
+			 { HMB_LOST_TORN, "torn" },			\
+			 { HMB_LOST_INVALID, "invalid" })
+
+#define hmb_trace_show_state(s)						\
+	__print_symbolic(s,						\
+			 { HMB_TRACE_EV_ATTACHED, "attached" },		\
+			 { HMB_TRACE_EV_RESET, "reset" },		\
+			 { HMB_TRACE_EV_PRODUCER_INIT, "producer_init" }, \
+			 { HMB_TRACE_EV_BROKEN, "broken" },		\
+			 { HMB_TRACE_EV_DETACHED, "detached" })
+
+/*
+ * hmb_record - one firmware record. @len is the payload length in the
+ * area; @payload holds its first min(len, HMB_TRACE_EV_PAYLOAD_MAX) bytes.
+ */
+TRACE_EVENT(hmb_record,
+	    TP_PROTO(u16 dev, const struct hmb_record *rec),
+	    TP_ARGS(dev, rec),
+	    TP_STRUCT__entry(__field(u64, seq)
+			     __field(u64, fw_ts)
+			     __field(u16, dev)
+			     __field(u16, core)
+			     __field(u16, event_id)
+			     __field(u16, len)
+			     __dynamic_array(u8, payload,
+					     min_t(u16, rec->len,
+						   HMB_TRACE_EV_PAYLOAD_MAX))),
+	    TP_fast_assign(__entry->seq = rec->seq;
+			   __entry->fw_ts = rec->ts;
+			   __entry->dev = dev;
+			   __entry->core = rec->core;
+			   __entry->event_id = rec->event_id;
+			   __entry->len = rec->len;
+			   memcpy(__get_dynamic_array(payload), rec->payload,
+				  min_t(u16, rec->len,
+					HMB_TRACE_EV_PAYLOAD_MAX));),
+	    TP_printk("dev=%u core=%u seq=%llu fw_ts=%llu event_id=%u len=%u payload=%s",
+		      __entry->dev, __entry->core, __entry->seq,
+		      __entry->fw_ts, __entry->event_id, __entry->len,
+		      __print_hex(__get_dynamic_array(payload),
+				  __get_dynamic_array_len(payload)))
+);
+
+/* hmb_lost - @count records of @core before sequence @at_seq are gone. */
+TRACE_EVENT(hmb_lost,
+	    TP_PROTO(u16 dev, u16 core, u64 count, u8 reason, u64 at_seq),
+	    TP_ARGS(dev, core, count, reason, at_seq),
+	    TP_STRUCT__entry(__field(u64, count)
+			     __field(u64, at_seq)
+			     __field(u16, dev)
+			     __field(u16, core)
+			     __field(u8, reason)),
+	    TP_fast_assign(__entry->count = count;
+			   __entry->at_seq = at_seq;
+			   __entry->dev = dev;
+			   __entry->core = core;
+			   __entry->reason = reason;),
+	    TP_printk("dev=%u core=%u count=%llu reason=%s at_seq=%llu",
+		      __entry->dev, __entry->core, __entry->count,
+		      hmb_trace_show_lost_reason(__entry->reason),
+		      __entry->at_seq)
+);
+
+/*
+ * hmb_state - the area's state, with the geometry of @producer_gen.
+ * @name is the area's identity (its status directory under
+ * /sys/class/hmb_trace/), NUL padded.
+ */
+TRACE_EVENT(hmb_state,
+	    TP_PROTO(u16 dev, u8 state, const struct hmb_geometry *geo,
+		     const char *name),
+	    TP_ARGS(dev, state, geo, name),
+	    TP_STRUCT__entry(__field(u64, clock_hz)
+			     __field(u32, producer_gen)
+			     __field(u16, dev)
+			     __field(u16, nr_cores)
+			     __field(u8, state)
+			     __array(u8, build_id, HMB_TRACE_EV_BUILD_ID_LEN)
+			     __array(char, name, HMB_TRACE_EV_NAME_LEN)),
+	    TP_fast_assign(__entry->clock_hz = geo->clock_hz;
+			   __entry->producer_gen = geo->producer_gen;
+			   __entry->dev = dev;
+			   __entry->nr_cores = geo->nr_cores;
+			   __entry->state = state;
+			   memcpy(__entry->build_id, geo->build_id,
+				  HMB_TRACE_EV_BUILD_ID_LEN);
+			   strscpy_pad(__entry->name, name,
+				       HMB_TRACE_EV_NAME_LEN);),
+	    TP_printk("dev=%u name=%s state=%s producer_gen=%u build_id=%s nr_cores=%u clock_hz=%llu",
+		      __entry->dev, __entry->name,
+		      hmb_trace_show_state(__entry->state),
+		      __entry->producer_gen,
+		      __print_hex_str(__entry->build_id,
+				      HMB_TRACE_EV_BUILD_ID_LEN),
+		      __entry->nr_cores, __entry->clock_hz)
+);
+
+/*
+ * hmb_dict - bytes [offset, offset + len) of the raw dictionary of
+ * @producer_gen, which is @total_len bytes long (header included).
+ */
+TRACE_EVENT(hmb_dict,
+	    TP_PROTO(u16 dev, u32 producer_gen, const u8 *build_id,
+		     u32 total_len, u32 offset, const u8 *data, u16 len),
+	    TP_ARGS(dev, producer_gen, build_id, total_len, offset, data, len),
+	    TP_STRUCT__entry(__field(u32, producer_gen)
+			     __field(u32, total_len)
+			     __field(u32, offset)
+			     __field(u16, dev)
+			     __array(u8, build_id, HMB_TRACE_EV_BUILD_ID_LEN)
+			     __dynamic_array(u8, chunk, len)),
+	    TP_fast_assign(__entry->producer_gen = producer_gen;
+			   __entry->total_len = total_len;
+			   __entry->offset = offset;
+			   __entry->dev = dev;
+			   memcpy(__entry->build_id, build_id,
+				  HMB_TRACE_EV_BUILD_ID_LEN);
+			   memcpy(__get_dynamic_array(chunk), data, len);),
+	    TP_printk("dev=%u producer_gen=%u build_id=%s total_len=%u offset=%u len=%u",
+		      __entry->dev, __entry->producer_gen,
+		      __print_hex_str(__entry->build_id,
+				      HMB_TRACE_EV_BUILD_ID_LEN),
+		      __entry->total_len, __entry->offset,
+		      __get_dynamic_array_len(chunk))
+);
+
+#endif /* _HMB_TRACE_EVENTS_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE hmb_trace_events
+#include <trace/define_trace.h>

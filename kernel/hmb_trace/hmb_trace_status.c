@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Per-area status in /sys/class/hmb_trace/<name>/.
+ *
+ * One value per file; per-core counters are arrays (one value per firmware
+ * core of the current geometry, space separated). Geometry, state and
+ * meta-page errors are those seen by drains[0]; per-core counters come
+ * from the context that drains the core. Nothing here reads device memory:
+ * "dictionary" is the validated private copy.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/device.h>
+#include <linux/kdev_t.h>
+#include <linux/mutex.h>
+#include <linux/sysfs.h>
+
+#include "hmb_trace_internal.h"
+
+static struct hmb_trace_area *hmb_trace_dev_area(struct device *dev)
+{
+	return dev_get_drvdata(dev);
+}
+
+/* A copy of what drains[0] knows about the whole area. */
+struct hmb_trace_snapshot {
+	enum hmb_consumer_state state;
+	struct hmb_geometry geo;
+	u64 resets;
+	u64 errors[HMB_ERR_NR];
+};
+
+static void hmb_trace_snapshot(struct hmb_trace_area *a,
+			       struct hmb_trace_snapshot *s)
+{
+	struct hmb_trace_drain *d = a->drains[0];
+
+	mutex_lock(&d->lock);
+	s->state = d->c.state;
+	s->geo = d->c.geo;
+	s->resets = d->c.resets;
+	memcpy(s->errors, d->c.errors, sizeof(s->errors));
+	mutex_unlock(&d->lock);
+}
+
+static ssize_t index_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%u\n", hmb_trace_dev_area(dev)->index);
+}
+static DEVICE_ATTR_RO(index);
+
+static ssize_t state_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	static const char *const names[] = {
+		[HMB_CONSUMER_DETACHED] = "detached",
+		[HMB_CONSUMER_ATTACHED] = "attached",
+		[HMB_CONSUMER_PRODUCER_INIT] = "producer_init",
+		[HMB_CONSUMER_BROKEN] = "broken",
+	};
+	struct hmb_trace_snapshot s;
+
+	hmb_trace_snapshot(hmb_trace_dev_area(dev), &s);
+	if ((unsigned int)s.state >= ARRAY_SIZE(names))
+		return sysfs_emit(buf, "unknown\n");
+	return sysfs_emit(buf, "%s\n", names[s.state]);
+}
+static DEVICE_ATTR_RO(state);
+
+static ssize_t build_id_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct hmb_trace_snapshot s;
+
+	hmb_trace_snapshot(hmb_trace_dev_area(dev), &s);
+	return sysfs_emit(buf, "%*phN\n", (int)sizeof(s.geo.build_id),
+			  s.geo.build_id);
+}
+static DEVICE_ATTR_RO(build_id);
+
+/* Geometry of the current producer generation; 0 before attaching. */
+enum hmb_trace_geo_field {
+	HMB_TRACE_GEO_PRODUCER_GEN,
+	HMB_TRACE_GEO_PAGE_SIZE,
+	HMB_TRACE_GEO_NR_CORES,
+	HMB_TRACE_GEO_PAGES_PER_CORE,
+	HMB_TRACE_GEO_AREA_LEN,
+	HMB_TRACE_GEO_DICT_OFFSET,
+	HMB_TRACE_GEO_DICT_LEN,
+	HMB_TRACE_GEO_RING_OFFSET,
+	HMB_TRACE_GEO_CLOCK_HZ,
+};
+
+static ssize_t hmb_trace_geo_show(struct device *dev, char *buf,
+				  enum hmb_trace_geo_field field)
+{
+	struct hmb_trace_snapshot s;
+	const struct hmb_geometry *g = &s.geo;
+	u64 v = 0;
+
+	hmb_trace_snapshot(hmb_trace_dev_area(dev), &s);
+	switch (field) {
+	case HMB_TRACE_GEO_PRODUCER_GEN:
+		v = g->producer_gen;
+		break;
+	case HMB_TRACE_GEO_PAGE_SIZE:
+		v = g->page_size;
+		break;
+	case HMB_TRACE_GEO_NR_CORES:
+		v = g->nr_cores;
+		break;
+	case HMB_TRACE_GEO_PAGES_PER_CORE:
+		v = g->pages_per_core;
+		break;
+	case HMB_TRACE_GEO_AREA_LEN:
+		v = g->area_len;
+		break;
+	case HMB_TRACE_GEO_DICT_OFFSET:
+		v = g->dict_offset;
+		break;
+	case HMB_TRACE_GEO_DICT_LEN:
+		v = g->dict_len;
+		break;
+	case HMB_TRACE_GEO_RING_OFFSET:
+		v = g->ring_offset;
+		break;
+	case HMB_TRACE_GEO_CLOCK_HZ:
+		v = g->clock_hz;
+		break;
+	}
+	return sysfs_emit(buf, "%llu\n", v);
+}
+
+static ssize_t producer_gen_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return hmb_trace_geo_show(dev, buf, HMB_TRACE_GEO_PRODUCER_GEN);
+}
+static DEVICE_ATTR_RO(producer_gen);
+
+static ssize_t page_size_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	return hmb_trace_geo_show(dev, buf, HMB_TRACE_GEO_PAGE_SIZE);
+}
+static DEVICE_ATTR_RO(page_size);
+
+static ssize_t nr_cores_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return hmb_trace_geo_show(dev, buf, HMB_TRACE_GEO_NR_CORES);
+}
+static DEVICE_ATTR_RO(nr_cores);
+
+static ssize_t pages_per_core_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	return hmb_trace_geo_show(dev, buf, HMB_TRACE_GEO_PAGES_PER_CORE);
+}
+static DEVICE_ATTR_RO(pages_per_core);
+
+static ssize_t area_len_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return hmb_trace_geo_show(dev, buf, HMB_TRACE_GEO_AREA_LEN);
+}
+static DEVICE_ATTR_RO(area_len);
+
+static ssize_t dict_offset_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return hmb_trace_geo_show(dev, buf, HMB_TRACE_GEO_DICT_OFFSET);
+}
+static DEVICE_ATTR_RO(dict_offset);
+
+static ssize_t dict_len_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return hmb_trace_geo_show(dev, buf, HMB_TRACE_GEO_DICT_LEN);
+}
+static DEVICE_ATTR_RO(dict_len);
+
+static ssize_t ring_offset_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return hmb_trace_geo_show(dev, buf, HMB_TRACE_GEO_RING_OFFSET);
+}
+static DEVICE_ATTR_RO(ring_offset);
+
+static ssize_t clock_hz_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return hmb_trace_geo_show(dev, buf, HMB_TRACE_GEO_CLOCK_HZ);
+}
+static DEVICE_ATTR_RO(clock_hz);
+
+static ssize_t mapped_len_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct hmb_trace_area *a = hmb_trace_dev_area(dev);
+
+	return sysfs_emit(buf, "%llu\n", a->map.nr_pages << a->map.page_shift);
+}
+static DEVICE_ATTR_RO(mapped_len);
+
+static ssize_t resets_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct hmb_trace_snapshot s;
+
+	hmb_trace_snapshot(hmb_trace_dev_area(dev), &s);
+	return sysfs_emit(buf, "%llu\n", s.resets);
+}
+static DEVICE_ATTR_RO(resets);
+
+/* Which value of a core an array attribute shows. */
+enum hmb_trace_core_value {
+	HMB_TRACE_CORE_CPU = -2,
+	HMB_TRACE_CORE_DELIVERED = -1,
+	/* 0..HMB_LOST_NR-1: lost[reason] */
+};
+
+static ssize_t hmb_trace_core_array_show(struct hmb_trace_area *a, int which,
+					 char *buf)
+{
+	struct hmb_trace_snapshot s;
+	ssize_t len = 0;
+	u16 core;
+
+	hmb_trace_snapshot(a, &s);
+	for (core = 0; core < s.geo.nr_cores; core++) {
+		struct hmb_trace_drain *d = a->drains[core % a->nr_drains];
+		u64 v;
+
+		mutex_lock(&d->lock);
+		if (which == HMB_TRACE_CORE_CPU)
+			v = d->cpu;
+		else if (which == HMB_TRACE_CORE_DELIVERED)
+			v = d->c.core[core].delivered;
+		else
+			v = d->c.core[core].lost[which];
+		mutex_unlock(&d->lock);
+		len += sysfs_emit_at(buf, len, "%s%llu", core ? " " : "", v);
+	}
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+static ssize_t core_cpu_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return hmb_trace_core_array_show(hmb_trace_dev_area(dev),
+					 HMB_TRACE_CORE_CPU, buf);
+}
+static DEVICE_ATTR_RO(core_cpu);
+
+static ssize_t delivered_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return hmb_trace_core_array_show(hmb_trace_dev_area(dev),
+					 HMB_TRACE_CORE_DELIVERED, buf);
+}
+static DEVICE_ATTR_RO(delivered);
+
+static ssize_t dictionary_read(struct file *file, struct kobject *kobj,
+			       struct bin_attribute *attr, char *buf,
+			       loff_t off, size_t count)
+{
+	struct hmb_trace_area *a = hmb_trace_dev_area(kobj_to_dev(kobj));
+	ssize_t ret;
+
+	mutex_lock(&a->dict_lock);
+	ret = memory_read_from_buffer(buf, count, &off, a->dict, a->dict_len);
+	mutex_unlock(&a->dict_lock);
+	return ret;
+}
+static BIN_ATTR_RO(dictionary, 0);
+
+static struct attribute *hmb_trace_attrs[] = {
+	&dev_attr_index.attr,
+	&dev_attr_state.attr,
+	&dev_attr_build_id.attr,
+	&dev_attr_producer_gen.attr,
+	&dev_attr_page_size.attr,
+	&dev_attr_nr_cores.attr,
+	&dev_attr_pages_per_core.attr,
+	&dev_attr_area_len.attr,
+	&dev_attr_mapped_len.attr,
+	&dev_attr_dict_offset.attr,
+	&dev_attr_dict_len.attr,
+	&dev_attr_ring_offset.attr,
+	&dev_attr_clock_hz.attr,
+	&dev_attr_resets.attr,
+	&dev_attr_core_cpu.attr,
+	&dev_attr_delivered.attr,
+	NULL
+};
+
+static struct bin_attribute *hmb_trace_bin_attrs[] = {
+	&bin_attr_dictionary,
+	NULL
+};
+
+static const struct attribute_group hmb_trace_group = {
+	.attrs = hmb_trace_attrs,
+	.bin_attrs = hmb_trace_bin_attrs,
+};
+
+/*
+ * lost/<reason> and errors/<name>: file names come from the consumer core
+ * (hmb_lost_reason_name(), hmb_consumer_error_name()) so that tools and
+ * status files can never disagree; they are filled in at module init.
+ */
+static struct dev_ext_attribute hmb_trace_lost_attrs[HMB_LOST_NR];
+static struct attribute *hmb_trace_lost_ptrs[HMB_LOST_NR + 1];
+
+static const struct attribute_group hmb_trace_lost_group = {
+	.name = "lost",
+	.attrs = hmb_trace_lost_ptrs,
+};
+
+#define HMB_TRACE_ERR_DICT	HMB_ERR_NR	/* errors/bad_dictionary */
+
+static struct dev_ext_attribute hmb_trace_error_attrs[HMB_ERR_NR + 1];
+static struct attribute *hmb_trace_error_ptrs[HMB_ERR_NR + 2];
+
+static const struct attribute_group hmb_trace_errors_group = {
+	.name = "errors",
+	.attrs = hmb_trace_error_ptrs,
+};
+
+static const struct attribute_group *hmb_trace_groups[] = {
+	&hmb_trace_group,
+	&hmb_trace_lost_group,
+	&hmb_trace_errors_group,
+	NULL
+};
+
+static ssize_t hmb_trace_lost_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	struct dev_ext_attribute *ea = container_of(attr,
+						    struct dev_ext_attribute,
+						    attr);
+
+	return hmb_trace_core_array_show(hmb_trace_dev_area(dev),
+					 (int)(uintptr_t)ea->var, buf);
+}
+
+static ssize_t hmb_trace_error_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	struct dev_ext_attribute *ea = container_of(attr,
+						    struct dev_ext_attribute,
+						    attr);
+	unsigned int err = (uintptr_t)ea->var;
+	struct hmb_trace_area *a = hmb_trace_dev_area(dev);
+	struct hmb_trace_snapshot s;
+	unsigned int i;
+	u64 v = 0;
+
+	if (err == HMB_TRACE_ERR_DICT) {
+		mutex_lock(&a->dict_lock);
+		v = a->dict_errors;
+		mutex_unlock(&a->dict_lock);
+	} else if (err == HMB_ERR_BAD_MAGIC || err == HMB_ERR_BAD_GEOMETRY) {
+		/* Every context checks the meta page: count it once. */
+		hmb_trace_snapshot(a, &s);
+		v = s.errors[err];
+	} else {
+		/* Page and record errors belong to the context's own cores. */
+		for (i = 0; i < a->nr_drains; i++) {
+			struct hmb_trace_drain *d = a->drains[i];
+
+			mutex_lock(&d->lock);
+			v += d->c.errors[err];
+			mutex_unlock(&d->lock);
+		}
+	}
+	return sysfs_emit(buf, "%llu\n", v);
+}
+
+static void hmb_trace_ext_attr_init(struct dev_ext_attribute *ea,
+				    const char *name,
+				    ssize_t (*show)(struct device *,
+						    struct device_attribute *,
+						    char *),
+				    unsigned int var)
+{
+	sysfs_attr_init(&ea->attr.attr);
+	ea->attr.attr.name = name;
+	ea->attr.attr.mode = 0444;
+	ea->attr.show = show;
+	ea->var = (void *)(uintptr_t)var;
+}
+
+static struct class hmb_trace_class = {
+	.name = "hmb_trace",
+	.dev_groups = hmb_trace_groups,
+};
+
+/**
+ * hmb_trace_status_init() - register class hmb_trace.
+ *
+ * Return: 0 or a negative errno.
+ */
+int hmb_trace_status_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < HMB_LOST_NR; i++) {
+		hmb_trace_ext_attr_init(&hmb_trace_lost_attrs[i],
+					hmb_lost_reason_name(i),
+					hmb_trace_lost_show, i);
+		hmb_trace_lost_ptrs[i] = &hmb_trace_lost_attrs[i].attr.attr;
+	}
+	for (i = 0; i < HMB_ERR_NR; i++) {
+		hmb_trace_ext_attr_init(&hmb_trace_error_attrs[i],
+					hmb_consumer_error_name(i),
+					hmb_trace_error_show, i);
+		hmb_trace_error_ptrs[i] = &hmb_trace_error_attrs[i].attr.attr;
+	}
+	hmb_trace_ext_attr_init(&hmb_trace_error_attrs[HMB_TRACE_ERR_DICT],
+				"bad_dictionary", hmb_trace_error_show,
+				HMB_TRACE_ERR_DICT);
+	hmb_trace_error_ptrs[HMB_TRACE_ERR_DICT] =
+		&hmb_trace_error_attrs[HMB_TRACE_ERR_DICT].attr.attr;
+
+	return class_register(&hmb_trace_class);
+}
+
+/**
+ * hmb_trace_status_exit() - unregister class hmb_trace.
+ */
+void hmb_trace_status_exit(void)
+{
+	class_unregister(&hmb_trace_class);
+}
+
+/**
+ * hmb_trace_status_add() - create /sys/class/hmb_trace/<name>/ for an area.
+ * @area: the area, with its drain contexts allocated
+ * @parent: the device that owns the area, or NULL
+ *
+ * Return: 0 or a negative errno (-EEXIST if the name is taken).
+ */
+int hmb_trace_status_add(struct hmb_trace_area *area, struct device *parent)
+{
+	struct device *dev;
+
+	dev = device_create(&hmb_trace_class, parent, MKDEV(0, 0), area, "%s",
+			    area->name);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	area->dev = dev;
+	return 0;
+}
+
+/**
+ * hmb_trace_status_remove() - remove an area's status directory.
+ * @area: the area
+ *
+ * Waits for status readers in progress; none can start afterwards.
+ */
+void hmb_trace_status_remove(struct hmb_trace_area *area)
+{
+	device_unregister(area->dev);
+	area->dev = NULL;
+}

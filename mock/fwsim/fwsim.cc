@@ -1,0 +1,737 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fwsim.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "workload.h"
+
+namespace hmbtrace {
+
+namespace {
+
+constexpr uint64_t kNsPerSec = 1000000000;
+// Longest a core or the run loop sleeps before looking at the stop flag.
+constexpr uint64_t kPollNs = 50000000;
+
+uint64_t NowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * kNsPerSec +
+         static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void SleepUntilNs(uint64_t deadline_ns) {
+  timespec ts;
+  ts.tv_sec = static_cast<time_t>(deadline_ns / kNsPerSec);
+  ts.tv_nsec = static_cast<long>(deadline_ns % kNsPerSec);
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) ==
+         EINTR) {
+  }
+}
+
+uint64_t SecondsToNs(double s) {
+  return s <= 0 ? 0 : static_cast<uint64_t>(s * 1e9);
+}
+
+// Sleeps |ns|, waking every kPollNs to check |stop|. False if stopped.
+bool SleepUnlessStopped(uint64_t ns, const std::atomic<bool>& stop) {
+  const uint64_t end = NowNs() + ns;
+  for (;;) {
+    if (stop.load(std::memory_order_relaxed))
+      return false;
+    const uint64_t now = NowNs();
+    if (now >= end)
+      return true;
+    SleepUntilNs(std::min(end, now + kPollNs));
+  }
+}
+
+std::string Hex(std::span<const uint8_t> bytes) {
+  std::string out;
+  char buf[3];
+  for (uint8_t b : bytes) {
+    std::snprintf(buf, sizeof(buf), "%02x", b);
+    out += buf;
+  }
+  return out;
+}
+
+uint64_t Fnv1a(uint64_t hash, const void* data, size_t len) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  for (size_t i = 0; i < len; i++) {
+    hash ^= p[i];
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+uint64_t Fnv1aString(uint64_t hash, const char* s) {
+  return Fnv1a(hash, s ? s : "", s ? std::strlen(s) + 1 : 1);
+}
+
+uint64_t Get64(std::span<const uint8_t> area, size_t off) {
+  uint64_t v;
+  std::memcpy(&v, area.data() + off, sizeof(v));
+  return v;
+}
+
+uint32_t Get32(std::span<const uint8_t> area, size_t off) {
+  uint32_t v;
+  std::memcpy(&v, area.data() + off, sizeof(v));
+  return v;
+}
+
+// The garbage written over a page_seq: never a page_seq this ring slot can
+// legitimately hold (it is not page_seq modulo pages_per_core), so a
+// consumer recognises the page as invalid rather than as overwritten.
+uint64_t GarbagePageSeq(uint64_t page_seq, uint32_t pages_per_core) {
+  return page_seq + 1 + pages_per_core * 0x5a5a5a5aull;
+}
+
+class Simulator {
+ public:
+  Simulator(const SimConfig& config, std::span<uint8_t> area,
+            const hmb_trace_producer_config& producer_config,
+            const std::atomic<bool>& external_stop)
+      : config_(config),
+        area_(area),
+        producer_config_(producer_config),
+        external_stop_(external_stop),
+        cores_(config.cores) {
+    for (size_t k = 0; k < cores_.size(); k++) {
+      for (const StallSpec& s : config.stalls)
+        if (s.core == k)
+          cores_[k].stalls.push_back(s);
+      std::sort(cores_[k].stalls.begin(), cores_[k].stalls.end(),
+                [](const StallSpec& a, const StallSpec& b) {
+                  return a.after < b.after;
+                });
+      for (const CorruptSpec& c : config.corruptions)
+        if (c.core == k)
+          cores_[k].corruptions.push_back(c.seq);
+    }
+    reset_at_ = config.reset_at;
+    std::sort(reset_at_.begin(), reset_at_.end());
+  }
+
+  Status Init() {
+    const int err = hmb_trace_producer_init(&producer_, area_.data(),
+                                            area_.size(), &producer_config_);
+    if (err)
+      return Status::Error("hmb_trace_producer_init failed: error " +
+                           std::to_string(err));
+    return {};
+  }
+
+  Result<SimResult> Run(const ProgressFn& progress);
+
+ private:
+  // Core-private state. Only the core's thread touches it, except while
+  // the core is parked or inactive (see the pause gate), when the thread
+  // doing a reset may read and clear it under mu_.
+  struct alignas(64) CoreState {
+    std::atomic<uint64_t> total{0};  // produced over the run; progress
+    std::array<uint64_t, FW_EV_NR_IDS> counts{};
+    std::vector<StallSpec> stalls;       // sorted by after
+    std::vector<uint64_t> corruptions;   // seqs still to corrupt
+    std::optional<uint64_t> corrupt_page_seq;  // corrupted page still open
+    size_t corrupt_fault = 0;                  // its index in faults_
+    uint64_t life_seen = 1;
+    bool finished = false;
+  };
+
+  void CoreLoop(uint16_t core);
+  void EmitOne(uint16_t core, CoreState& cs, CoreWorkload& workload,
+               uint64_t now_ns, uint64_t& last_ts);
+  void CorruptCurrentPage(uint16_t core, CoreState& cs, uint64_t seq);
+  void ClosePendingCorruption(uint16_t core, CoreState& cs, uint64_t last_seq);
+  bool StallCore(uint16_t core, CoreState& cs, const StallSpec& stall);
+  void FirmwareReset(uint64_t after);
+  LifeTruth SnapshotLife();
+
+  // Pause gate: the hot path only loads pause_flag_; everything else is
+  // under mu_. "Active" cores run emits; a reset waits until every other
+  // active core is parked, so no emit overlaps hmb_trace_producer_init.
+  void Park(CoreState& cs, CoreWorkload& workload);
+  void Leave();
+  void Enter(CoreState& cs, CoreWorkload& workload);
+  void SyncLife(CoreState& cs, CoreWorkload& workload);
+
+  bool stopping() const { return stop_.load(std::memory_order_relaxed); }
+  uint64_t FirmwareTicks(uint64_t now_ns) const {
+    return NsToTicks(now_ns - epoch_ns_, config_.clock_hz);
+  }
+
+  const SimConfig& config_;
+  std::span<uint8_t> area_;
+  hmb_trace_producer_config producer_config_;
+  const std::atomic<bool>& external_stop_;
+  hmb_trace_producer producer_{};
+  std::vector<CoreState> cores_;
+  std::vector<uint64_t> reset_at_;  // core 0 only
+  size_t next_reset_ = 0;           // core 0 only
+  uint64_t epoch_ns_ = NowNs();
+  uint64_t start_ns_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> pause_flag_{false};
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool pause_ = false;    // guarded by mu_
+  int active_ = 0;        // guarded by mu_
+  int parked_ = 0;        // guarded by mu_
+  int finished_ = 0;      // guarded by mu_
+  uint64_t life_ = 1;     // guarded by mu_; bumped by every reset
+  std::vector<LifeTruth> lives_;        // guarded by mu_
+  std::vector<nlohmann::json> faults_;  // guarded by mu_
+};
+
+void Simulator::SyncLife(CoreState& cs, CoreWorkload& workload) {
+  if (cs.life_seen != life_) {
+    cs.life_seen = life_;
+    workload.Reset();
+  }
+}
+
+void Simulator::Park(CoreState& cs, CoreWorkload& workload) {
+  std::unique_lock lock(mu_);
+  parked_++;
+  cv_.notify_all();
+  cv_.wait(lock, [this] { return !pause_; });
+  parked_--;
+  SyncLife(cs, workload);
+}
+
+void Simulator::Leave() {
+  std::lock_guard lock(mu_);
+  active_--;
+  cv_.notify_all();
+}
+
+void Simulator::Enter(CoreState& cs, CoreWorkload& workload) {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [this] { return !pause_; });
+  active_++;
+  SyncLife(cs, workload);
+}
+
+LifeTruth Simulator::SnapshotLife() {
+  LifeTruth life;
+  life.producer_gen = producer_.producer_gen;
+  for (uint16_t k = 0; k < cores_.size(); k++) {
+    CoreState& cs = cores_[k];
+    const hmb_trace_producer_core& pc = producer_.core[k];
+    if (cs.corrupt_page_seq)
+      ClosePendingCorruption(k, cs, pc.next_seq - 1);
+    CoreTruth ct;
+    ct.core = k;
+    ct.produced = pc.next_seq;
+    ct.dropped = pc.dropped;
+    ct.event_counts = cs.counts;
+    cs.counts.fill(0);
+    life.cores.push_back(ct);
+  }
+  return life;
+}
+
+// Runs on core 0's thread, which is active; called without mu_.
+void Simulator::FirmwareReset(uint64_t after) {
+  std::unique_lock lock(mu_);
+  pause_ = true;
+  pause_flag_.store(true, std::memory_order_release);
+  cv_.wait(lock, [this] { return parked_ == active_ - 1; });
+
+  const uint32_t old_gen = producer_.producer_gen;
+  const uint64_t produced = producer_.core[0].next_seq;
+  lives_.push_back(SnapshotLife());
+  const int err = hmb_trace_producer_init(&producer_, area_.data(),
+                                          area_.size(), &producer_config_);
+  nlohmann::json fault = {
+      {"type", "reset"},
+      {"core", 0},
+      {"seq", produced ? nlohmann::json(produced - 1) : nlohmann::json()},
+      {"producer_gen", old_gen},
+      {"after_records", after},
+      {"new_producer_gen", producer_.producer_gen},
+  };
+  if (err) {
+    // Cannot happen: the same configuration passed before. Stop cleanly.
+    fault["error"] = err;
+    stop_.store(true);
+  }
+  faults_.push_back(std::move(fault));
+  life_++;
+  cores_[0].life_seen = life_;
+  pause_ = false;
+  pause_flag_.store(false, std::memory_order_release);
+  cv_.notify_all();
+}
+
+void Simulator::ClosePendingCorruption(uint16_t core, CoreState& cs,
+                                       uint64_t last_seq) {
+  (void)core;
+  // faults_ is only appended to under mu_; the element itself is only
+  // touched by this core (or by a reset while this core is parked).
+  faults_[cs.corrupt_fault]["page_last_seq"] = last_seq;
+  cs.corrupt_page_seq.reset();
+}
+
+void Simulator::CorruptCurrentPage(uint16_t core, CoreState& cs,
+                                   uint64_t seq) {
+  const hmb_trace_producer_core& pc = producer_.core[core];
+  if (!pc.page)
+    return;
+  const uint64_t garbage =
+      GarbagePageSeq(pc.page_seq, producer_.pages_per_core);
+  // The device scribbles over the header's page_seq (offset 0, aligned).
+  __atomic_store_n(reinterpret_cast<uint64_t*>(pc.page), garbage,
+                   __ATOMIC_RELAXED);
+  std::lock_guard lock(mu_);
+  if (cs.corrupt_page_seq)
+    ClosePendingCorruption(core, cs, seq);
+  faults_.push_back({
+      {"type", "corrupt_page"},
+      {"core", core},
+      {"seq", seq},
+      {"producer_gen", producer_.producer_gen},
+      {"page_seq", pc.page_seq},
+      {"page_first_seq", pc.next_seq - pc.records},
+      {"page_last_seq", nullptr},
+      {"written_page_seq", garbage},
+      {"may_be_lost_as", "invalid"},
+  });
+  cs.corrupt_fault = faults_.size() - 1;
+  cs.corrupt_page_seq = pc.page_seq;
+}
+
+// False if the core stalled for good.
+bool Simulator::StallCore(uint16_t core, CoreState& cs,
+                          const StallSpec& stall) {
+  const uint64_t produced = producer_.core[core].next_seq;
+  size_t index;
+  {
+    std::lock_guard lock(mu_);
+    faults_.push_back({
+        {"type", "stall"},
+        {"core", core},
+        {"seq", produced ? nlohmann::json(produced - 1) : nlohmann::json()},
+        {"producer_gen", producer_.producer_gen},
+        {"after_records", cs.total.load(std::memory_order_relaxed)},
+        {"seconds", stall.seconds ? nlohmann::json(*stall.seconds)
+                                  : nlohmann::json()},
+        {"resumed", false},
+    });
+    index = faults_.size() - 1;
+  }
+  if (!stall.seconds)
+    return false;
+  Leave();
+  const bool completed = SleepUnlessStopped(SecondsToNs(*stall.seconds), stop_);
+  if (completed) {
+    std::lock_guard lock(mu_);
+    faults_[index]["resumed"] = true;
+  }
+  return true;
+}
+
+void Simulator::EmitOne(uint16_t core, CoreState& cs, CoreWorkload& workload,
+                        uint64_t now_ns, uint64_t& last_ts) {
+  const FwRecord& rec = workload.Next();
+  last_ts = std::max(last_ts, FirmwareTicks(now_ns));
+  const int err = hmb_trace_emit(&producer_, core, rec.event_id, last_ts,
+                                 rec.fixed.data(), rec.fixed_len,
+                                 rec.var.data(), rec.var_len);
+  if (err == 0)
+    cs.counts[rec.event_id]++;
+  cs.total.store(cs.total.load(std::memory_order_relaxed) + 1,
+                 std::memory_order_relaxed);
+
+  const hmb_trace_producer_core& pc = producer_.core[core];
+  if (cs.corrupt_page_seq && pc.page_seq != *cs.corrupt_page_seq) {
+    std::lock_guard lock(mu_);
+    ClosePendingCorruption(core, cs, pc.next_seq - pc.records - 1);
+  }
+  if (err == 0 && !cs.corruptions.empty()) {
+    const uint64_t seq = pc.next_seq - 1;
+    auto it = std::find(cs.corruptions.begin(), cs.corruptions.end(), seq);
+    if (it != cs.corruptions.end()) {
+      cs.corruptions.erase(it);
+      CorruptCurrentPage(core, cs, seq);
+    }
+  }
+}
+
+void Simulator::CoreLoop(uint16_t core) {
+  CoreState& cs = cores_[core];
+  WorkloadConfig wc;
+  wc.seed = config_.seed;
+  wc.core = core;
+  wc.nr_cores = config_.cores;
+  wc.clock_hz = config_.clock_hz;
+  CoreWorkload workload(wc);
+  uint64_t last_ts = 0;
+  uint64_t pacing_origin = start_ns_;
+  uint64_t pacing_index = 0;
+  size_t next_stall = 0;
+
+  while (!stopping()) {
+    const uint64_t total = cs.total.load(std::memory_order_relaxed);
+    if (config_.count && total >= config_.count)
+      break;
+    if (pause_flag_.load(std::memory_order_acquire))
+      Park(cs, workload);
+    if (next_stall < cs.stalls.size() && total >= cs.stalls[next_stall].after) {
+      const StallSpec stall = cs.stalls[next_stall++];
+      if (!StallCore(core, cs, stall))
+        break;
+      Enter(cs, workload);
+      if (stopping())
+        break;
+      // Resume at the configured rate rather than catching up.
+      pacing_origin = NowNs();
+      pacing_index = 0;
+      continue;
+    }
+    uint64_t now = NowNs();
+    const uint64_t deadline =
+        pacing_origin + PacingOffsetNs(pacing_index, config_.rate,
+                                       config_.burst);
+    if (now < deadline) {
+      SleepUntilNs(std::min(deadline, now + kPollNs));
+      continue;
+    }
+    EmitOne(core, cs, workload, now, last_ts);
+    pacing_index++;
+    if (core == 0 && next_reset_ < reset_at_.size() &&
+        cs.total.load(std::memory_order_relaxed) >= reset_at_[next_reset_]) {
+      FirmwareReset(reset_at_[next_reset_]);
+      workload.Reset();
+      while (next_reset_ < reset_at_.size() &&
+             reset_at_[next_reset_] <= cs.total.load(std::memory_order_relaxed))
+        next_reset_++;
+    }
+  }
+  std::lock_guard lock(mu_);
+  cs.finished = true;
+  finished_++;
+  active_--;
+  cv_.notify_all();
+}
+
+Result<SimResult> Simulator::Run(const ProgressFn& progress) {
+  SimResult result;
+  result.config = config_;
+
+  // Start control: the area is READY (dictionary published) while we wait.
+  auto stopped = [this] {
+    if (external_stop_.load(std::memory_order_relaxed))
+      stop_.store(true);
+    return stopping();
+  };
+  if (!config_.wait_for.empty()) {
+    struct stat st;
+    while (!stopped() && stat(config_.wait_for.c_str(), &st) != 0)
+      SleepUntilNs(NowNs() + kPollNs);
+  }
+  if (config_.start_delay_s > 0) {
+    const uint64_t end = NowNs() + SecondsToNs(config_.start_delay_s);
+    while (!stopped() && NowNs() < end)
+      SleepUntilNs(std::min(end, NowNs() + kPollNs));
+  }
+
+  start_ns_ = NowNs();
+  const uint64_t end_ns =
+      config_.duration_s > 0 ? start_ns_ + SecondsToNs(config_.duration_s) : 0;
+  active_ = config_.cores;
+  std::vector<std::thread> threads;
+  threads.reserve(config_.cores);
+  for (uint16_t k = 0; k < config_.cores; k++)
+    threads.emplace_back([this, k] { CoreLoop(k); });
+
+  std::string reason;
+  uint64_t next_progress = start_ns_ + kNsPerSec;
+  std::vector<uint64_t> produced(config_.cores);
+  for (;;) {
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait_for(lock, std::chrono::nanoseconds(kPollNs),
+                   [this] { return finished_ == config_.cores; });
+      if (finished_ == config_.cores) {
+        // stop_ is only set early when a reset failed.
+        reason = stopping() ? "error" : config_.count ? "count" : "stalled";
+        break;
+      }
+    }
+    const uint64_t now = NowNs();
+    if (external_stop_.load(std::memory_order_relaxed)) {
+      reason = "signal";
+      break;
+    }
+    if (end_ns && now >= end_ns) {
+      reason = "duration";
+      break;
+    }
+    if (progress && now >= next_progress) {
+      for (uint16_t k = 0; k < config_.cores; k++)
+        produced[k] = cores_[k].total.load(std::memory_order_relaxed);
+      progress(static_cast<double>(now - start_ns_) / 1e9, produced);
+      next_progress += kNsPerSec;
+    }
+  }
+  stop_.store(true);
+  for (std::thread& t : threads)
+    t.join();
+  std::lock_guard lock(mu_);
+  lives_.push_back(SnapshotLife());
+  result.elapsed_s = static_cast<double>(NowNs() - start_ns_) / 1e9;
+  result.stop_reason = reason;
+  result.area_len = area_.size();
+  result.pages_per_core = producer_.pages_per_core;
+  result.ring_offset = producer_.ring_offset;
+  result.dict_offset = Get64(area_, offsetof(hmb_trace_meta, dict_offset));
+  result.dict_len = Get32(area_, offsetof(hmb_trace_meta, dict_len));
+  std::copy(std::begin(producer_config_.build_id),
+            std::end(producer_config_.build_id), result.build_id.begin());
+  result.clock_epoch_ns = epoch_ns_;
+  result.lives = std::move(lives_);
+  result.faults = std::move(faults_);
+  return result;
+}
+
+uint64_t NextPowerOfTwo(uint64_t v) { return std::bit_ceil(v); }
+
+}  // namespace
+
+Status CheckAreaSizePowerOfTwo(uint64_t size) {
+  if (size != 0 && std::has_single_bit(size))
+    return {};
+  const uint64_t up = NextPowerOfTwo(std::max<uint64_t>(size, 1));
+  return Status::Error("area size " + std::to_string(size) +
+                       " is not a power of two (QEMU's ivshmem needs one); "
+                       "use --size " + std::to_string(up) + " (" +
+                       std::to_string(up >> 10) + " KiB)");
+}
+
+std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> FwEventsBuildId() {
+  std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> id{};
+  for (size_t lane = 0; lane * 8 < id.size(); lane++) {
+    uint64_t h = 0xcbf29ce484222325ull ^ (lane * 0x9e3779b97f4a7c15ull);
+    h = Fnv1aString(h, "hmb-fwsim");
+    for (uint16_t i = 0; i < fw_nr_events; i++) {
+      const hmb_trace_event_desc& ev = fw_events[i];
+      const uint8_t roles[] = {ev.role,          ev.key_field,
+                               ev.latency_field, ev.qid_field,
+                               ev.cid_field,     ev.value_field};
+      h = Fnv1a(h, &ev.id, sizeof(ev.id));
+      h = Fnv1a(h, &ev.pair_id, sizeof(ev.pair_id));
+      h = Fnv1a(h, roles, sizeof(roles));
+      h = Fnv1aString(h, ev.name);
+      h = Fnv1aString(h, ev.format);
+      for (uint16_t f = 0; f < ev.nr_fields; f++) {
+        const hmb_trace_field_desc& fd = ev.fields[f];
+        const uint16_t shape[] = {fd.offset, fd.size, fd.type, fd.display,
+                                  fd.nr_values};
+        h = Fnv1aString(h, fd.name);
+        h = Fnv1a(h, shape, sizeof(shape));
+        for (uint16_t v = 0; v < fd.nr_values; v++) {
+          h = Fnv1a(h, &fd.values[v].value, sizeof(fd.values[v].value));
+          h = Fnv1aString(h, fd.values[v].name);
+        }
+      }
+    }
+    for (size_t b = 0; b < 8 && lane * 8 + b < id.size(); b++)
+      id[lane * 8 + b] = static_cast<uint8_t>(h >> (8 * b));
+  }
+  return id;
+}
+
+Result<hmb_trace_producer_config> MakeProducerConfig(const SimConfig& config,
+                                                     uint64_t area_len) {
+  const uint32_t ps = config.page_size;
+  if (config.cores < 1 || config.cores > HMB_TRACE_MAX_CORES)
+    return Status::Error("--cores " + std::to_string(config.cores) +
+                         " is out of range: 1.." +
+                         std::to_string(HMB_TRACE_MAX_CORES));
+  if (ps < HMB_TRACE_PAGE_SIZE_MIN || ps > HMB_TRACE_PAGE_SIZE_MAX ||
+      !std::has_single_bit(ps))
+    return Status::Error("--page-size " + std::to_string(ps) +
+                         " must be a power of two from " +
+                         std::to_string(HMB_TRACE_PAGE_SIZE_MIN) + " to " +
+                         std::to_string(HMB_TRACE_PAGE_SIZE_MAX));
+  const uint64_t meta_need = sizeof(hmb_trace_meta) +
+                             uint64_t{config.cores} * sizeof(hmb_trace_core);
+  if (meta_need > ps)
+    return Status::Error("--page-size " + std::to_string(ps) +
+                         " is too small for " + std::to_string(config.cores) +
+                         " cores: the meta page needs " +
+                         std::to_string(meta_need) + " bytes");
+  if (config.pages_per_core != 0 &&
+      (config.pages_per_core < HMB_TRACE_PAGES_PER_CORE_MIN ||
+       config.pages_per_core > HMB_TRACE_PAGES_PER_CORE_MAX))
+    return Status::Error("--pages-per-core " +
+                         std::to_string(config.pages_per_core) +
+                         " is out of range: " +
+                         std::to_string(HMB_TRACE_PAGES_PER_CORE_MIN) + ".." +
+                         std::to_string(HMB_TRACE_PAGES_PER_CORE_MAX) +
+                         " (or 0: as many as fit)");
+  if (config.clock_hz == 0)
+    return Status::Error("--clock-hz must not be 0");
+
+  hmb_trace_producer_config cfg{};
+  cfg.page_size = ps;
+  cfg.pages_per_core = config.pages_per_core;
+  cfg.nr_cores = config.cores;
+  cfg.dict_len = 0;
+  cfg.clock_hz = config.clock_hz;
+  const auto build_id = FwEventsBuildId();
+  std::copy(build_id.begin(), build_id.end(), cfg.build_id);
+  cfg.nr_events = fw_nr_events;
+  cfg.events = fw_events;
+
+  hmb_trace_producer_config sized = cfg;
+  if (!sized.pages_per_core)
+    sized.pages_per_core = HMB_TRACE_PAGES_PER_CORE_MIN;
+  const uint64_t need = hmb_trace_area_size(&sized);
+  if (need == 0)
+    return Status::Error("invalid geometry (hmb_trace_area_size rejected it)");
+  if (area_len < need) {
+    const uint64_t up = NextPowerOfTwo(need);
+    return Status::Error(
+        "area of " + std::to_string(area_len) + " bytes is too small for " +
+        std::to_string(config.cores) + " cores x " +
+        std::to_string(sized.pages_per_core) + " pages of " +
+        std::to_string(ps) + " bytes: it needs " + std::to_string(need) +
+        " bytes; use --size " + std::to_string(up) +
+        (config.pages_per_core ? "" : " or a smaller --page-size"));
+  }
+  return cfg;
+}
+
+Result<SimResult> RunSimulation(const SimConfig& config,
+                                std::span<uint8_t> area,
+                                const std::atomic<bool>& stop,
+                                const ProgressFn& progress) {
+  Result<hmb_trace_producer_config> cfg = MakeProducerConfig(config,
+                                                             area.size());
+  if (!cfg.ok())
+    return cfg.status();
+  if (reinterpret_cast<uintptr_t>(area.data()) % 8 != 0)
+    return Status::Error("the area must be 8-byte aligned");
+  for (const StallSpec& s : config.stalls)
+    if (s.core >= config.cores)
+      return Status::Error("--stall-core " + std::to_string(s.core) +
+                           ": there are only " +
+                           std::to_string(config.cores) + " cores");
+  for (const CorruptSpec& c : config.corruptions)
+    if (c.core >= config.cores)
+      return Status::Error("--corrupt-page " + std::to_string(c.core) +
+                           ": there are only " +
+                           std::to_string(config.cores) + " cores");
+  auto sim = std::make_unique<Simulator>(config, area, cfg.value(), stop);
+  if (Status st = sim->Init(); !st.ok())
+    return st;
+  return sim->Run(progress);
+}
+
+nlohmann::json TruthJson(const SimResult& r) {
+  using nlohmann::json;
+  json lives = json::array();
+  for (const LifeTruth& life : r.lives) {
+    json cores = json::array();
+    for (const CoreTruth& c : life.cores) {
+      json counts = json::object();
+      for (uint16_t i = 0; i < fw_nr_events; i++)
+        counts[fw_events[i].name] = c.event_counts[fw_events[i].id];
+      cores.push_back({
+          {"core", c.core},
+          {"produced", c.produced},
+          {"last_seq", c.produced ? json(c.produced - 1) : json()},
+          {"dropped", c.dropped},
+          {"event_counts", counts},
+      });
+    }
+    lives.push_back({{"producer_gen", life.producer_gen}, {"cores", cores}});
+  }
+  const SimConfig& c = r.config;
+  json resets = json::array();
+  for (uint64_t n : c.reset_at)
+    resets.push_back(n);
+  return {
+      {"tool", "hmb-fwsim"},
+      {"seed", c.seed},
+      {"geometry",
+       {
+           {"area_len", r.area_len},
+           {"page_size", c.page_size},
+           {"nr_cores", c.cores},
+           {"pages_per_core", r.pages_per_core},
+           {"dict_offset", r.dict_offset},
+           {"dict_len", r.dict_len},
+           {"ring_offset", r.ring_offset},
+       }},
+      {"clock", {{"hz", c.clock_hz}, {"epoch_monotonic_ns", r.clock_epoch_ns}}},
+      {"build_id", Hex(r.build_id)},
+      {"workload",
+       {
+           {"rate", c.rate},
+           {"burst", c.burst},
+           {"duration_s", c.duration_s},
+           {"count", c.count},
+       }},
+      {"stop_reason", r.stop_reason},
+      {"elapsed_s", r.elapsed_s},
+      {"lives", lives},
+      {"faults", r.faults},
+  };
+}
+
+Status WriteFileAtomically(const std::string& path,
+                           const std::string& contents) {
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                      0644);
+  if (fd < 0)
+    return Status::Error("cannot create " + tmp + ": " + std::strerror(errno));
+  size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t n = write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      Status err = Status::Error("cannot write " + tmp + ": " +
+                                 std::strerror(errno));
+      close(fd);
+      unlink(tmp.c_str());
+      return err;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (fsync(fd) != 0 || close(fd) != 0) {
+    Status err = Status::Error("cannot write " + tmp + ": " +
+                               std::strerror(errno));
+    unlink(tmp.c_str());
+    return err;
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    Status err = Status::Error("cannot rename " + tmp + " to " + path + ": " +
+                               std::strerror(errno));
+    unlink(tmp.c_str());
+    return err;
+  }
+  return {};
+}
+
+}  // namespace hmbtrace

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The firmware simulator as a library: N simulated firmware cores write
+// trace records into an HMB trace area with the reference producer, with
+// optional fault injection, and report what they wrote (the ground truth).
+#ifndef HMBTRACE_MOCK_FWSIM_FWSIM_H_
+#define HMBTRACE_MOCK_FWSIM_FWSIM_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fw_events.h"
+#include "hmb_trace_producer.h"
+#include "status.h"
+
+namespace hmbtrace {
+
+// Core |core| stops producing once it has produced |after| records (counted
+// over the whole run), for |seconds|, or for good when that is empty.
+struct StallSpec {
+  uint16_t core = 0;
+  std::optional<double> seconds;
+  uint64_t after = 1000;
+};
+
+// Right after core |core| has produced the record with sequence number |seq|
+// (in whichever producer generation first reaches it), garbage is written
+// into that core's current page header.
+struct CorruptSpec {
+  uint16_t core = 0;
+  uint64_t seq = 0;
+};
+
+struct SimConfig {
+  // Geometry.
+  uint16_t cores = 4;
+  uint32_t page_size = 4096;
+  uint32_t pages_per_core = 0;  // 0: as many as fit
+  uint64_t clock_hz = 1000000000;
+  // Workload, per core.
+  uint64_t rate = 10000;  // records/s; 0: as fast as possible
+  uint32_t burst = 1;
+  double duration_s = 0;  // 0: no limit
+  uint64_t count = 0;     // 0: no limit
+  uint64_t seed = 1;
+  // Faults. reset_at: firmware resets after core 0 has produced that many
+  // records in total (over the whole run).
+  std::vector<uint64_t> reset_at;
+  std::vector<StallSpec> stalls;
+  std::vector<CorruptSpec> corruptions;
+  // Start control: wait for this path to exist, then for start_delay_s,
+  // before the first record (the area is initialised before either).
+  std::string wait_for;
+  double start_delay_s = 0;
+};
+
+// What one core produced in one producer generation.
+struct CoreTruth {
+  uint16_t core = 0;
+  uint64_t produced = 0;  // == the area's next_seq for this core
+  uint64_t dropped = 0;
+  std::array<uint64_t, FW_EV_NR_IDS> event_counts{};
+};
+
+struct LifeTruth {
+  uint32_t producer_gen = 0;
+  std::vector<CoreTruth> cores;
+};
+
+struct SimResult {
+  SimConfig config;
+  uint64_t area_len = 0;
+  uint32_t pages_per_core = 0;  // as the producer chose it
+  uint64_t dict_offset = 0;
+  uint32_t dict_len = 0;
+  uint64_t ring_offset = 0;
+  std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> build_id{};
+  uint64_t clock_epoch_ns = 0;  // CLOCK_MONOTONIC when firmware time was 0
+  std::vector<LifeTruth> lives;
+  std::vector<nlohmann::json> faults;  // in the order they happened
+  // "count", "duration", "signal", "stalled" (every core stalled for good or
+  // finished without --count), "error" (a reset failed).
+  std::string stop_reason;
+  double elapsed_s = 0;
+};
+
+// Called about once a second from the thread running the simulation with
+// the records produced so far by each core (over the whole run).
+using ProgressFn =
+    std::function<void(double elapsed_s, std::span<const uint64_t> produced)>;
+
+// True if |size| is a power of two (QEMU's ivshmem needs one); otherwise an
+// error that names the nearest power of two above.
+Status CheckAreaSizePowerOfTwo(uint64_t size);
+
+// The producer configuration for |config| in an area of |area_len| bytes,
+// or an error that says what is wrong and what size would do.
+Result<hmb_trace_producer_config> MakeProducerConfig(const SimConfig& config,
+                                                     uint64_t area_len);
+
+// A build id derived from the event table: it changes whenever the
+// dictionary does.
+std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> FwEventsBuildId();
+
+// Initialises |area| with the reference producer and runs the cores until
+// every core reached config.count, config.duration_s passed, or |stop| is
+// set (checked at least every 50 ms). |area| must stay mapped throughout.
+Result<SimResult> RunSimulation(const SimConfig& config,
+                                std::span<uint8_t> area,
+                                const std::atomic<bool>& stop,
+                                const ProgressFn& progress = {});
+
+// The ground-truth document for |result|.
+nlohmann::json TruthJson(const SimResult& result);
+
+// Writes |contents| to |path| through a temporary file and a rename, so a
+// reader sees the old file or the complete new one.
+Status WriteFileAtomically(const std::string& path,
+                           const std::string& contents);
+
+}  // namespace hmbtrace
+
+#endif  // HMBTRACE_MOCK_FWSIM_FWSIM_H_

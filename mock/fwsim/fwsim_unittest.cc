@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Runs the simulator core loop as a library into an in-memory area and
+// checks the ground truth against the area and against the consumer core.
+#include "fwsim.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <sstream>
+#include <vector>
+
+#include "hmb_consumer.h"
+
+namespace hmbtrace {
+namespace {
+
+constexpr size_t kAreaLen = 1u << 20;
+
+class InMemoryArea {
+ public:
+  InMemoryArea() : words_(kAreaLen / 8) {}
+  std::span<uint8_t> bytes() {
+    return {reinterpret_cast<uint8_t*>(words_.data()), kAreaLen};
+  }
+  uint64_t Get64(size_t off) {
+    uint64_t v;
+    std::memcpy(&v, bytes().data() + off, sizeof(v));
+    return v;
+  }
+  uint32_t Get32(size_t off) {
+    uint32_t v;
+    std::memcpy(&v, bytes().data() + off, sizeof(v));
+    return v;
+  }
+  // The area's per-core descriptor, struct hmb_trace_core, in the meta page.
+  hmb_trace_core Core(uint16_t k) {
+    hmb_trace_core c;
+    const size_t off = Get32(offsetof(hmb_trace_meta, core_offset)) +
+                       k * sizeof(hmb_trace_core);
+    std::memcpy(&c, bytes().data() + off, sizeof(c));
+    return c;
+  }
+
+ private:
+  std::vector<uint64_t> words_;
+};
+
+SimConfig CountConfig(uint16_t cores, uint64_t count) {
+  SimConfig c;
+  c.cores = cores;
+  c.count = count;
+  c.rate = 0;
+  c.seed = 11;
+  return c;
+}
+
+uint64_t Sum(const std::array<uint64_t, FW_EV_NR_IDS>& counts) {
+  return std::accumulate(counts.begin(), counts.end(), uint64_t{0});
+}
+
+Result<SimResult> RunInMemory(const SimConfig& config, InMemoryArea& area) {
+  std::atomic<bool> stop{false};
+  return RunSimulation(config, area.bytes(), stop);
+}
+
+// Drains the whole area once with the consumer core.
+struct Drained {
+  std::map<uint16_t, std::array<uint64_t, FW_EV_NR_IDS>> counts;
+  std::map<uint16_t, std::array<uint64_t, HMB_LOST_NR>> lost;
+  std::map<uint16_t, uint64_t> delivered;
+};
+
+Drained DrainWithConsumer(InMemoryArea& area, uint16_t cores) {
+  std::vector<const uint8_t*> pages;
+  for (size_t off = 0; off < kAreaLen; off += 4096)
+    pages.push_back(area.bytes().data() + off);
+  const hmb_area map = {pages.data(), pages.size(), 12};
+  std::vector<uint8_t> scratch(HMB_CONSUMER_SCRATCH_LEN);
+  Drained out;
+  hmb_consumer_ops ops{};
+  ops.deliver = [](void* ctx, const hmb_record* rec) {
+    auto* d = static_cast<Drained*>(ctx);
+    if (rec->event_id < FW_EV_NR_IDS)
+      d->counts[rec->core][rec->event_id]++;
+    return 0;
+  };
+  ops.lost = [](void* ctx, uint16_t core, uint64_t count,
+                hmb_lost_reason reason, uint64_t) {
+    static_cast<Drained*>(ctx)->lost[core][reason] += count;
+  };
+  auto consumer = std::make_unique<hmb_consumer>();
+  hmb_consumer_init(consumer.get(), &map, &ops, &out, scratch.data());
+  EXPECT_EQ(hmb_consumer_poll(consumer.get()), HMB_CONSUMER_ATTACHED);
+  for (uint16_t k = 0; k < cores; k++) {
+    while (hmb_consumer_drain_core(consumer.get(), k, 4096) > 0) {
+    }
+    out.delivered[k] = consumer->core[k].delivered;
+  }
+  return out;
+}
+
+TEST(FwsimTest, TruthMatchesNextSeqOfEveryCoreInTheArea) {
+  InMemoryArea area;
+  Result<SimResult> r = RunInMemory(CountConfig(2, 1000), area);
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->stop_reason, "count");
+  ASSERT_EQ(r->lives.size(), 1u);
+  const LifeTruth& life = r->lives[0];
+  EXPECT_EQ(life.producer_gen,
+            area.Get32(offsetof(hmb_trace_meta, producer_gen)));
+  ASSERT_EQ(life.cores.size(), 2u);
+  for (const CoreTruth& c : life.cores) {
+    EXPECT_EQ(c.produced, 1000u);
+    EXPECT_EQ(c.produced, area.Core(c.core).next_seq);
+    EXPECT_EQ(c.dropped, area.Core(c.core).dropped);
+    EXPECT_EQ(Sum(c.event_counts), c.produced);
+  }
+
+  const nlohmann::json truth = TruthJson(r.value());
+  EXPECT_EQ(truth["lives"][0]["cores"][1]["last_seq"], 999);
+  EXPECT_EQ(truth["geometry"]["area_len"], kAreaLen);
+  EXPECT_EQ(truth["geometry"]["pages_per_core"],
+            area.Get32(offsetof(hmb_trace_meta, pages_per_core)));
+  EXPECT_EQ(truth["seed"], 11);
+  EXPECT_TRUE(truth["faults"].empty());
+}
+
+TEST(FwsimTest, SameSeedGivesSameEventCounts) {
+  InMemoryArea a, b;
+  Result<SimResult> ra = RunInMemory(CountConfig(2, 2000), a);
+  Result<SimResult> rb = RunInMemory(CountConfig(2, 2000), b);
+  ASSERT_TRUE(ra.ok() && rb.ok());
+  for (int k = 0; k < 2; k++)
+    EXPECT_EQ(ra->lives[0].cores[k].event_counts,
+              rb->lives[0].cores[k].event_counts);
+}
+
+TEST(FwsimTest, ConsumerReadsExactlyWhatTheTruthSays) {
+  InMemoryArea area;
+  Result<SimResult> r = RunInMemory(CountConfig(2, 1000), area);
+  ASSERT_TRUE(r.ok()) << r.message();
+  Drained d = DrainWithConsumer(area, 2);
+  for (const CoreTruth& c : r->lives[0].cores) {
+    EXPECT_EQ(d.delivered[c.core], c.produced);
+    EXPECT_EQ(d.counts[c.core], c.event_counts);
+  }
+}
+
+TEST(FwsimTest, ResetStartsANewLifeAndTheAreaShowsTheLastOne) {
+  InMemoryArea area;
+  SimConfig config = CountConfig(2, 1000);
+  config.reset_at = {300};
+  Result<SimResult> r = RunInMemory(config, area);
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(r->lives.size(), 2u);
+  EXPECT_EQ(r->lives[0].producer_gen + 1, r->lives[1].producer_gen);
+  EXPECT_EQ(r->lives[1].producer_gen,
+            area.Get32(offsetof(hmb_trace_meta, producer_gen)));
+  EXPECT_EQ(r->lives[0].cores[0].produced, 300u);
+  EXPECT_EQ(r->lives[1].cores[0].produced, 700u);
+  for (uint16_t k = 0; k < 2; k++) {
+    EXPECT_EQ(r->lives[0].cores[k].produced + r->lives[1].cores[k].produced,
+              1000u);
+    EXPECT_EQ(r->lives[1].cores[k].produced, area.Core(k).next_seq);
+    EXPECT_EQ(Sum(r->lives[1].cores[k].event_counts),
+              r->lives[1].cores[k].produced);
+  }
+  ASSERT_EQ(r->faults.size(), 1u);
+  EXPECT_EQ(r->faults[0]["type"], "reset");
+  EXPECT_EQ(r->faults[0]["seq"], 299);
+  EXPECT_EQ(r->faults[0]["producer_gen"], r->lives[0].producer_gen);
+}
+
+TEST(FwsimTest, CorruptedPageIsRecordedAndLostAsInvalid) {
+  InMemoryArea area;
+  SimConfig config = CountConfig(2, 1000);
+  config.corruptions = {{1, 100}};
+  Result<SimResult> r = RunInMemory(config, area);
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(r->faults.size(), 1u);
+  const nlohmann::json& f = r->faults[0];
+  EXPECT_EQ(f["type"], "corrupt_page");
+  EXPECT_EQ(f["core"], 1);
+  EXPECT_EQ(f["seq"], 100);
+  const uint64_t first = f["page_first_seq"];
+  const uint64_t last = f["page_last_seq"];
+  EXPECT_LE(first, 100u);
+  EXPECT_GE(last, 100u);
+
+  // The header in the area really holds the garbage.
+  const uint64_t page_seq = f["page_seq"];
+  const uint64_t off = r->ring_offset +
+                       (1ull * r->pages_per_core + page_seq % r->pages_per_core) *
+                           config.page_size;
+  EXPECT_EQ(area.Get64(off), f["written_page_seq"].get<uint64_t>());
+
+  Drained d = DrainWithConsumer(area, 2);
+  EXPECT_EQ(d.lost[1][HMB_LOST_INVALID], last - first + 1);
+  EXPECT_EQ(d.delivered[1] + d.lost[1][HMB_LOST_INVALID], 1000u);
+  EXPECT_EQ(d.delivered[0], 1000u);
+}
+
+TEST(FwsimTest, CoreStalledForGoodStopsWhereTold) {
+  InMemoryArea area;
+  SimConfig config = CountConfig(2, 1000);
+  config.stalls = {{1, std::nullopt, 200}};
+  Result<SimResult> r = RunInMemory(config, area);
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->lives[0].cores[0].produced, 1000u);
+  EXPECT_EQ(r->lives[0].cores[1].produced, 200u);
+  ASSERT_EQ(r->faults.size(), 1u);
+  EXPECT_EQ(r->faults[0]["type"], "stall");
+  EXPECT_EQ(r->faults[0]["seq"], 199);
+  EXPECT_TRUE(r->faults[0]["seconds"].is_null());
+}
+
+TEST(FwsimTest, ExternalStopEndsTheRunWithATruth) {
+  InMemoryArea area;
+  SimConfig config = CountConfig(2, 0);
+  std::atomic<bool> stop{true};
+  Result<SimResult> r = RunSimulation(config, area.bytes(), stop);
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->stop_reason, "signal");
+  for (const CoreTruth& c : r->lives[0].cores)
+    EXPECT_EQ(c.produced, area.Core(c.core).next_seq);
+}
+
+TEST(FwsimTest, GeometryErrorsSayWhatWouldFit) {
+  EXPECT_TRUE(CheckAreaSizePowerOfTwo(4u << 20).ok());
+  Status st = CheckAreaSizePowerOfTwo(3u << 20);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("--size 4194304"), std::string::npos)
+      << st.message();
+
+  SimConfig config;
+  config.cores = 4;
+  config.page_size = 4096;
+  auto cfg = MakeProducerConfig(config, 16384);
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_NE(cfg.message().find("needs"), std::string::npos) << cfg.message();
+  EXPECT_NE(cfg.message().find("--size 65536"), std::string::npos)
+      << cfg.message();
+
+  config.page_size = 3000;
+  EXPECT_FALSE(MakeProducerConfig(config, 1u << 20).ok());
+  config.page_size = 512;
+  config.cores = 32;
+  cfg = MakeProducerConfig(config, 1u << 20);
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_NE(cfg.message().find("meta page"), std::string::npos);
+}
+
+TEST(FwsimTest, TruthFileIsReplacedAtomically) {
+  char dir[] = "/tmp/fwsim_unittest_XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/truth.json";
+  ASSERT_TRUE(WriteFileAtomically(path, "old\n").ok());
+  ASSERT_TRUE(WriteFileAtomically(path, "{\"new\": 1}\n").ok());
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), "{\"new\": 1}\n");
+  std::remove(path.c_str());
+  rmdir(dir);
+  EXPECT_FALSE(WriteFileAtomically("/nonexistent-dir/x.json", "x").ok());
+}
+
+}  // namespace
+}  // namespace hmbtrace

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// hmb-fwsim: simulated NVMe SSD firmware that writes trace records into an
+// HMB trace area (a file shared with QEMU's ivshmem) with the reference
+// producer, and writes the ground truth a test compares the host side with.
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
+#include <atomic>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "fwsim.h"
+#include "mapped_file.h"
+
+#ifndef HMBTRACE_VERSION
+#define HMBTRACE_VERSION "unknown"
+#endif
+
+namespace hmbtrace {
+namespace {
+
+struct Options {
+  std::string area;
+  uint64_t size = 4u << 20;
+  std::string truth;
+  std::vector<std::string> stalls;
+  std::vector<std::string> corruptions;
+  bool quiet = false;
+};
+
+bool ParseU64(const std::string& s, uint64_t* out) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  try {
+    *out = std::stoull(s);
+  } catch (...) {
+    return false;
+  }
+  return true;
+}
+
+// K[:SECONDS][@AFTER]
+Result<StallSpec> ParseStall(const std::string& arg) {
+  StallSpec spec;
+  std::string rest = arg;
+  const auto bad = [&arg](const std::string& why) {
+    return Status::Error("--stall-core " + arg + ": " + why +
+                         " (expected CORE[:SECONDS][@AFTER])");
+  };
+  if (auto at = rest.find('@'); at != std::string::npos) {
+    if (!ParseU64(rest.substr(at + 1), &spec.after))
+      return bad("AFTER is not a record count");
+    rest.resize(at);
+  }
+  if (auto colon = rest.find(':'); colon != std::string::npos) {
+    const std::string secs = rest.substr(colon + 1);
+    size_t used = 0;
+    double value = -1;
+    try {
+      value = std::stod(secs, &used);
+    } catch (...) {
+    }
+    if (used != secs.size() || secs.empty() || !(value >= 0))
+      return bad("SECONDS is not a number of seconds");
+    spec.seconds = value;
+    rest.resize(colon);
+  }
+  uint64_t core = 0;
+  if (!ParseU64(rest, &core) || core >= HMB_TRACE_MAX_CORES)
+    return bad("CORE is not a core number");
+  spec.core = static_cast<uint16_t>(core);
+  return spec;
+}
+
+// CORE:SEQ
+Result<CorruptSpec> ParseCorrupt(const std::string& arg) {
+  CorruptSpec spec;
+  const auto colon = arg.find(':');
+  uint64_t core = 0;
+  if (colon == std::string::npos || !ParseU64(arg.substr(0, colon), &core) ||
+      core >= HMB_TRACE_MAX_CORES ||
+      !ParseU64(arg.substr(colon + 1), &spec.seq))
+    return Status::Error("--corrupt-page " + arg + ": expected CORE:SEQ");
+  spec.core = static_cast<uint16_t>(core);
+  return spec;
+}
+
+// SIGINT and SIGTERM are blocked in every thread and taken here, so the
+// simulator stops between records and the truth file is still written.
+class SignalWatcher {
+ public:
+  explicit SignalWatcher(std::atomic<bool>* stop) : stop_(stop) {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+    thread_ = std::thread([this] { Watch(); });
+  }
+  ~SignalWatcher() {
+    done_.store(true);
+    thread_.join();
+  }
+  SignalWatcher(const SignalWatcher&) = delete;
+  SignalWatcher& operator=(const SignalWatcher&) = delete;
+
+ private:
+  void Watch() {
+    const timespec poll = {0, 100000000};
+    while (!done_.load()) {
+      if (sigtimedwait(&set_, nullptr, &poll) > 0)
+        stop_->store(true);
+    }
+  }
+
+  std::atomic<bool>* stop_;
+  std::atomic<bool> done_{false};
+  sigset_t set_;
+  std::thread thread_;
+};
+
+class ProgressPrinter {
+ public:
+  void operator()(double elapsed_s, std::span<const uint64_t> produced) {
+    if (last_.size() != produced.size())
+      last_.assign(produced.size(), 0);
+    const double dt = elapsed_s - last_s_;
+    std::string line = "hmb-fwsim: " + Fixed(elapsed_s, 1) + " s, records/s:";
+    uint64_t total = 0;
+    for (size_t k = 0; k < produced.size(); k++) {
+      const uint64_t delta = produced[k] - last_[k];
+      total += delta;
+      line += " core" + std::to_string(k) + " " +
+              Fixed(dt > 0 ? static_cast<double>(delta) / dt : 0, 0);
+      last_[k] = produced[k];
+    }
+    line += ", total " +
+            Fixed(dt > 0 ? static_cast<double>(total) / dt : 0, 0) + "\n";
+    std::fputs(line.c_str(), stderr);
+    last_s_ = elapsed_s;
+  }
+
+ private:
+  static std::string Fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
+    return buf;
+  }
+
+  std::vector<uint64_t> last_;
+  double last_s_ = 0;
+};
+
+int Main(int argc, char** argv) {
+  SimConfig config;
+  Options opt;
+  CLI::App app{
+      "hmb-fwsim: simulated NVMe SSD firmware. Maps FILE as the HMB trace "
+      "area, initialises it with the reference producer and runs N firmware "
+      "cores that emit trace records, with optional fault injection. Writes "
+      "the ground truth as JSON at exit.",
+      "hmb-fwsim"};
+  app.set_version_flag("--version", HMBTRACE_VERSION);
+  app.get_formatter()->column_width(34);
+
+  app.add_option("--area", opt.area,
+                 "File mapped shared as the trace area; created, and resized "
+                 "to --size (e.g. /dev/shm/hmb-area)")
+      ->required()
+      ->type_name("FILE");
+  app.add_option("--size", opt.size,
+                 "Area size in bytes, a power of two (QEMU's ivshmem needs "
+                 "one); K, M, G suffixes are powers of 1024")
+      ->transform(CLI::AsSizeValue(false).description(""))
+      ->type_name("BYTES")
+      ->default_str("4M");
+  app.add_option("--cores", config.cores, "Simulated firmware cores (1..32)")
+      ->capture_default_str()
+      ->type_name("N");
+  app.add_option("--page-size", config.page_size,
+                 "Ring page size in bytes, a power of two (512..32768)")
+      ->capture_default_str()
+      ->type_name("BYTES");
+  app.add_option("--pages-per-core", config.pages_per_core,
+                 "Ring length in pages; 0: as many as fit")
+      ->capture_default_str()
+      ->type_name("N");
+  app.add_option("--clock-hz", config.clock_hz,
+                 "Firmware timestamp rate, derived from CLOCK_MONOTONIC")
+      ->capture_default_str()
+      ->type_name("HZ");
+  app.add_option("--rate", config.rate,
+                 "Records per second per core; 0: as fast as possible")
+      ->capture_default_str()
+      ->type_name("N");
+  app.add_option("--burst", config.burst,
+                 "Records emitted back to back before pacing")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber.description(""))
+      ->type_name("N");
+  app.add_option("--duration", config.duration_s,
+                 "Stop after this many seconds; 0: no limit")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber.description(""))
+      ->type_name("SECONDS");
+  app.add_option("--count", config.count,
+                 "Stop each core after this many records; 0: no limit")
+      ->capture_default_str()
+      ->type_name("N");
+  app.add_option("--seed", config.seed,
+                 "Workload seed: same seed and count, same records per core")
+      ->capture_default_str()
+      ->type_name("N");
+  app.add_option("--truth", opt.truth,
+                 "Write the ground truth (JSON) here at exit, atomically")
+      ->type_name("FILE");
+  app.add_option("--reset-at", config.reset_at,
+                 "Firmware reset (producer re-initialised, new generation) "
+                 "after core 0 has produced N records in total; repeatable")
+      ->type_name("N");
+  app.add_option("--stall-core", opt.stalls,
+                 "Core K stops after AFTER records (default 1000) for SECONDS,"
+                 " or for good without SECONDS; repeatable")
+      ->type_name("K[:SECONDS][@AFTER]");
+  app.add_option("--corrupt-page", opt.corruptions,
+                 "After core CORE produced record SEQ, write garbage into its "
+                 "current page header; repeatable")
+      ->type_name("CORE:SEQ");
+  app.add_option("--wait-for", config.wait_for,
+                 "Initialise the area, then wait until PATH exists before "
+                 "producing (the guest signals readiness)")
+      ->type_name("PATH");
+  app.add_option("--start-delay", config.start_delay_s,
+                 "Then wait this many seconds before producing")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber.description(""))
+      ->type_name("SECONDS");
+  app.add_flag("-q,--quiet", opt.quiet,
+               "No progress on stderr (otherwise records/s once a second)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  for (const std::string& s : opt.stalls) {
+    Result<StallSpec> spec = ParseStall(s);
+    if (!spec.ok()) {
+      std::fprintf(stderr, "hmb-fwsim: %s\n", spec.message().c_str());
+      return 2;
+    }
+    config.stalls.push_back(spec.value());
+  }
+  for (const std::string& s : opt.corruptions) {
+    Result<CorruptSpec> spec = ParseCorrupt(s);
+    if (!spec.ok()) {
+      std::fprintf(stderr, "hmb-fwsim: %s\n", spec.message().c_str());
+      return 2;
+    }
+    config.corruptions.push_back(spec.value());
+  }
+  if (Status st = CheckAreaSizePowerOfTwo(opt.size); !st.ok()) {
+    std::fprintf(stderr, "hmb-fwsim: %s\n", st.message().c_str());
+    return 2;
+  }
+  // Check the geometry before touching the file.
+  if (auto cfg = MakeProducerConfig(config, opt.size); !cfg.ok()) {
+    std::fprintf(stderr, "hmb-fwsim: %s\n", cfg.message().c_str());
+    return 2;
+  }
+
+  std::atomic<bool> stop{false};
+  SignalWatcher signals(&stop);
+  Result<MappedFile> area = MappedFile::Create(opt.area, opt.size);
+  if (!area.ok()) {
+    std::fprintf(stderr, "hmb-fwsim: %s\n", area.message().c_str());
+    return 1;
+  }
+  if (!opt.quiet && !config.wait_for.empty())
+    std::fprintf(stderr, "hmb-fwsim: area ready, waiting for %s\n",
+                 config.wait_for.c_str());
+
+  ProgressPrinter printer;
+  ProgressFn progress;
+  if (!opt.quiet)
+    progress = [&printer](double t, std::span<const uint64_t> produced) {
+      printer(t, produced);
+    };
+  Result<SimResult> result =
+      RunSimulation(config, area->bytes(), stop, progress);
+  if (!result.ok()) {
+    std::fprintf(stderr, "hmb-fwsim: %s\n", result.message().c_str());
+    return 1;
+  }
+
+  int rc = 0;
+  if (!opt.truth.empty()) {
+    const std::string doc = TruthJson(result.value()).dump(2) + "\n";
+    if (Status st = WriteFileAtomically(opt.truth, doc); !st.ok()) {
+      std::fprintf(stderr, "hmb-fwsim: %s\n", st.message().c_str());
+      rc = 1;
+    }
+  }
+  if (!opt.quiet) {
+    uint64_t total = 0;
+    for (const LifeTruth& life : result->lives)
+      for (const CoreTruth& c : life.cores)
+        total += c.produced;
+    const double secs = result->elapsed_s > 0 ? result->elapsed_s : 1;
+    std::fprintf(stderr,
+                 "hmb-fwsim: %llu records in %.2f s (%.0f records/s), "
+                 "%zu producer generation(s), %zu fault(s), %u pages/core, "
+                 "stopped by %s\n",
+                 static_cast<unsigned long long>(total), result->elapsed_s,
+                 static_cast<double>(total) / secs, result->lives.size(),
+                 result->faults.size(), result->pages_per_core,
+                 result->stop_reason.c_str());
+  }
+  if (result->stop_reason == "error")
+    rc = 1;
+  return rc;
+}
+
+}  // namespace
+}  // namespace hmbtrace
+
+int main(int argc, char** argv) { return hmbtrace::Main(argc, argv); }

@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # HMBQ_* results are read by host.sh
+#
+# Functions for a scenario's host.sh (sourced: `source "$HMBQ_LIB"`). run-scenario.sh
+# sets up the environment:
+#
+#   HMBQ_NAME        scenario name
+#   HMBQ_SCENARIO    the scenario's directory (guest.sh, host.sh)
+#   HMBQ_SHARE       the run directory; the guest sees it as /mnt
+#   HMBQ_AREA        the simulated HMB file (in /dev/shm), HMBQ_AREA_SIZE its size
+#   HMBQ_MODULE      hmb_trace.ko to put in the guest as /hmb_trace.ko ("" = none)
+#   HMBQ_FWSIM       the hmb-fwsim binary ("" when not built)
+#   HMBQ_TIMEOUT     guest timeout in seconds
+#   HMBQ_GUEST_ARGS  more run-guest.sh arguments (array-like string)
+#   HMBQ_REPO        the repository root
+#
+# A host.sh may set, before hmbq_boot: HMBQ_AREA_SIZE, HMBQ_EXTRAS (array of
+# build-initramfs.sh --extra arguments), HMBQ_MODULE_PARAMS (insmod arguments; the
+# guest reads them from /mnt/module-params).
+
+# shellcheck source=mock/qemu/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+HMBQ_FAILURES=0
+HMBQ_FWSIM_PID=""
+HMBQ_FWSIM_STATUS=""
+HMBQ_GUEST_STATUS=""
+HMBQ_EXTRAS=()
+
+hmbq_scenario_cleanup() {
+	if [[ -n "$HMBQ_FWSIM_PID" ]]; then
+		kill -TERM "$HMBQ_FWSIM_PID" 2>/dev/null || true
+		wait "$HMBQ_FWSIM_PID" 2>/dev/null || true
+		HMBQ_FWSIM_PID=""
+	fi
+}
+trap hmbq_scenario_cleanup EXIT
+
+# hmbq_have_fwsim: true when hmb-fwsim is built.
+hmbq_have_fwsim() {
+	[[ -n "${HMBQ_FWSIM:-}" && -x "$HMBQ_FWSIM" ]]
+}
+
+# hmbq_fwsim_start ARGS...: start hmb-fwsim in the background on the area, waiting
+# for the guest to create /mnt/ready before it produces. Output: fwsim.log.
+hmbq_fwsim_start() {
+	hmbq_have_fwsim || { hmbq_log "hmb-fwsim is not built"; return 1; }
+	rm -f "$HMBQ_SHARE/ready"
+	echo "+ hmb-fwsim --area $HMBQ_AREA --size $HMBQ_AREA_SIZE --wait-for $HMBQ_SHARE/ready $*" \
+		>"$HMBQ_SHARE/fwsim.log"
+	"$HMBQ_FWSIM" --area "$HMBQ_AREA" --size "$HMBQ_AREA_SIZE" \
+		--wait-for "$HMBQ_SHARE/ready" "$@" >>"$HMBQ_SHARE/fwsim.log" 2>&1 &
+	HMBQ_FWSIM_PID=$!
+	hmbq_log "hmb-fwsim started (pid $HMBQ_FWSIM_PID)"
+}
+
+# hmbq_fwsim_stop: stop hmb-fwsim if it still runs; its exit status goes to
+# HMBQ_FWSIM_STATUS (143 = stopped here by SIGTERM).
+hmbq_fwsim_stop() {
+	[[ -n "$HMBQ_FWSIM_PID" ]] || return 0
+	local rc=0
+	kill -TERM "$HMBQ_FWSIM_PID" 2>/dev/null || true
+	wait "$HMBQ_FWSIM_PID" || rc=$?
+	HMBQ_FWSIM_PID=""
+	HMBQ_FWSIM_STATUS=$rc
+	hmbq_log "hmb-fwsim ended with status $rc"
+}
+
+# hmbq_boot [run-guest.sh ARGS...]: build the initramfs, boot the guest, run
+# guest.sh. Sets HMBQ_GUEST_STATUS; returns it.
+hmbq_boot() {
+	local initrd="$HMBQ_SHARE/initramfs.cpio.gz" args=() e
+	[[ -n "$HMBQ_MODULE" ]] && args+=(--module "$HMBQ_MODULE")
+	for e in "${HMBQ_EXTRAS[@]}"; do
+		args+=(--extra "$e")
+	done
+	if ! "$hmbq_dir/build-initramfs.sh" "$initrd" "${args[@]}"; then
+		hmbq_log "error: cannot build the initramfs; the guest did not run"
+		HMBQ_GUEST_STATUS=2
+		return 2
+	fi
+	cp "$HMBQ_SCENARIO/guest.sh" "$HMBQ_SHARE/scenario.sh"
+	printf '%s\n' "${HMBQ_MODULE_PARAMS:-}" >"$HMBQ_SHARE/module-params"
+	HMBQ_GUEST_STATUS=0
+	# shellcheck disable=SC2086 # HMBQ_GUEST_ARGS is a word list on purpose
+	"$hmbq_dir/run-guest.sh" --share "$HMBQ_SHARE" --initrd "$initrd" \
+		--area "$HMBQ_AREA" --area-size "$HMBQ_AREA_SIZE" \
+		--timeout "$HMBQ_TIMEOUT" ${HMBQ_GUEST_ARGS:-} "$@" || HMBQ_GUEST_STATUS=$?
+	hmbq_log "guest status $HMBQ_GUEST_STATUS"
+	return "$HMBQ_GUEST_STATUS"
+}
+
+# hmbq_check DESCRIPTION COMMAND...: run a check, print PASS/FAIL, count failures.
+hmbq_check() {
+	local desc=$1
+	shift
+	if "$@" >/dev/null 2>&1; then
+		echo "PASS: $desc"
+	else
+		echo "FAIL: $desc"
+		HMBQ_FAILURES=$((HMBQ_FAILURES + 1))
+	fi
+}
+
+# hmbq_skip DESCRIPTION: a check that could not run here.
+hmbq_skip() {
+	echo "SKIP: $1"
+}
+
+# hmbq_nonempty FILE: FILE (relative to the share) exists and is not empty.
+hmbq_nonempty() {
+	[[ -s "$HMBQ_SHARE/$1" ]]
+}
+
+# hmbq_grep PATTERN FILE: extended regex PATTERN occurs in FILE (share-relative).
+hmbq_grep() {
+	grep -Eq -- "$1" "$HMBQ_SHARE/$2"
+}
+
+# hmbq_no_kernel_errors: the guest console shows no WARNING, BUG, Oops, panic,
+# KASAN/UBSAN report or lockdep splat.
+hmbq_no_kernel_errors() {
+	! grep -Eq 'WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|possible circular locking|hung_task' \
+		"$HMBQ_SHARE/console.log" "$HMBQ_SHARE/dmesg.txt" 2>/dev/null
+}
+
+# hmbq_finish: exit 0 when every check passed, 1 otherwise.
+hmbq_finish() {
+	if ((HMBQ_FAILURES)); then
+		echo "$HMBQ_NAME: $HMBQ_FAILURES check(s) failed"
+		exit 1
+	fi
+	echo "$HMBQ_NAME: all checks passed"
+	exit 0
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * abi_layout.h - pins every size and offset of hmb_trace_abi.h. Included from
+ * a C11 and a C++20 translation unit so both languages see the same layout;
+ * a change to the ABI that moves a byte fails the build.
+ */
+#include "hmb_trace_abi.h"
+
+#ifdef __cplusplus
+#define HMB_ASSERT(e) static_assert(e, #e)
+#else
+#define HMB_ASSERT(e) _Static_assert(e, #e)
+#endif
+#define HMB_AT(type, field, off) HMB_ASSERT(offsetof(struct type, field) == (off))
+
+HMB_ASSERT(sizeof(struct hmb_trace_core) == 64);
+HMB_AT(hmb_trace_core, head_page, 0);
+HMB_AT(hmb_trace_core, next_seq, 8);
+HMB_AT(hmb_trace_core, dropped, 16);
+HMB_AT(hmb_trace_core, pages_written, 24);
+HMB_AT(hmb_trace_core, reserved, 32);
+
+HMB_ASSERT(sizeof(struct hmb_trace_meta) == 128);
+HMB_AT(hmb_trace_meta, magic, 0);
+HMB_AT(hmb_trace_meta, abi_major, 4);
+HMB_AT(hmb_trace_meta, abi_minor, 6);
+HMB_AT(hmb_trace_meta, meta_len, 8);
+HMB_AT(hmb_trace_meta, state, 12);
+HMB_AT(hmb_trace_meta, producer_gen, 16);
+HMB_AT(hmb_trace_meta, page_size, 20);
+HMB_AT(hmb_trace_meta, nr_cores, 24);
+HMB_AT(hmb_trace_meta, core_len, 26);
+HMB_AT(hmb_trace_meta, pages_per_core, 28);
+HMB_AT(hmb_trace_meta, area_len, 32);
+HMB_AT(hmb_trace_meta, dict_offset, 40);
+HMB_AT(hmb_trace_meta, dict_len, 48);
+HMB_AT(hmb_trace_meta, flags, 52);
+HMB_AT(hmb_trace_meta, ring_offset, 56);
+HMB_AT(hmb_trace_meta, clock_hz, 64);
+HMB_AT(hmb_trace_meta, build_id, 72);
+HMB_AT(hmb_trace_meta, core_offset, 92);
+HMB_AT(hmb_trace_meta, reserved, 96);
+
+/* The largest core table must fit the smallest page with the meta. */
+HMB_ASSERT(sizeof(struct hmb_trace_meta) +
+	   HMB_TRACE_MAX_CORES * sizeof(struct hmb_trace_core) <=
+	   4096);
+
+HMB_ASSERT(sizeof(struct hmb_trace_page_header) == 48);
+HMB_AT(hmb_trace_page_header, page_seq, 0);
+HMB_AT(hmb_trace_page_header, first_seq, 8);
+HMB_AT(hmb_trace_page_header, base_ts, 16);
+HMB_AT(hmb_trace_page_header, commit, 24);
+HMB_AT(hmb_trace_page_header, producer_gen, 28);
+HMB_AT(hmb_trace_page_header, flags, 32);
+HMB_AT(hmb_trace_page_header, reserved0, 36);
+HMB_AT(hmb_trace_page_header, reserved1, 40);
+
+HMB_ASSERT(sizeof(struct hmb_trace_record_header) == 8);
+HMB_AT(hmb_trace_record_header, event_id, 0);
+HMB_AT(hmb_trace_record_header, len, 2);
+HMB_AT(hmb_trace_record_header, ts_delta, 4);
+
+HMB_ASSERT(sizeof(struct hmb_trace_dict_header) == 16);
+HMB_AT(hmb_trace_dict_header, magic, 0);
+HMB_AT(hmb_trace_dict_header, version, 4);
+HMB_AT(hmb_trace_dict_header, nr_events, 6);
+HMB_AT(hmb_trace_dict_header, total_len, 8);
+HMB_AT(hmb_trace_dict_header, reserved, 12);
+
+HMB_ASSERT(sizeof(struct hmb_trace_dict_event) == 144);
+HMB_AT(hmb_trace_dict_event, id, 0);
+HMB_AT(hmb_trace_dict_event, nr_fields, 2);
+HMB_AT(hmb_trace_dict_event, entry_len, 4);
+HMB_AT(hmb_trace_dict_event, role, 8);
+HMB_AT(hmb_trace_dict_event, key_field, 9);
+HMB_AT(hmb_trace_dict_event, latency_field, 10);
+HMB_AT(hmb_trace_dict_event, qid_field, 11);
+HMB_AT(hmb_trace_dict_event, cid_field, 12);
+HMB_AT(hmb_trace_dict_event, value_field, 13);
+HMB_AT(hmb_trace_dict_event, pair_id, 14);
+HMB_AT(hmb_trace_dict_event, name, 16);
+HMB_AT(hmb_trace_dict_event, format, 48);
+
+HMB_ASSERT(sizeof(struct hmb_trace_dict_field) == 32);
+HMB_AT(hmb_trace_dict_field, name, 0);
+HMB_AT(hmb_trace_dict_field, offset, 24);
+HMB_AT(hmb_trace_dict_field, size, 26);
+HMB_AT(hmb_trace_dict_field, type, 28);
+HMB_AT(hmb_trace_dict_field, display, 29);
+HMB_AT(hmb_trace_dict_field, nr_values, 30);
+
+HMB_ASSERT(sizeof(struct hmb_trace_dict_value) == 32);
+HMB_AT(hmb_trace_dict_value, value, 0);
+HMB_AT(hmb_trace_dict_value, name, 8);
+
+/* Commit word: BUSY can never be a legal commit of the largest page. */
+HMB_ASSERT(HMB_TRACE_PAGE_SIZE_MAX - 48 < 0xffffu);
+HMB_ASSERT((HMB_TRACE_PAGE_SIZE_MAX - 48) / 8 < 0x7fffu);
+HMB_ASSERT(HMB_TRACE_COMMIT(4090u, 32720u) != HMB_TRACE_COMMIT_BUSY);
+/* A torn 64-bit page_seq can not alias the wanted page (see the spec). */
+HMB_ASSERT(HMB_TRACE_PAGES_PER_CORE_MAX < (1u << 31));
