@@ -73,7 +73,7 @@
 struct hmb_trace_core {
 	uint64_t head_page;	/* page_seq of the page being written; ~0 if none */
 	uint64_t next_seq;	/* sequence number the next record will get */
-	uint64_t dropped;	/* emits refused by the producer (oversize, bad core) */
+	uint64_t dropped;	/* emits refused on this core (oversize, event id 0) */
 	uint64_t pages_written;	/* pages opened since init (== head_page + 1) */
 	uint64_t reserved[4];
 };
@@ -89,12 +89,12 @@ struct hmb_trace_meta {
 	uint32_t magic;		/*   0: HMB_TRACE_MAGIC */
 	uint16_t abi_major;	/*   4: incompatible changes */
 	uint16_t abi_minor;	/*   6: compatible additions */
-	uint32_t meta_len;	/*   8: sizeof(struct hmb_trace_meta) as written */
+	uint32_t meta_len;	/*   8: sizeof(struct hmb_trace_meta), >= 128 */
 	uint32_t state;		/*  12: HMB_TRACE_STATE_* */
-	uint32_t producer_gen;	/*  16: incremented on every (re)initialisation */
+	uint32_t producer_gen;	/*  16: +1 on every (re)initialisation, never 0 */
 	uint32_t page_size;	/*  20: bytes, power of two, MIN..MAX */
 	uint16_t nr_cores;	/*  24: 1..HMB_TRACE_MAX_CORES */
-	uint16_t core_len;	/*  26: sizeof(struct hmb_trace_core) as written */
+	uint16_t core_len;	/*  26: sizeof(struct hmb_trace_core): 64 in ABI 1.x */
 	uint32_t pages_per_core;	/*  28: ring length in pages, MIN..MAX */
 	uint64_t area_len;	/*  32: bytes of the whole area */
 	uint64_t dict_offset;	/*  40: from area start, page aligned */

@@ -170,6 +170,45 @@ uint64_t hmb_trace_area_size(const struct hmb_trace_producer_config *cfg)
 	return cfg->page_size + dict_alloc(cfg) + rings;
 }
 
+static int name_fits(const char *s, uint32_t cap)
+{
+	uint32_t i;
+
+	if (!s)
+		return 1;
+	for (i = 0; i < cap; i++)
+		if (!s[i])
+			return 1;
+	return 0;
+}
+
+/* Everything write_dictionary() could refuse, checked before the area is touched. */
+static int dictionary_ok(const struct hmb_trace_producer_config *cfg)
+{
+	uint16_t i, f, v;
+
+	for (i = 0; i < cfg->nr_events; i++) {
+		const struct hmb_trace_event_desc *ev = &cfg->events[i];
+
+		if (!ev->id || !name_fits(ev->name, HMB_TRACE_NAME_LEN) ||
+		    !name_fits(ev->format, HMB_TRACE_FORMAT_LEN) ||
+		    (ev->nr_fields && !ev->fields))
+			return 0;
+		for (f = 0; f < ev->nr_fields; f++) {
+			const struct hmb_trace_field_desc *fd = &ev->fields[f];
+
+			if (!name_fits(fd->name, HMB_TRACE_FIELD_NAME_LEN) ||
+			    (fd->nr_values && !fd->values))
+				return 0;
+			for (v = 0; v < fd->nr_values; v++)
+				if (!name_fits(fd->values[v].name,
+					       HMB_TRACE_VALUE_NAME_LEN))
+					return 0;
+		}
+	}
+	return 1;
+}
+
 static int write_event(uint8_t *dst, const struct hmb_trace_event_desc *ev)
 {
 	struct hmb_trace_dict_event *e = (struct hmb_trace_dict_event *)dst;
@@ -273,7 +312,7 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 	uint16_t c;
 	int err;
 
-	if (!p || !area || !cfg || !geometry_ok(cfg) ||
+	if (!p || !area || !cfg || !geometry_ok(cfg) || !dictionary_ok(cfg) ||
 	    area_len < 2ull * cfg->page_size)
 		return HMB_TRACE_EINVAL;
 	dlen = dict_alloc(cfg);
@@ -294,9 +333,15 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 	    ring_off + (uint64_t)cfg->nr_cores * ppc * cfg->page_size > area_len)
 		return HMB_TRACE_ENOSPC;
 
-	/* A live area keeps counting generations across resets. */
+	/*
+	 * A live area keeps counting generations across resets, so a consumer
+	 * that missed the INIT state still sees a new generation. 0 is never
+	 * used: it marks a page header that no generation has opened.
+	 */
 	if (get32(&m->magic) == HMB_TRACE_MAGIC)
 		gen = get32(&m->producer_gen);
+	if (gen + 1 == 0)
+		gen = 0;
 
 	put32(&m->state, HMB_TRACE_STATE_INIT);
 	hmb_release(); /* pairs with the consumer's acquire after reading state */

@@ -91,7 +91,8 @@ struct hmb_trace_producer {
  * hmb_trace_producer_init() - (re)initialise the area and publish the
  * dictionary. Safe to call again on a live area (firmware reset): the
  * producer generation is incremented and every page header invalidated
- * before the area is marked READY again.
+ * before the area is marked READY again. The configuration is checked
+ * before the area is touched: on error the area is unchanged.
  * Return: 0, or a negative HMB_TRACE_E* code.
  */
 int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
@@ -103,7 +104,8 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
  * @fixed/@fixed_len: the fixed arguments (dictionary fields);
  * @var/@var_len: an optional variable payload appended after them.
  * @ts: firmware time; must not go backwards on a core.
- * Return: 0, or a negative code (the record is counted in core.dropped).
+ * Return: 0, or a negative code. An oversize record or event id 0 is
+ * counted in the core's dropped counter; a bad @core has no counter.
  */
 int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
 		   uint16_t event_id, uint64_t ts,

@@ -148,6 +148,7 @@ TEST(Producer, RejectsOverlongDictionaryNames) {
   Area a(hmb_trace_area_size(&cfg));
   hmb_trace_producer p{};
   EXPECT_EQ(hmb_trace_producer_init(&p, a.bytes.data(), a.bytes.size(), &cfg), HMB_TRACE_EINVAL);
+  EXPECT_EQ(a.At<uint32_t>(12), 0xeeeeeeeeu) << "a refused config must leave the area alone";
 }
 
 TEST(Producer, ReinitIncrementsGenerationAndInvalidatesPages) {

@@ -666,9 +666,9 @@ nlohmann::json TruthJson(const SimResult& r) {
     lives.push_back({{"producer_gen", life.producer_gen}, {"cores", cores}});
   }
   const SimConfig& c = r.config;
-  json resets = json::array();
-  for (uint64_t n : c.reset_at)
-    resets.push_back(n);
+  json events = json::array();
+  for (uint16_t i = 0; i < fw_nr_events; i++)
+    events.push_back({{"id", fw_events[i].id}, {"name", fw_events[i].name}});
   return {
       {"tool", "hmb-fwsim"},
       {"seed", c.seed},
@@ -684,6 +684,7 @@ nlohmann::json TruthJson(const SimResult& r) {
        }},
       {"clock", {{"hz", c.clock_hz}, {"epoch_monotonic_ns", r.clock_epoch_ns}}},
       {"build_id", Hex(r.build_id)},
+      {"events", events},
       {"workload",
        {
            {"rate", c.rate},

@@ -300,7 +300,9 @@ int Main(int argc, char** argv) {
 
   int rc = 0;
   if (!opt.truth.empty()) {
-    const std::string doc = TruthJson(result.value()).dump(2) + "\n";
+    nlohmann::json truth = TruthJson(result.value());
+    truth["area"] = opt.area;
+    const std::string doc = truth.dump(2) + "\n";
     if (Status st = WriteFileAtomically(opt.truth, doc); !st.ok()) {
       std::fprintf(stderr, "hmb-fwsim: %s\n", st.message().c_str());
       rc = 1;

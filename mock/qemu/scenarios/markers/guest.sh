@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# markers, guest side: while firmware records flow and trace-cmd records the
+# hmb instance, write "HMBMARK n=N" to the instance's trace_marker, reading
+# the status 'delivered' counters right before and right after each write
+# (the status read takes each drain's lock, so a counted record has already
+# been emitted). /mnt/marker-log.txt: "N before=D0 D1.. after=D0 D1..".
+. /mnt/guest-lib.sh
+
+load_module || finish
+echo 16384 >"$I/buffer_size_kb" || fail "buffer_size_kb"
+rm -f /mnt/marker-log.txt
+# shellcheck disable=SC2016 # expanded by the traced shell
+capture markers '
+	n=0
+	while [ ! -e /mnt/truth.json ] && [ $n -lt 200 ]; do
+		n=$((n + 1))
+		b=$(cat "$S/delivered")
+		printf "HMBMARK n=%d" "$n" >"$I/trace_marker"
+		a=$(cat "$S/delivered")
+		echo "$n before=$b after=$a" >>/mnt/marker-log.txt
+		sleep 0.05
+	done
+	wait_truth; sleep 2'
+collect markers
+wc -l /mnt/marker-log.txt
+finish

@@ -1,0 +1,14 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# overrun, guest side: the module polls slowly (poll_interval_us from
+# host.sh) while hmb-fwsim overruns a small ring; trace-cmd records with a
+# large instance buffer so that ftrace itself loses nothing.
+. /mnt/guest-lib.sh
+
+load_module || finish
+echo 32768 >"$I/buffer_size_kb" || fail "buffer_size_kb"
+echo "poll_interval_us=$(cat /sys/module/hmb_trace/parameters/poll_interval_us)"
+capture overrun 'wait_truth; sleep 2'
+collect overrun
+finish

@@ -1,0 +1,16 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# record, guest side: trace-cmd record -B hmb -e hmb while hmb-fwsim (host)
+# produces a fixed count per core; the traced command starts the producer
+# (/mnt/ready) and ends once hmb-fwsim has written its truth file, plus a
+# margin for the last poll and a periodic dictionary. Brings back the
+# capture, the status files and the ftrace per-cpu stats; host.sh compares
+# them with the truth (tests/e2e/verify_trace.py record).
+. /mnt/guest-lib.sh
+
+load_module || finish
+echo 16384 >"$I/buffer_size_kb" || fail "buffer_size_kb"
+capture record 'wait_truth; sleep 2'
+collect record
+finish

@@ -1,0 +1,14 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# reset, guest side: trace-cmd records while hmb-fwsim resets the firmware
+# (new producer generation) mid-run; then the guest shows it is still alive.
+. /mnt/guest-lib.sh
+
+load_module || finish
+echo 16384 >"$I/buffer_size_kb" || fail "buffer_size_kb"
+capture reset 'wait_truth; sleep 2'
+collect reset
+step "still alive: $(cat /proc/loadavg)"
+echo alive >/mnt/alive
+finish

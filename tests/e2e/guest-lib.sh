@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
+#
+# Guest-side helpers for the e2e scenarios (busybox sh). host.sh copies this
+# file into the share; guest.sh sources it as /mnt/guest-lib.sh.
+#
+#   T, I        tracefs root and the hmb instance
+#   S           /sys/class/hmb_trace/<area> (set by load_module)
+#   step MSG    log a step with the guest uptime
+#   fail MSG    log a failure and count it (the scenario's exit status)
+#   load_module insmod /hmb_trace.ko with /mnt/module-params, find S
+#   wait_file PATH SECONDS   wait until PATH exists (0) or time out (1)
+#   dump_status FILE         every status file as "name: value" lines
+#   dump_ftrace_stats FILE   per_cpu/cpuN/stats of the hmb instance
+#   capture NAME CMD         trace-cmd record -B hmb -e hmb of the traced
+#               command "touch /mnt/ready; CMD" (CMD runs with this file
+#               sourced); the capture is copied to /mnt/NAME.dat
+#   collect NAME             status, dictionary and ftrace stats to
+#               /mnt/NAME-status.txt, NAME-dictionary.bin, NAME-ftrace-stats.txt
+#   finish      dmesg to /mnt/dmesg.txt, exit with the failure count
+
+T=/sys/kernel/tracing
+I=$T/instances/hmb
+S=""
+fails=0
+
+step() {
+	echo "== [$(cut -d' ' -f1 /proc/uptime)] $*"
+}
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+load_module() {
+	params=$(cat /mnt/module-params 2>/dev/null)
+	step "insmod /hmb_trace.ko $params"
+	# shellcheck disable=SC2086 # separate words
+	if ! insmod /hmb_trace.ko $params; then
+		fail "insmod hmb_trace.ko $params"
+		return 1
+	fi
+	for d in /sys/class/hmb_trace/*; do
+		[ -d "$d" ] && S=$d && break
+	done
+	if [ -z "$S" ]; then
+		fail "no /sys/class/hmb_trace/<area> directory after insmod"
+		return 1
+	fi
+	[ -d "$I" ] || { fail "no trace instance $I"; return 1; }
+	export S
+	echo "area status: $S"
+	return 0
+}
+
+wait_file() {
+	n=0
+	while [ ! -e "$1" ]; do
+		n=$((n + 1))
+		[ "$n" -gt $(($2 * 10)) ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+dump_status() {
+	{
+		for f in "$S"/* "$S"/lost/* "$S"/errors/*; do
+			n=${f#"$S"/}
+			case "$n" in
+			dictionary) echo "dictionary_bytes: $(wc -c <"$f")" ;;
+			device | power | subsystem | uevent | lost | errors) ;;
+			*) [ -f "$f" ] && echo "$n: $(cat "$f" 2>&1)" ;;
+			esac
+		done
+		echo "guest_uptime: $(cut -d' ' -f1 /proc/uptime)"
+	} >"$1"
+}
+
+dump_ftrace_stats() {
+	for c in "$I"/per_cpu/cpu*; do
+		echo "cpu: ${c##*/cpu}"
+		cat "$c/stats"
+	done >"$1"
+}
+
+capture() {
+	name=$1
+	shift
+	step "trace-cmd record -B hmb -e hmb -o /mnt/$name.dat (traced command starts the producer)"
+	if trace-cmd record -B hmb -e hmb -o "/tmp/$name.dat" \
+		sh -c ". /mnt/guest-lib.sh; touch /mnt/ready; $*" >"/mnt/$name.log" 2>&1; then
+		cp "/tmp/$name.dat" "/mnt/$name.dat" || fail "copy $name.dat to /mnt"
+		rm -f "/tmp/$name.dat"
+	else
+		cat "/mnt/$name.log"
+		fail "trace-cmd record ($name)"
+	fi
+	grep '^FAIL' "/mnt/$name.log" && fail "traced command ($name)"
+	step "trace-cmd record ($name) done"
+}
+
+collect() {
+	dump_status "/mnt/$1-status.txt"
+	cat "/mnt/$1-status.txt"
+	cat "$S/dictionary" >"/mnt/$1-dictionary.bin"
+	dump_ftrace_stats "/mnt/$1-ftrace-stats.txt"
+}
+
+# wait_truth [SECONDS]: until hmb-fwsim (host) wrote its truth file: it has
+# produced everything.
+wait_truth() {
+	wait_file /mnt/truth.json "${1:-120}" || echo "FAIL: hmb-fwsim did not finish"
+}
+
+finish() {
+	dmesg >/mnt/dmesg.txt
+	step "done: $fails failure(s)"
+	exit "$fails"
+}
