@@ -25,10 +25,13 @@ inline constexpr uint32_t kHostPage = 1u << kHostPageShift;
 // host page table the consumer reads it through.
 class TestArea {
  public:
+  // The area need not be a whole number of host pages (small ABI pages);
+  // the mapping is, as a device BAR or an HMB chunk would be.
   explicit TestArea(uint64_t len) : len_(len) {
-    mem_ = static_cast<uint8_t*>(std::aligned_alloc(kHostPage, len));
-    std::memset(mem_, 0, len);
-    for (uint64_t off = 0; off < len; off += kHostPage)
+    const uint64_t mapped = (len + kHostPage - 1) & ~uint64_t{kHostPage - 1};
+    mem_ = static_cast<uint8_t*>(std::aligned_alloc(kHostPage, mapped));
+    std::memset(mem_, 0, mapped);
+    for (uint64_t off = 0; off < mapped; off += kHostPage)
       pages_.push_back(mem_ + off);
   }
   ~TestArea() { std::free(mem_); }

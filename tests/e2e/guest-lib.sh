@@ -21,7 +21,7 @@
 
 T=/sys/kernel/tracing
 I=$T/instances/hmb
-S=""
+S=${S:-}
 fails=0
 
 step() {

@@ -74,6 +74,12 @@ class AreaMapping {
   }
   AreaMapping(AreaMapping&& o) noexcept
       : base_(std::exchange(o.base_, nullptr)), len_(o.len_), pages_(std::move(o.pages_)) {}
+  AreaMapping& operator=(AreaMapping&& o) noexcept {
+    std::swap(base_, o.base_);
+    std::swap(len_, o.len_);
+    std::swap(pages_, o.pages_);
+    return *this;
+  }
   ~AreaMapping() {
     if (base_) munmap(const_cast<uint8_t*>(base_), len_);
   }

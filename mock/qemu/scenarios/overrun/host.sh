@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# overrun: a 4-page ring per core, a high rate and slow polling
-# (poll_interval_us=200000): the producer overwrites pages the module has not
+# overrun: a 2-page ring per core, a high rate and slow polling
+# (poll_interval_us=100000): the producer overwrites pages the module has not
 # read. Checks, per core, against the truth: delivered + lost = produced
 # exactly, from the capture's hmb_record/hmb_lost events and from the status
 # counters (which must agree); each hmb_lost sits at its gap (at_seq = the
@@ -14,11 +14,11 @@ source "$HMBQ_LIB"
 # shellcheck source=tests/e2e/e2e-lib.sh
 source "$HMBQ_REPO/tests/e2e/e2e-lib.sh"
 
-rate=${E2E_OVERRUN_RATE:-20000}
-count=${E2E_OVERRUN_COUNT:-20000}
+rate=${E2E_OVERRUN_RATE:-5000}
+count=${E2E_OVERRUN_COUNT:-15000}
 e2e_prepare
-HMBQ_MODULE_PARAMS="poll_interval_us=200000"
-hmbq_fwsim_start --cores 4 --pages-per-core 4 --rate "$rate" --count "$count" \
+HMBQ_MODULE_PARAMS="poll_interval_us=100000"
+hmbq_fwsim_start --cores 4 --pages-per-core 2 --rate "$rate" --count "$count" \
 	--seed 11 --quiet --truth "$HMBQ_SHARE/truth.json" || { echo "FAIL: hmb-fwsim"; exit 1; }
 # shellcheck disable=SC2119
 hmbq_boot
@@ -27,7 +27,7 @@ hmbq_fwsim_stop
 e2e_check "guest scenario ran to the end" e2e_guest_ok
 e2e_check "hmb-fwsim produced its count and wrote the truth" e2e_fwsim_finished count
 e2e_check "the capture came back and decodes on the host" e2e_report overrun.dat overrun.txt
-e2e_verify "overrun: 4-page rings, $rate/s, 200 ms polls: every record delivered or lost in place" \
+e2e_verify "overrun: 2-page rings, $rate/s, 100 ms polls: every record delivered or lost in place" \
 	overrun --truth "$HMBQ_SHARE/truth.json" --report "$HMBQ_SHARE/overrun.txt" \
 	--status "$HMBQ_SHARE/overrun-status.txt" \
 	--stats "$HMBQ_SHARE/overrun-ftrace-stats.txt" --stat-report "$HMBQ_SHARE/overrun.stat"

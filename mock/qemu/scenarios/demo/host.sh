@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# demo, host side: hmb-fwsim plays firmware on 4 cores; the guest records the
+# hmb instance with trace-cmd; here we print an excerpt of the report and the
+# loss summary, next to what the firmware says it produced.
+set -uo pipefail
+# shellcheck source=mock/qemu/scenario-lib.sh
+source "$HMBQ_LIB"
+
+hmbq_fwsim_start --cores 4 --rate 2000 --duration 3 --seed 42 --quiet \
+	--truth "$HMBQ_SHARE/truth.json"
+hmbq_boot
+hmbq_fwsim_stop
+
+r=$HMBQ_SHARE/report.txt
+if [[ "$HMBQ_GUEST_STATUS" != 0 || ! -s $r ]]; then
+	echo "demo: the guest did not produce a report; see $HMBQ_SHARE/console.log"
+	exit 1
+fi
+echo
+echo "==== trace-cmd report (guest), first firmware events"
+grep -m 3 ' hmb_state: ' "$r"
+grep -m 12 ' hmb_record: ' "$r"
+echo "   ... $(grep -c ' hmb_record: ' "$r") hmb_record, $(grep -c ' hmb_lost: ' "$r") hmb_lost," \
+	"$(grep -c ' hmb_dict: ' "$r") hmb_dict events in $HMBQ_SHARE/demo.dat"
+echo
+echo "==== loss summary (module status, per firmware core)"
+cat "$HMBQ_SHARE/status.txt"
+echo
+echo "==== what the firmware produced (hmb-fwsim ground truth)"
+python3 - "$HMBQ_SHARE/truth.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+life = t["lives"][-1]
+print("produced     " + " ".join(str(c["produced"]) for c in life["cores"]))
+PY

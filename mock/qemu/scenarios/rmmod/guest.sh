@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rmmod, guest side: hmb-fwsim produces at full rate; readers hold
+# per_cpu/cpuN/trace_pipe_raw of the hmb instance open; rmmod hmb_trace under
+# that load. Then: the module is gone, the guest still runs commands, the
+# instance (left in place while busy) is removed with rmdir, and the module
+# loads again, delivers again and unloads cleanly without a reader.
+. /mnt/guest-lib.sh
+
+load_module || finish
+touch /mnt/ready
+sleep 1
+step "readers on trace_pipe_raw"
+cat "$I/per_cpu/cpu0/trace_pipe_raw" >/dev/null &
+r0=$!
+cat "$I/per_cpu/cpu1/trace_pipe_raw" >/dev/null &
+r1=$!
+sleep 2
+read -r d1 <"$S/delivered"
+sleep 1
+read -r d2 <"$S/delivered"
+echo "delivered: $d1 -> $d2 (1 s)"
+echo "load_delivered_1s: $d1 -> $d2" >/mnt/rmmod-load.txt
+cat "$S/lost/overwritten" >>/mnt/rmmod-load.txt
+step "rmmod hmb_trace (readers attached, producer at full rate)"
+if rmmod hmb_trace; then
+	echo "rmmod_status: 0" >>/mnt/rmmod-load.txt
+else
+	fail "rmmod hmb_trace under load with readers attached"
+fi
+if grep -q '^hmb_trace ' /proc/modules; then
+	fail "hmb_trace still in /proc/modules after rmmod"
+	grep '^hmb_trace ' /proc/modules
+else
+	echo "hmb_trace gone from /proc/modules"
+fi
+[ -e /sys/class/hmb_trace ] && ls /sys/class/hmb_trace && fail "/sys/class/hmb_trace still there"
+kill "$r0" "$r1" 2>/dev/null
+wait "$r0" "$r1" 2>/dev/null
+step "after rmmod: the guest runs commands"
+uname -r >/mnt/after-rmmod.txt && cat /proc/loadavg >>/mnt/after-rmmod.txt
+dmesg | grep -i hmb_trace | tail -n 5
+if [ -d "$I" ]; then
+	rmdir "$I" || fail "rmdir $I (left busy by rmmod) failed"
+fi
+[ -d "$I" ] && fail "instance $I still there after rmdir"
+
+step "insmod again, records flow, rmmod without a reader"
+S=""
+load_module || finish
+sleep 2
+n=$(grep -c ' hmb_record:' "$I/trace")
+echo "records after reload: $n"
+[ "$n" -gt 0 ] || fail "no hmb_record after loading the module again"
+echo "reload_records: $n" >>/mnt/rmmod-load.txt
+rmmod hmb_trace || fail "second rmmod hmb_trace"
+grep -q '^hmb_trace ' /proc/modules && fail "hmb_trace in /proc/modules after the second rmmod"
+[ -d "$I" ] && fail "instance $I not removed by rmmod without a reader"
+step "final command"
+echo alive >/mnt/alive
+finish

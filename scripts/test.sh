@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The project's test command: installs what is missing, builds, and runs
+#   unit  - GoogleTest suites (meson suite "unit"), gcc, warnings as errors
+#   asan  - the same suites built with clang + ASan + UBSan
+#   fuzz  - each libFuzzer target for HMBTRACE_FUZZ_SECONDS (default 30)
+#   e2e   - the QEMU scenarios: hmb_trace.ko in a Debian guest, verified
+#           against hmb-fwsim's ground truth
+# Usage: scripts/test.sh [--no-e2e] [--no-fuzz]
+# Ends with one line "N passed, M failed" over every test it ran.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+run_e2e=1
+run_fuzz=1
+for arg in "$@"; do
+	case "$arg" in
+	--no-e2e) run_e2e=0 ;;
+	--no-fuzz) run_fuzz=0 ;;
+	-h|--help) sed -n '3,12p' "$0"; exit 0 ;;
+	*) echo "test.sh: unknown option $arg" >&2; exit 2 ;;
+	esac
+done
+
+passed=0
+failed=0
+# Adds the results of one meson build dir's last test run to the totals.
+count_meson() {
+	local log=$1/meson-logs/testlog.json p f
+	[[ -f $log ]] || return 0
+	p=$(grep -c '"result": "OK"' "$log" || true)
+	f=$(grep -c -E '"result": "(FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS)"' "$log" || true)
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+stage() { printf '\n==== %s\n' "$*"; }
+
+stage "dependencies"
+scripts/install-deps.sh --kernel
+
+stage "unit (gcc, -Werror)"
+scripts/build.sh
+rm -f build/meson-logs/testlog.json
+meson test -C build --suite unit --print-errorlogs || true
+count_meson build
+
+stage "unit (clang, ASan + UBSan)"
+if [[ ! -f build-asan/build.ninja ]]; then
+	CC=clang CXX=clang++ meson setup build-asan --werror -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dfuzz=true -Dbenchmarks=disabled \
+		-Dfuzz_seconds="${HMBTRACE_FUZZ_SECONDS:-30}"
+else
+	meson configure build-asan -Dfuzz_seconds="${HMBTRACE_FUZZ_SECONDS:-30}"
+fi
+ninja -C build-asan
+rm -f build-asan/meson-logs/testlog.json
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	meson test -C build-asan --suite unit --print-errorlogs || true
+count_meson build-asan
+
+if ((run_fuzz)); then
+	stage "fuzz (${HMBTRACE_FUZZ_SECONDS:-30} s per target)"
+	rm -f build-asan/meson-logs/testlog.json
+	meson test -C build-asan --suite fuzz --print-errorlogs || true
+	count_meson build-asan
+fi
+
+if ((run_e2e)); then
+	stage "e2e (QEMU guest, Debian kernel, hmb_trace.ko)"
+	make -s -C kernel/hmb_trace
+	e2e_out=$(mktemp)
+	tests/e2e/run-all.sh build 2>&1 | tee "$e2e_out" || true
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$e2e_out" | tail -1)
+	rm -f "$e2e_out"
+	if [[ -z $line ]]; then
+		echo "e2e: the scenario runner did not report results" >&2
+		failed=$((failed + 1))
+	else
+		passed=$((passed + $(echo "$line" | cut -d' ' -f1)))
+		failed=$((failed + $(echo "$line" | cut -d' ' -f3)))
+	fi
+fi
+
+echo
+echo "$passed passed, $failed failed"
+((failed == 0 && passed > 0))
