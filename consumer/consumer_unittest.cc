@@ -120,6 +120,13 @@ TEST(Consumer, BudgetResumesMidPage) {
   ExpectExact(r, 0, 0);
 }
 
+TEST(Consumer, LargestBudgetDrainsEverything) {
+  Rig r(4096, 16, 1);
+  r.Emit(0, 10 * r.RecordsPerPage(0));
+  ASSERT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_ATTACHED);
+  EXPECT_EQ(hmb_consumer_drain_core(r.consumer.get(), 0, UINT32_MAX), r.produced[0]);
+}
+
 TEST(Consumer, TimestampsSurviveDeltaOverflow) {
   Rig r(4096, 4, 1);
   std::vector<uint64_t> ts = {5, 6, 6 + (1ull << 32), 7 + (1ull << 33), 1ull << 40};

@@ -362,48 +362,70 @@ static void skip_overwritten(struct hmb_consumer *c, uint16_t core,
 
 enum visit_result { VISIT_MORE, VISIT_STOP };
 
-/* Parse @n copied bytes of a page and deliver its records. */
+/*
+ * Parse @n copied bytes of a page and deliver its records. The hot loop: the
+ * position lives in locals and is written back when the loop ends, so the
+ * consumer's counters are up to date whenever a drain returns (a deliver
+ * callback must not rely on them).
+ */
 static enum visit_result deliver_copy(struct hmb_consumer *c, uint16_t core,
 				      uint32_t n, uint32_t nrec, uint64_t first,
 				      uint64_t base_ts, uint32_t *delivered,
 				      uint32_t budget)
 {
 	struct hmb_consumer_core *cc = &c->core[core];
+	int (*deliver)(void *ctx, const struct hmb_record *rec) = c->ops.deliver;
 	const uint8_t *buf = c->scratch;
-	uint32_t pos = 0;
+	uint32_t pos = 0, recs = cc->page_recs, done = *delivered;
+	enum visit_result res = VISIT_MORE;
+	struct hmb_record rec;
+	int bad = 0;
 
-	while (pos < n && cc->page_recs < nrec) {
-		struct hmb_record rec;
+	rec.core = core;
+	while (pos < n && recs < nrec) {
+		uint64_t hdr;
 		uint32_t len, size;
 
-		if (n - pos < REC_HDR_LEN)
-			goto bad;
-		rec.event_id = hmb_get16(buf + pos);
-		len = hmb_get16(buf + pos + 2);
+		if (n - pos < REC_HDR_LEN) {
+			bad = 1;
+			break;
+		}
+		hdr = hmb_get64(buf + pos);
+		rec.event_id = (uint16_t)hdr;
+		len = (uint16_t)(hdr >> 16);
 		size = REC_HDR_LEN + ((len + HMB_TRACE_RECORD_ALIGN - 1) &
 				      ~(HMB_TRACE_RECORD_ALIGN - 1));
-		if (rec.event_id == 0 || size > n - pos)
-			goto bad;
-		rec.core = core;
+		if (rec.event_id == 0 || size > n - pos) {
+			bad = 1;
+			break;
+		}
 		rec.len = (uint16_t)len;
-		rec.seq = first + cc->page_recs;
-		rec.ts = base_ts + hmb_get32(buf + pos + 4);
+		rec.seq = first + recs;
+		rec.ts = base_ts + (uint32_t)(hdr >> 32);
 		rec.payload = buf + pos + REC_HDR_LEN;
 		pos += size;
-		cc->page_off += size;
-		cc->page_recs++;
-		cc->next_seq = rec.seq + 1;
-		cc->delivered++;
-		(*delivered)++;
-		if (c->ops.deliver && c->ops.deliver(c->ctx, &rec))
-			return VISIT_STOP;
-		if (*delivered >= budget && pos < n)
-			return VISIT_STOP; /* resume mid-page next drain */
+		recs++;
+		done++;
+		if (deliver && deliver(c->ctx, &rec)) {
+			res = VISIT_STOP;
+			break;
+		}
+		if (done >= budget && pos < n) {
+			res = VISIT_STOP; /* resume mid-page next drain */
+			break;
+		}
 	}
-	if (pos != n)
-		goto bad; /* more bytes than the commit word's records */
-	return VISIT_MORE;
-bad:
+	cc->delivered += recs - cc->page_recs;
+	cc->page_off += pos;
+	cc->page_recs = recs;
+	if (recs)
+		cc->next_seq = first + recs;
+	*delivered = done;
+	if (res == VISIT_STOP)
+		return res;
+	if (!bad && pos == n)
+		return VISIT_MORE;
+	/* A bad record, or more bytes than the commit word's records. */
 	cc->pending_invalid += nrec - cc->page_recs;
 	skip_invalid_page(c, core, HMB_ERR_BAD_RECORD);
 	return VISIT_MORE;
@@ -579,7 +601,8 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 uint32_t hmb_consumer_drain_core(struct hmb_consumer *c, uint16_t core,
 				 uint32_t budget)
 {
-	uint32_t delivered = 0, visits;
+	uint32_t delivered = 0;
+	uint64_t visits;
 
 	if (c->state != HMB_CONSUMER_ATTACHED || core >= c->geo.nr_cores ||
 	    !budget)
@@ -588,7 +611,8 @@ uint32_t hmb_consumer_drain_core(struct hmb_consumer *c, uint16_t core,
 	 * Every visit either delivers, moves to a later page or stops; the
 	 * visit bound keeps a hostile area from holding us here.
 	 */
-	for (visits = 0; visits < budget + 2 && delivered < budget; visits++) {
+	for (visits = 0; visits < (uint64_t)budget + 2 && delivered < budget;
+	     visits++) {
 		if (visit_page(c, core, &delivered, budget) == VISIT_STOP)
 			break;
 	}

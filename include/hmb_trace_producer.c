@@ -354,6 +354,7 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 	p->nr_cores = cfg->nr_cores;
 	p->producer_gen = gen + 1;
 	p->ring_offset = ring_off;
+	p->max_payload = hmb_trace_max_payload(p);
 
 	/* Invalidate every page so no header of the previous life matches. */
 	for (c = 0; c < cfg->nr_cores; c++) {
@@ -480,7 +481,7 @@ int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
 		return HMB_TRACE_EINVAL;
 	pc = &p->core[core];
 	len = fixed_len + var_len;
-	if (event_id == 0 || len < fixed_len || len > hmb_trace_max_payload(p)) {
+	if (event_id == 0 || len < fixed_len || len > p->max_payload) {
 		put64(&core_desc(p, core)->dropped, ++pc->dropped);
 		return event_id == 0 ? HMB_TRACE_EINVAL : HMB_TRACE_E2BIG;
 	}
@@ -492,9 +493,9 @@ int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
 
 	dst = pc->page + sizeof(struct hmb_trace_page_header) + pc->bytes;
 	r = (struct hmb_trace_record_header *)dst;
-	put16(&r->event_id, event_id);
-	put16(&r->len, (uint16_t)len);
-	put32(&r->ts_delta, (uint32_t)(ts - pc->base_ts));
+	/* The whole record header in one store: event_id, len, ts_delta. */
+	put64(r, (uint64_t)event_id | (uint64_t)len << 16 |
+		 (uint64_t)(uint32_t)(ts - pc->base_ts) << 32);
 	dst += sizeof(*r);
 	if (fixed_len)
 		copy_bytes(dst, (const uint8_t *)fixed, fixed_len);

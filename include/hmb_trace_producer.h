@@ -84,6 +84,7 @@ struct hmb_trace_producer {
 	uint16_t nr_cores;
 	uint32_t producer_gen;
 	uint64_t ring_offset;
+	uint32_t max_payload;
 	struct hmb_trace_producer_core core[HMB_TRACE_MAX_CORES];
 };
 

@@ -301,12 +301,29 @@ static void hmb_trace_drain_work(struct work_struct *work)
 	mutex_unlock(&d->lock);
 
 	if (more) {
+		/*
+		 * Catch up at once, but back to back for at most one poll
+		 * interval: the work is WQ_HIGHPRI, and a producer that
+		 * outruns the host must not starve everything else on this
+		 * CPU (it loses records either way).
+		 */
+		if (!d->catching_up) {
+			d->catching_up = true;
+			d->busy_since = jiffies;
+		}
 		d->interval_us = base;
 		delay = 0;
+		if (time_after_eq(jiffies,
+				  d->busy_since + usecs_to_jiffies(base))) {
+			d->catching_up = false;
+			delay = usecs_to_jiffies(base);
+		}
 	} else if (got) {
+		d->catching_up = false;
 		d->interval_us = base;
 		delay = usecs_to_jiffies(base);
 	} else {
+		d->catching_up = false;
 		d->interval_us = clamp(d->interval_us * 2, base,
 				       base * HMB_TRACE_IDLE_BACKOFF);
 		delay = usecs_to_jiffies(d->interval_us);

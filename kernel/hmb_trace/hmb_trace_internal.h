@@ -45,6 +45,8 @@ struct hmb_trace_drain {
 	u8 *scratch;
 	unsigned int interval_us;
 	unsigned long next_dict;
+	unsigned long busy_since;	/* jiffies: start of back-to-back passes */
+	bool catching_up;		/* the last pass filled its budget */
 	bool dict_due;
 };
 

@@ -63,9 +63,8 @@ TEST(FwEventsTest, ProducerInitAcceptsTheTable) {
   cfg.nr_events = fw_nr_events;
   cfg.events = fw_events;
   hmb_trace_producer producer{};
-  EXPECT_EQ(hmb_trace_producer_init(&producer, buf.data(), buf.size() * 8,
-                                    &cfg),
-            0);
+  EXPECT_EQ(
+      hmb_trace_producer_init(&producer, buf.data(), buf.size() * 8, &cfg), 0);
 }
 
 TEST(FwEventsTest, IdsAreTheRegistryInOrderAndUnique) {

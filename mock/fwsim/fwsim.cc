@@ -103,7 +103,8 @@ uint64_t GarbagePageSeq(uint64_t page_seq, uint32_t pages_per_core) {
 
 class Simulator {
  public:
-  Simulator(const SimConfig& config, std::span<uint8_t> area,
+  Simulator(const SimConfig& config,
+            std::span<uint8_t> area,
             const hmb_trace_producer_config& producer_config,
             const std::atomic<bool>& external_stop)
       : config_(config),
@@ -145,8 +146,8 @@ class Simulator {
   struct alignas(64) CoreState {
     std::atomic<uint64_t> total{0};  // produced over the run; progress
     std::array<uint64_t, FW_EV_NR_IDS> counts{};
-    std::vector<StallSpec> stalls;       // sorted by after
-    std::vector<uint64_t> corruptions;   // seqs still to corrupt
+    std::vector<StallSpec> stalls;             // sorted by after
+    std::vector<uint64_t> corruptions;         // seqs still to corrupt
     std::optional<uint64_t> corrupt_page_seq;  // corrupted page still open
     size_t corrupt_fault = 0;                  // its index in faults_
     uint64_t life_seen = 1;
@@ -154,8 +155,11 @@ class Simulator {
   };
 
   void CoreLoop(uint16_t core);
-  void EmitOne(uint16_t core, CoreState& cs, CoreWorkload& workload,
-               uint64_t now_ns, uint64_t& last_ts);
+  void EmitOne(uint16_t core,
+               CoreState& cs,
+               CoreWorkload& workload,
+               uint64_t now_ns,
+               uint64_t& last_ts);
   void CorruptCurrentPage(uint16_t core, CoreState& cs, uint64_t seq);
   void ClosePendingCorruption(uint16_t core, CoreState& cs, uint64_t last_seq);
   bool StallCore(uint16_t core, CoreState& cs, const StallSpec& stall);
@@ -190,11 +194,11 @@ class Simulator {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  bool pause_ = false;    // guarded by mu_
-  int active_ = 0;        // guarded by mu_
-  int parked_ = 0;        // guarded by mu_
-  int finished_ = 0;      // guarded by mu_
-  uint64_t life_ = 1;     // guarded by mu_; bumped by every reset
+  bool pause_ = false;                  // guarded by mu_
+  int active_ = 0;                      // guarded by mu_
+  int parked_ = 0;                      // guarded by mu_
+  int finished_ = 0;                    // guarded by mu_
+  uint64_t life_ = 1;                   // guarded by mu_; bumped by every reset
   std::vector<LifeTruth> lives_;        // guarded by mu_
   std::vector<nlohmann::json> faults_;  // guarded by mu_
 };
@@ -280,7 +284,8 @@ void Simulator::FirmwareReset(uint64_t after) {
   cv_.notify_all();
 }
 
-void Simulator::ClosePendingCorruption(uint16_t core, CoreState& cs,
+void Simulator::ClosePendingCorruption(uint16_t core,
+                                       CoreState& cs,
                                        uint64_t last_seq) {
   (void)core;
   // faults_ is only appended to under mu_; the element itself is only
@@ -289,8 +294,7 @@ void Simulator::ClosePendingCorruption(uint16_t core, CoreState& cs,
   cs.corrupt_page_seq.reset();
 }
 
-void Simulator::CorruptCurrentPage(uint16_t core, CoreState& cs,
-                                   uint64_t seq) {
+void Simulator::CorruptCurrentPage(uint16_t core, CoreState& cs, uint64_t seq) {
   const hmb_trace_producer_core& pc = producer_.core[core];
   if (!pc.page)
     return;
@@ -318,7 +322,8 @@ void Simulator::CorruptCurrentPage(uint16_t core, CoreState& cs,
 }
 
 // False if the core stalled for good.
-bool Simulator::StallCore(uint16_t core, CoreState& cs,
+bool Simulator::StallCore(uint16_t core,
+                          CoreState& cs,
                           const StallSpec& stall) {
   const uint64_t produced = producer_.core[core].next_seq;
   size_t index;
@@ -330,8 +335,8 @@ bool Simulator::StallCore(uint16_t core, CoreState& cs,
         {"seq", produced ? nlohmann::json(produced - 1) : nlohmann::json()},
         {"producer_gen", producer_.producer_gen},
         {"after_records", cs.total.load(std::memory_order_relaxed)},
-        {"seconds", stall.seconds ? nlohmann::json(*stall.seconds)
-                                  : nlohmann::json()},
+        {"seconds",
+         stall.seconds ? nlohmann::json(*stall.seconds) : nlohmann::json()},
         {"resumed", false},
     });
     index = faults_.size() - 1;
@@ -347,13 +352,16 @@ bool Simulator::StallCore(uint16_t core, CoreState& cs,
   return true;
 }
 
-void Simulator::EmitOne(uint16_t core, CoreState& cs, CoreWorkload& workload,
-                        uint64_t now_ns, uint64_t& last_ts) {
+void Simulator::EmitOne(uint16_t core,
+                        CoreState& cs,
+                        CoreWorkload& workload,
+                        uint64_t now_ns,
+                        uint64_t& last_ts) {
   const FwRecord& rec = workload.Next();
   last_ts = std::max(last_ts, FirmwareTicks(now_ns));
-  const int err = hmb_trace_emit(&producer_, core, rec.event_id, last_ts,
-                                 rec.fixed.data(), rec.fixed_len,
-                                 rec.var.data(), rec.var_len);
+  const int err =
+      hmb_trace_emit(&producer_, core, rec.event_id, last_ts, rec.fixed.data(),
+                     rec.fixed_len, rec.var.data(), rec.var_len);
   if (err == 0)
     cs.counts[rec.event_id]++;
   cs.total.store(cs.total.load(std::memory_order_relaxed) + 1,
@@ -407,8 +415,8 @@ void Simulator::CoreLoop(uint16_t core) {
     }
     uint64_t now = NowNs();
     const uint64_t deadline =
-        pacing_origin + PacingOffsetNs(pacing_index, config_.rate,
-                                       config_.burst);
+        pacing_origin +
+        PacingOffsetNs(pacing_index, config_.rate, config_.burst);
     if (now < deadline) {
       SleepUntilNs(std::min(deadline, now + kPollNs));
       continue;
@@ -511,7 +519,9 @@ Result<SimResult> Simulator::Run(const ProgressFn& progress) {
   return result;
 }
 
-uint64_t NextPowerOfTwo(uint64_t v) { return std::bit_ceil(v); }
+uint64_t NextPowerOfTwo(uint64_t v) {
+  return std::bit_ceil(v);
+}
 
 }  // namespace
 
@@ -519,10 +529,13 @@ Status CheckAreaSizePowerOfTwo(uint64_t size) {
   if (size != 0 && std::has_single_bit(size))
     return {};
   const uint64_t up = NextPowerOfTwo(std::max<uint64_t>(size, 1));
+  const std::string human = up >= (1u << 20)
+                                ? std::to_string(up >> 20) + " MiB"
+                                : std::to_string(up >> 10) + " KiB";
   return Status::Error("area size " + std::to_string(size) +
                        " is not a power of two (QEMU's ivshmem needs one); "
-                       "use --size " + std::to_string(up) + " (" +
-                       std::to_string(up >> 10) + " KiB)");
+                       "use --size " +
+                       std::to_string(up) + " (" + human + ")");
 }
 
 std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> FwEventsBuildId() {
@@ -532,9 +545,8 @@ std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> FwEventsBuildId() {
     h = Fnv1aString(h, "hmb-fwsim");
     for (uint16_t i = 0; i < fw_nr_events; i++) {
       const hmb_trace_event_desc& ev = fw_events[i];
-      const uint8_t roles[] = {ev.role,          ev.key_field,
-                               ev.latency_field, ev.qid_field,
-                               ev.cid_field,     ev.value_field};
+      const uint8_t roles[] = {ev.role,      ev.key_field, ev.latency_field,
+                               ev.qid_field, ev.cid_field, ev.value_field};
       h = Fnv1a(h, &ev.id, sizeof(ev.id));
       h = Fnv1a(h, &ev.pair_id, sizeof(ev.pair_id));
       h = Fnv1a(h, roles, sizeof(roles));
@@ -571,8 +583,8 @@ Result<hmb_trace_producer_config> MakeProducerConfig(const SimConfig& config,
                          " must be a power of two from " +
                          std::to_string(HMB_TRACE_PAGE_SIZE_MIN) + " to " +
                          std::to_string(HMB_TRACE_PAGE_SIZE_MAX));
-  const uint64_t meta_need = sizeof(hmb_trace_meta) +
-                             uint64_t{config.cores} * sizeof(hmb_trace_core);
+  const uint64_t meta_need =
+      sizeof(hmb_trace_meta) + uint64_t{config.cores} * sizeof(hmb_trace_core);
   if (meta_need > ps)
     return Status::Error("--page-size " + std::to_string(ps) +
                          " is too small for " + std::to_string(config.cores) +
@@ -581,12 +593,11 @@ Result<hmb_trace_producer_config> MakeProducerConfig(const SimConfig& config,
   if (config.pages_per_core != 0 &&
       (config.pages_per_core < HMB_TRACE_PAGES_PER_CORE_MIN ||
        config.pages_per_core > HMB_TRACE_PAGES_PER_CORE_MAX))
-    return Status::Error("--pages-per-core " +
-                         std::to_string(config.pages_per_core) +
-                         " is out of range: " +
-                         std::to_string(HMB_TRACE_PAGES_PER_CORE_MIN) + ".." +
-                         std::to_string(HMB_TRACE_PAGES_PER_CORE_MAX) +
-                         " (or 0: as many as fit)");
+    return Status::Error(
+        "--pages-per-core " + std::to_string(config.pages_per_core) +
+        " is out of range: " + std::to_string(HMB_TRACE_PAGES_PER_CORE_MIN) +
+        ".." + std::to_string(HMB_TRACE_PAGES_PER_CORE_MAX) +
+        " (or 0: as many as fit)");
   if (config.clock_hz == 0)
     return Status::Error("--clock-hz must not be 0");
 
@@ -620,26 +631,33 @@ Result<hmb_trace_producer_config> MakeProducerConfig(const SimConfig& config,
   return cfg;
 }
 
+Status CheckConfig(const SimConfig& config, uint64_t area_len) {
+  Result<hmb_trace_producer_config> cfg = MakeProducerConfig(config, area_len);
+  if (!cfg.ok())
+    return cfg.status();
+  for (const StallSpec& s : config.stalls)
+    if (s.core >= config.cores)
+      return Status::Error("--stall-core " + std::to_string(s.core) +
+                           ": there are only " + std::to_string(config.cores) +
+                           " cores");
+  for (const CorruptSpec& c : config.corruptions)
+    if (c.core >= config.cores)
+      return Status::Error("--corrupt-page " + std::to_string(c.core) +
+                           ": there are only " + std::to_string(config.cores) +
+                           " cores");
+  return {};
+}
+
 Result<SimResult> RunSimulation(const SimConfig& config,
                                 std::span<uint8_t> area,
                                 const std::atomic<bool>& stop,
                                 const ProgressFn& progress) {
-  Result<hmb_trace_producer_config> cfg = MakeProducerConfig(config,
-                                                             area.size());
-  if (!cfg.ok())
-    return cfg.status();
+  if (Status st = CheckConfig(config, area.size()); !st.ok())
+    return st;
   if (reinterpret_cast<uintptr_t>(area.data()) % 8 != 0)
     return Status::Error("the area must be 8-byte aligned");
-  for (const StallSpec& s : config.stalls)
-    if (s.core >= config.cores)
-      return Status::Error("--stall-core " + std::to_string(s.core) +
-                           ": there are only " +
-                           std::to_string(config.cores) + " cores");
-  for (const CorruptSpec& c : config.corruptions)
-    if (c.core >= config.cores)
-      return Status::Error("--corrupt-page " + std::to_string(c.core) +
-                           ": there are only " +
-                           std::to_string(config.cores) + " cores");
+  Result<hmb_trace_producer_config> cfg =
+      MakeProducerConfig(config, area.size());
   auto sim = std::make_unique<Simulator>(config, area, cfg.value(), stop);
   if (Status st = sim->Init(); !st.ok())
     return st;
@@ -702,8 +720,8 @@ nlohmann::json TruthJson(const SimResult& r) {
 Status WriteFileAtomically(const std::string& path,
                            const std::string& contents) {
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                      0644);
+  const int fd =
+      open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return Status::Error("cannot create " + tmp + ": " + std::strerror(errno));
   size_t done = 0;
@@ -712,8 +730,8 @@ Status WriteFileAtomically(const std::string& path,
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
-      Status err = Status::Error("cannot write " + tmp + ": " +
-                                 std::strerror(errno));
+      Status err =
+          Status::Error("cannot write " + tmp + ": " + std::strerror(errno));
       close(fd);
       unlink(tmp.c_str());
       return err;
@@ -721,8 +739,8 @@ Status WriteFileAtomically(const std::string& path,
     done += static_cast<size_t>(n);
   }
   if (fsync(fd) != 0 || close(fd) != 0) {
-    Status err = Status::Error("cannot write " + tmp + ": " +
-                               std::strerror(errno));
+    Status err =
+        Status::Error("cannot write " + tmp + ": " + std::strerror(errno));
     unlink(tmp.c_str());
     return err;
   }

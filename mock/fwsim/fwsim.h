@@ -105,6 +105,9 @@ Status CheckAreaSizePowerOfTwo(uint64_t size);
 Result<hmb_trace_producer_config> MakeProducerConfig(const SimConfig& config,
                                                      uint64_t area_len);
 
+// MakeProducerConfig() plus the fault specifications' core numbers.
+Status CheckConfig(const SimConfig& config, uint64_t area_len);
+
 // A build id derived from the event table: it changes whenever the
 // dictionary does.
 std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> FwEventsBuildId();

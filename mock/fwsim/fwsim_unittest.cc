@@ -14,6 +14,8 @@
 #include <sstream>
 #include <vector>
 
+#include "dictionary.h"
+#include "format.h"
 #include "hmb_consumer.h"
 
 namespace hmbtrace {
@@ -70,23 +72,32 @@ Result<SimResult> RunInMemory(const SimConfig& config, InMemoryArea& area) {
 
 // Drains the whole area once with the consumer core.
 struct Drained {
+  std::vector<std::pair<uint16_t, std::vector<uint8_t>>> records;  // if kept
+  bool keep = false;
   std::map<uint16_t, std::array<uint64_t, FW_EV_NR_IDS>> counts;
   std::map<uint16_t, std::array<uint64_t, HMB_LOST_NR>> lost;
   std::map<uint16_t, uint64_t> delivered;
 };
 
-Drained DrainWithConsumer(InMemoryArea& area, uint16_t cores) {
+Drained DrainWithConsumer(InMemoryArea& area,
+                          uint16_t cores,
+                          bool keep = false) {
   std::vector<const uint8_t*> pages;
   for (size_t off = 0; off < kAreaLen; off += 4096)
     pages.push_back(area.bytes().data() + off);
   const hmb_area map = {pages.data(), pages.size(), 12};
   std::vector<uint8_t> scratch(HMB_CONSUMER_SCRATCH_LEN);
   Drained out;
+  out.keep = keep;
   hmb_consumer_ops ops{};
   ops.deliver = [](void* ctx, const hmb_record* rec) {
     auto* d = static_cast<Drained*>(ctx);
     if (rec->event_id < FW_EV_NR_IDS)
       d->counts[rec->core][rec->event_id]++;
+    if (d->keep)
+      d->records.emplace_back(
+          rec->event_id,
+          std::vector<uint8_t>(rec->payload, rec->payload + rec->len));
     return 0;
   };
   ops.lost = [](void* ctx, uint16_t core, uint64_t count,
@@ -151,6 +162,37 @@ TEST(FwsimTest, ConsumerReadsExactlyWhatTheTruthSays) {
   }
 }
 
+TEST(FwsimTest, DecoderRendersEveryRecordFromThePublishedDictionary) {
+  InMemoryArea area;
+  Result<SimResult> r = RunInMemory(CountConfig(1, 20000), area);
+  ASSERT_TRUE(r.ok()) << r.message();
+  std::string error;
+  auto dict = Dictionary::Parse(
+      area.bytes().subspan(r->dict_offset, r->dict_len), &error);
+  ASSERT_TRUE(dict.has_value()) << error;
+  EXPECT_EQ(dict->events().size(), fw_nr_events);
+
+  Drained d = DrainWithConsumer(area, 1, /*keep=*/true);
+  ASSERT_EQ(d.records.size(), 20000u);
+  std::map<uint16_t, std::string> example;
+  for (const auto& [id, payload] : d.records) {
+    const std::string text = FormatRecord(dict.value(), id, payload);
+    EXPECT_EQ(text.find("<truncated>"), std::string::npos) << text;
+    EXPECT_EQ(text.find("<?>"), std::string::npos) << text;
+    EXPECT_EQ(text.find("unknown event"), std::string::npos) << text;
+    example.emplace(id, text);
+  }
+  for (uint16_t id = 1; id < FW_EV_NR_IDS; id++)
+    EXPECT_TRUE(example.count(id)) << "no record of event " << id;
+  EXPECT_TRUE(example[FW_EV_CMD_FETCH].starts_with("qid=1 cid="))
+      << example[FW_EV_CMD_FETCH];
+  EXPECT_NE(example[FW_EV_CMD_FETCH].find(" opc="), std::string::npos);
+  EXPECT_EQ(example[FW_EV_CMD_FETCH].find("opc=0x"), std::string::npos)
+      << example[FW_EV_CMD_FETCH];
+  for (const auto& [id, text] : example)
+    std::printf("  %-14s %s\n", fw_event_by_id(id)->name, text.c_str());
+}
+
 TEST(FwsimTest, ResetStartsANewLifeAndTheAreaShowsTheLastOne) {
   InMemoryArea area;
   SimConfig config = CountConfig(2, 1000);
@@ -194,9 +236,9 @@ TEST(FwsimTest, CorruptedPageIsRecordedAndLostAsInvalid) {
 
   // The header in the area really holds the garbage.
   const uint64_t page_seq = f["page_seq"];
-  const uint64_t off = r->ring_offset +
-                       (1ull * r->pages_per_core + page_seq % r->pages_per_core) *
-                           config.page_size;
+  const uint64_t off = r->ring_offset + (1ull * r->pages_per_core +
+                                         page_seq % r->pages_per_core) *
+                                            config.page_size;
   EXPECT_EQ(area.Get64(off), f["written_page_seq"].get<uint64_t>());
 
   Drained d = DrainWithConsumer(area, 2);

@@ -245,7 +245,8 @@ int Main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every usage error exits 2.
+    return app.exit(e) == 0 ? 0 : 2;
   }
 
   for (const std::string& s : opt.stalls) {
@@ -269,8 +270,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   // Check the geometry before touching the file.
-  if (auto cfg = MakeProducerConfig(config, opt.size); !cfg.ok()) {
-    std::fprintf(stderr, "hmb-fwsim: %s\n", cfg.message().c_str());
+  if (Status st = CheckConfig(config, opt.size); !st.ok()) {
+    std::fprintf(stderr, "hmb-fwsim: %s\n", st.message().c_str());
     return 2;
   }
 
@@ -331,4 +332,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace hmbtrace
 
-int main(int argc, char** argv) { return hmbtrace::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return hmbtrace::Main(argc, argv);
+}

@@ -66,7 +66,9 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   return *this;
 }
 
-MappedFile::~MappedFile() { Reset(); }
+MappedFile::~MappedFile() {
+  Reset();
+}
 
 void MappedFile::Reset() {
   if (data_)

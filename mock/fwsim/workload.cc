@@ -258,9 +258,8 @@ void CoreWorkload::QueueGarbageCollection() {
 
 void CoreWorkload::QueueThermal() {
   // A bounded random walk around the operating range.
-  temperature_c_ = static_cast<int16_t>(
-      std::clamp<int>(temperature_c_ + static_cast<int>(prng_.Below(5)) - 2,
-                      25, 95));
+  temperature_c_ = static_cast<int16_t>(std::clamp<int>(
+      temperature_c_ + static_cast<int>(prng_.Below(5)) - 2, 25, 95));
   uint8_t throttle = FW_THROTTLE_NONE;
   if (temperature_c_ >= 88)
     throttle = FW_THROTTLE_CRITICAL;
@@ -268,9 +267,8 @@ void CoreWorkload::QueueThermal() {
     throttle = FW_THROTTLE_HEAVY;
   else if (temperature_c_ >= 70)
     throttle = FW_THROTTLE_LIGHT;
-  Queue(FW_EV_THERMAL,
-        fw_thermal{static_cast<uint8_t>(config_.core), temperature_c_,
-                   throttle});
+  Queue(FW_EV_THERMAL, fw_thermal{static_cast<uint8_t>(config_.core),
+                                  temperature_c_, throttle});
 }
 
 void CoreWorkload::QueueLog() {
@@ -340,9 +338,9 @@ const FwRecord& CoreWorkload::Next() {
       QueueLog();
     } else if (prng_.Chance(kStandaloneErrorPerMillion)) {
       const uint16_t code = static_cast<uint16_t>(
-          prng_.Chance(500000) ? uint64_t{FW_ERR_READ_RETRY}
-                               : prng_.Between(FW_ERR_PROGRAM_FAIL,
-                                               FW_ERR_CMD_TIMEOUT));
+          prng_.Chance(500000)
+              ? uint64_t{FW_ERR_READ_RETRY}
+              : prng_.Between(FW_ERR_PROGRAM_FAIL, FW_ERR_CMD_TIMEOUT));
       QueueError(code, RandomDie(),
                  static_cast<uint16_t>(prng_.Below(kBlocksPerPlane)));
     } else if (in_flight_.size() < config_.queue_depth &&

@@ -35,6 +35,7 @@ e2e_check "records were flowing right before rmmod" flowing
 e2e_check "rmmod under load with readers returned 0" hmbq_grep '^rmmod_status: 0' rmmod-load.txt
 e2e_check "guest ran commands after rmmod" hmbq_nonempty after-rmmod.txt
 e2e_check "final command ran (guest alive)" hmbq_nonempty alive
-e2e_check "reloaded module delivered records" hmbq_grep '^reload_records: [1-9]' rmmod-load.txt
+e2e_check "reloaded module delivered records" hmbq_grep '^reload_delivered: [1-9]' rmmod-load.txt
+e2e_check "reloaded module's events reached the ftrace buffer" hmbq_grep '^reload_cpu0_entries: [1-9]' rmmod-load.txt
 e2e_check "no kernel WARNING/BUG/Oops" e2e_no_kernel_errors
 hmbq_finish

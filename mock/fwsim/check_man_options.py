@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Fail if hmb-fwsim --help and its man page disagree on options or defaults.
+
+usage: check_man_options.py HMB_FWSIM MAN_PAGE
+"""
+import re
+import subprocess
+import sys
+
+
+def help_options(binary):
+    text = subprocess.run([binary, '--help'], check=True, capture_output=True,
+                          text=True).stdout
+    opts = {}
+    for line in text.splitlines():
+        m = re.match(r'\s+((?:-\w,)?--[\w-]+)\s*(\S*)', line)
+        if not m:
+            continue
+        names = m.group(1).split(',')
+        default = None
+        d = re.search(r'=(\S+)', m.group(2))
+        if d:
+            default = d.group(1)
+        opts[names[-1]] = (tuple(names), default)
+    return opts
+
+
+def man_options(path):
+    opts = {}
+    section = False
+    for line in open(path, encoding='utf-8'):
+        if line.startswith('== '):
+            section = line.strip() == '== OPTIONS'
+            continue
+        if not section:
+            continue
+        m = re.match(r'\*((?:-\w, )?--[\w-]+)\*', line)
+        if m:
+            names = tuple(n.strip() for n in m.group(1).split(','))
+            current = names[-1]
+            opts[current] = [names, '']
+        elif opts and line.startswith('  '):
+            opts[current][1] += line
+    return opts
+
+
+def main():
+    binary, man = sys.argv[1], sys.argv[2]
+    helps = help_options(binary)
+    mans = man_options(man)
+    errors = []
+    for name in sorted(set(helps) | set(mans)):
+        if name not in mans:
+            errors.append(f'{name}: in --help, not in {man}')
+            continue
+        if name not in helps:
+            errors.append(f'{name}: in {man}, not in --help')
+            continue
+        names, default = helps[name]
+        if names != mans[name][0]:
+            errors.append(f'{name}: spelled {names} in --help, '
+                          f'{mans[name][0]} in the man page')
+        body = ' '.join(mans[name][1].split())
+        if default is not None and f'(default {default})' not in body:
+            errors.append(f'{name}: --help says default {default}, '
+                          f'the man page does not')
+    for e in errors:
+        print(e)
+    print(f'{len(helps)} options checked, {len(errors)} mismatches')
+    return 1 if errors else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
