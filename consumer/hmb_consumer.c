@@ -450,6 +450,15 @@ static int gap_plausible(const struct hmb_geometry *g,
 	return first - cc->next_seq <= pages * per_page;
 }
 
+/* A re-init of the whole area started since we polled the meta page. */
+static int meta_changed(const struct hmb_consumer *c)
+{
+	const uint8_t *m = area_ptr(c, 0, sizeof(struct hmb_trace_meta));
+
+	return !m || hmb_load32(m + META_OFF_STATE) != HMB_TRACE_STATE_READY ||
+	       hmb_load32(m + META_OFF_GEN) != c->geo.producer_gen;
+}
+
 /* A consistent snapshot of one page header. */
 struct page_snap {
 	uint64_t pseq;
@@ -576,7 +585,9 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 		hmb_rmb();
 		if (c2 == HMB_TRACE_COMMIT_BUSY ||
 		    hmb_load64(h + OFF_PAGE_SEQ) != pseq ||
-		    hmb_load32(h + OFF_GEN) != s.gen) {
+		    hmb_load64(h + OFF_FIRST_SEQ) != first ||
+		    hmb_load64(h + OFF_BASE_TS) != base_ts ||
+		    hmb_load32(h + OFF_GEN) != s.gen || meta_changed(c)) {
 			/* Overwritten while we copied: those records are gone. */
 			cc->pending_torn += nrec - cc->page_recs;
 			return VISIT_MORE;

@@ -104,4 +104,7 @@ void hmb_trace_status_remove(struct hmb_trace_area *area);
 int hmb_trace_ivshmem_init(void);
 void hmb_trace_ivshmem_exit(void);
 
+void hmb_trace_bench_init(void);
+void hmb_trace_bench_exit(void);
+
 #endif /* HMB_TRACE_INTERNAL_H */

@@ -132,6 +132,7 @@ static int __init hmb_trace_init(void)
 	ret = hmb_trace_ivshmem_init();
 	if (ret)
 		goto err_status_exit;
+	hmb_trace_bench_init();
 	return 0;
 
 err_status_exit:
@@ -146,6 +147,7 @@ module_init(hmb_trace_init);
 
 static void __exit hmb_trace_exit(void)
 {
+	hmb_trace_bench_exit();
 	/* Stops and frees every ivshmem area; no drain runs after this. */
 	hmb_trace_ivshmem_exit();
 	/* Other users hold a reference on this module while registered. */
