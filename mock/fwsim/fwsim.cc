@@ -235,7 +235,7 @@ void Simulator::Enter(CoreState& cs, CoreWorkload& workload) {
 LifeTruth Simulator::SnapshotLife() {
   LifeTruth life;
   life.producer_gen = producer_.producer_gen;
-  for (uint16_t k = 0; k < cores_.size(); k++) {
+  for (uint16_t k = 0; k < config_.cores; k++) {
     CoreState& cs = cores_[k];
     const hmb_trace_producer_core& pc = producer_.core[k];
     if (cs.corrupt_page_seq)

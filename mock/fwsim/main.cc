@@ -333,5 +333,11 @@ int Main(int argc, char** argv) {
 }  // namespace hmbtrace
 
 int main(int argc, char** argv) {
-  return hmbtrace::Main(argc, argv);
+  try {
+    return hmbtrace::Main(argc, argv);
+  } catch (const std::exception& e) {
+    // Only allocation failure or a library bug gets here.
+    std::fprintf(stderr, "hmb-fwsim: %s\n", e.what());
+    return 1;
+  }
 }

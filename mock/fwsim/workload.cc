@@ -107,7 +107,8 @@ uint32_t CoreWorkload::Ticks(uint64_t ns) const {
 
 uint8_t CoreWorkload::RandomDie() {
   // Each core drives its own four dies, as a channel-per-core FTL would.
-  return static_cast<uint8_t>((config_.core * 4u + prng_.Below(4)) & 0xff);
+  return static_cast<uint8_t>((uint64_t{config_.core} * 4 + prng_.Below(4)) &
+                              0xff);
 }
 
 template <typename Payload>

@@ -65,7 +65,7 @@ TEST(WorkloadTest, EveryCompletionMatchesAnEarlierFetchOnTheSameCore) {
         EXPECT_EQ(in_flight.erase({c.qid, c.cid}), 1u)
             << "completion of qid " << c.qid << " cid " << c.cid
             << " never fetched";
-        EXPECT_GT(c.latency, 0u);
+        EXPECT_GT(static_cast<uint32_t>(c.latency), 0u);  // packed: copy, do not bind
         completions++;
       }
       ASSERT_EQ(in_flight.size(), w.commands_in_flight());
@@ -90,8 +90,8 @@ TEST(WorkloadTest, GarbageCollectionEndsWhatItBegan) {
     } else if (r.event_id == FW_EV_GC_END) {
       ASSERT_TRUE(open);
       const auto end = PayloadOf<fw_gc_end>(r);
-      EXPECT_EQ(end.victim_block, victim);
-      EXPECT_EQ(end.pages_moved, valid);
+      EXPECT_EQ(static_cast<uint16_t>(end.victim_block), victim);
+      EXPECT_EQ(static_cast<uint16_t>(end.pages_moved), valid);
       open = false;
       cycles++;
     }
@@ -150,7 +150,7 @@ TEST(WorkloadTest, PayloadIsLittleEndianAtDeclaredOffsets) {
     EXPECT_EQ(r.fixed[offsetof(fw_cmd_fetch, qid)], f.qid & 0xff);
     EXPECT_EQ(r.fixed[offsetof(fw_cmd_fetch, qid) + 1], f.qid >> 8);
     EXPECT_EQ(r.fixed[offsetof(fw_cmd_fetch, slba)], f.slba & 0xff);
-    EXPECT_EQ(f.nsid, 1u);
+    EXPECT_EQ(static_cast<uint32_t>(f.nsid), 1u);
     break;
   }
 }

@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# measure-latency, guest side (a measurement, not part of run-all.sh): the
+# hmb instance's clock is set to "mono" and workqueue_execute_start is
+# enabled in it too (to see when each drain pass starts); for each step i
+# the host runs hmb-fwsim at a low rate once /mnt/ready.i exists, and
+# pipe-stamp reads instances/hmb/trace_pipe, stamping every read with
+# CLOCK_MONOTONIC -> /mnt/latency-pipe.i.txt.
+. /mnt/guest-lib.sh
+
+load_module || finish
+echo mono >"$I/trace_clock" || fail "trace_clock mono"
+echo 1 >"$I/events/workqueue/workqueue_execute_start/enable" || fail "workqueue_execute_start"
+echo "trace_clock: $(cat "$I/trace_clock")"
+steps=$(cat /mnt/sweep-steps)
+secs=$(cat /mnt/sweep-seconds)
+i=0
+while [ "$i" -lt "$steps" ]; do
+	step "latency step $i: $(sed -n "$((i + 1))p" /mnt/sweep-rates) records/s per core"
+	: >"$I/trace"
+	/mnt/pipe-stamp "$I/trace_pipe" "$((secs + 2))" >/tmp/lat.txt &
+	p=$!
+	touch "/mnt/ready.$i"
+	wait "$p" || fail "pipe-stamp step $i"
+	cp /tmp/lat.txt "/mnt/latency-pipe.$i.txt"
+	echo "$(grep -c ' hmb_record:' /tmp/lat.txt) records read"
+	wait_file "/mnt/truth.$i.json" 30 || fail "hmb-fwsim step $i did not finish"
+	i=$((i + 1))
+done
+finish

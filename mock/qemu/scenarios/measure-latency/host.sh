@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# measure-latency (a measurement, not a test; not in run-all.sh): latency
+# from the producer's write to the record being read from
+# instances/hmb/trace_pipe, at the default poll interval, for low rates
+# (E2E_LATENCY_RATES records/s per core, 2 cores, E2E_LATENCY_SECONDS each).
+#
+# Method: fw_ts (hmb-fwsim's clock = host CLOCK_MONOTONIC + an epoch) and the
+# guest's clocks are not comparable, but their offset is constant (TCG's
+# guest clock follows the host's). The guest traces with trace_clock=mono
+# plus workqueue_execute_start, and pipe-stamp stamps each trace_pipe read
+# with the guest's CLOCK_MONOTONIC. Per record: W = pass start - fw_ts -
+# offset, P = emit - pass start, V = read - emit (P, V on one clock);
+# offset = min over records of (pass start - fw_ts), i.e. W's minimum is 0:
+# the record written just before a pass began. Error: W is biased low by the
+# true minimum write->pass gap (~ poll period / samples, plus records
+# written during a pass before it read them, which makes it slightly
+# negative), and by clock drift (shown: offset change between halves).
+set -uo pipefail
+# shellcheck source=mock/qemu/scenario-lib.sh
+source "$HMBQ_LIB"
+# shellcheck source=tests/e2e/e2e-lib.sh
+source "$HMBQ_REPO/tests/e2e/e2e-lib.sh"
+
+read -r -a rates <<<"${E2E_LATENCY_RATES:-97 997}"
+secs=${E2E_LATENCY_SECONDS:-8}
+e2e_prepare
+gcc -O2 -static -Wall -o "$HMBQ_SHARE/pipe-stamp" "$E2E_DIR/pipe-stamp.c" ||
+	{ echo "FAIL: cannot build pipe-stamp"; exit 1; }
+printf '%s\n' "${rates[@]}" >"$HMBQ_SHARE/sweep-rates"
+echo "${#rates[@]}" >"$HMBQ_SHARE/sweep-steps"
+echo "$secs" >"$HMBQ_SHARE/sweep-seconds"
+hmbq_have_fwsim || { echo "FAIL: hmb-fwsim not built"; exit 1; }
+(
+	for i in "${!rates[@]}"; do
+		"$HMBQ_FWSIM" --area "$HMBQ_AREA" --size "$HMBQ_AREA_SIZE" --cores 2 \
+			--rate "${rates[$i]}" --duration "$secs" --seed "$((i + 1))" --quiet \
+			--wait-for "$HMBQ_SHARE/ready.$i" \
+			--truth "$HMBQ_SHARE/truth.$i.json" >>"$HMBQ_SHARE/fwsim.log" 2>&1 &
+		echo $! >"$HMBQ_SHARE/fwsim.pid"
+		wait $! || exit 1
+	done
+) &
+sweeper=$!
+# shellcheck disable=SC2119
+hmbq_boot
+if kill -0 "$sweeper" 2>/dev/null; then
+	kill -TERM "$(cat "$HMBQ_SHARE/fwsim.pid")" 2>/dev/null
+	kill -TERM "$sweeper" 2>/dev/null
+fi
+wait "$sweeper" 2>/dev/null
+
+e2e_check "guest scenario ran to the end" e2e_guest_ok
+for i in "${!rates[@]}"; do
+	ln -sf "latency-pipe.$i.txt" "$HMBQ_SHARE/latency-pipe.txt"
+	echo "== ${rates[$i]} records/s per core, 2 cores"
+	e2e_check "latency at ${rates[$i]}/s" python3 "$E2E_DIR/measure.py" latency "$HMBQ_SHARE"
+done
+rm -f "$HMBQ_SHARE/latency-pipe.txt"
+hmbq_finish
