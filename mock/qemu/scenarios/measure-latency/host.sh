@@ -6,17 +6,19 @@
 # instances/hmb/trace_pipe, at the default poll interval, for low rates
 # (E2E_LATENCY_RATES records/s per core, 2 cores, E2E_LATENCY_SECONDS each).
 #
-# Method: fw_ts (hmb-fwsim's clock = host CLOCK_MONOTONIC + an epoch) and the
-# guest's clocks are not comparable, but their offset is constant (TCG's
-# guest clock follows the host's). The guest traces with trace_clock=mono
-# plus workqueue_execute_start, and pipe-stamp stamps each trace_pipe read
-# with the guest's CLOCK_MONOTONIC. Per record: W = pass start - fw_ts -
-# offset, P = emit - pass start, V = read - emit (P, V on one clock);
-# offset = min over records of (pass start - fw_ts), i.e. W's minimum is 0:
-# the record written just before a pass began. Error: W is biased low by the
-# true minimum write->pass gap (~ poll period / samples, plus records
-# written during a pass before it read them, which makes it slightly
-# negative), and by clock drift (shown: offset change between halves).
+# Method: fw_ts (hmb-fwsim's clock: host CLOCK_MONOTONIC minus an epoch) and
+# the guest's clocks are on different machines, but under TCG the guest's
+# clock (HPET = QEMU's virtual clock = host CLOCK_MONOTONIC) advances at the
+# host's rate, so their offset is constant. The guest traces with
+# trace_clock=mono plus workqueue_execute_start (drain pass starts), and
+# pipe-stamp stamps each trace_pipe read with the guest's CLOCK_MONOTONIC.
+# Per record: E = emit - fw_ts - offset (write -> in the ftrace buffer),
+# P = emit - pass start, V = read - emit (P and V on one clock). A record is
+# emitted after it is written, so offset = min over records of (emit -
+# fw_ts): E is biased low by the true minimum write -> emit latency (>= the
+# smallest P, ~10 us). The per-second minima of (emit - fw_ts) staying within
+# tens of us of the overall minimum checks both assumptions (no drift, write
+# phases spread over the poll period); measure.py prints that spread.
 set -uo pipefail
 # shellcheck source=mock/qemu/scenario-lib.sh
 source "$HMBQ_LIB"
