@@ -15,11 +15,10 @@ namespace hmbtrace::testing {
 namespace {
 
 constexpr uint32_t kPageSize = 4096;
-constexpr uint32_t kPages = 1024;  // 4 MiB ring: larger than the L2 cache
 
 struct FullRing {
-  explicit FullRing(uint32_t payload) : cfg(TestConfig(kPageSize, kPages, 1)),
-                                        area(hmb_trace_area_size(&cfg)) {
+  FullRing(uint32_t payload, uint32_t pages)
+      : kPages(pages), cfg(TestConfig(kPageSize, pages, 1)), area(hmb_trace_area_size(&cfg)) {
     hmb_trace_producer p{};
     hmb_trace_producer_init(&p, area.mem(), area.len(), &cfg);
     std::vector<uint8_t> args(payload, 0x5a);
@@ -36,6 +35,7 @@ struct FullRing {
       bytes += HMB_TRACE_COMMIT_BYTES(commit);
     }
   }
+  const uint32_t kPages;
   hmb_trace_producer_config cfg;
   TestArea area;
   const uint8_t* ring = nullptr;
@@ -52,7 +52,7 @@ int CountRecord(void* ctx, const hmb_record* r) {
 double MemcpySeconds(const FullRing& ring, std::vector<uint8_t>& dst) {
   const auto t0 = std::chrono::steady_clock::now();
   for (int rep = 0; rep < 8; rep++) {
-    for (uint32_t pg = 0; pg < kPages; pg++) {
+    for (uint32_t pg = 0; pg < ring.kPages; pg++) {
       std::memcpy(dst.data(), ring.ring + pg * kPageSize + 48, kPageSize - 48);
       benchmark::DoNotOptimize(dst.data());
       benchmark::ClobberMemory();
@@ -62,7 +62,9 @@ double MemcpySeconds(const FullRing& ring, std::vector<uint8_t>& dst) {
 }
 
 void BM_ConsumerDrain(benchmark::State& state) {
-  FullRing ring(static_cast<uint32_t>(state.range(0)));
+  // range(2): ring size in MiB; 4 stays in this machine's L3, 64 does not.
+  FullRing ring(static_cast<uint32_t>(state.range(0)),
+                static_cast<uint32_t>(state.range(2)) * (1024 * 1024 / kPageSize));
   std::vector<uint8_t> scratch(HMB_CONSUMER_SCRATCH_LEN);
   uint64_t sum = 0;
   hmb_area a = ring.area.area();
@@ -87,8 +89,8 @@ void BM_ConsumerDrain(benchmark::State& state) {
   benchmark::DoNotOptimize(sum);
 }
 BENCHMARK(BM_ConsumerDrain)
-    ->ArgsProduct({{8, 32, 128}, {0, 1}})
-    ->ArgNames({"payload", "callback"})->Unit(benchmark::kMillisecond);
+    ->ArgsProduct({{8, 32, 128}, {0, 1}, {4, 64}})
+    ->ArgNames({"payload", "callback", "ring_mb"})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace hmbtrace::testing
