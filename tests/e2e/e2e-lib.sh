@@ -31,7 +31,7 @@ e2e_check() {
 		echo "FAIL: $desc"
 		HMBQ_FAILURES=$((HMBQ_FAILURES + 1))
 	fi
-	[[ -n "$out" ]] && sed 's/^/    /' <<<"$out"
+	[[ -n "$out" ]] && printf '    %s\n' "${out//$'\n'/$'\n'    }"
 	return "$rc"
 }
 

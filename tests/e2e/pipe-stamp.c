@@ -25,9 +25,12 @@ static unsigned long long now_ns(void)
 	return (unsigned long long)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+static volatile sig_atomic_t stop;
+
 static void on_alarm(int sig)
 {
 	(void)sig;
+	stop = 1;
 }
 
 int main(int argc, char **argv)
@@ -48,7 +51,7 @@ int main(int argc, char **argv)
 	/* No SA_RESTART: the alarm interrupts a blocked read(). */
 	sigaction(SIGALRM, &sa, NULL);
 	alarm((unsigned int)atoi(argv[2]));
-	for (;;) {
+	while (!stop) {
 		ssize_t n = read(fd, buf, sizeof(buf));
 		unsigned long long t = now_ns();
 

@@ -3,6 +3,7 @@
 #
 # corrupt, guest side: trace-cmd records while hmb-fwsim scribbles over the
 # header of one ring page; then the guest shows it is still alive.
+# shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
 load_module || finish

@@ -5,6 +5,7 @@
 # instances/hmb/events/hmb/enable, clear the buffer, wait, save the trace
 # (must hold no hmb event); read the delivered counters; echo 1, wait, save
 # the trace again (records must flow again, after those consumed meanwhile).
+# shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
 load_module || finish

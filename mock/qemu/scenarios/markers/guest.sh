@@ -6,6 +6,7 @@
 # the status 'delivered' counters right before and right after each write
 # with the shell builtin read, no fork, to keep the window small (the status read takes each drain's lock, so a counted record has already
 # been emitted). /mnt/marker-log.txt: "N before=D0 D1.. after=D0 D1..".
+# shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
 load_module || finish

@@ -7,6 +7,7 @@
 # the host runs hmb-fwsim at a low rate once /mnt/ready.i exists, and
 # pipe-stamp reads instances/hmb/trace_pipe, stamping every read with
 # CLOCK_MONOTONIC -> /mnt/latency-pipe.i.txt.
+# shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
 load_module || finish

@@ -10,6 +10,7 @@
 #    trace-cmd record -B hmb -e hmb runs across the step; the delivered and
 #    lost counters before/after and the ftrace per-cpu stats go to
 #    /mnt/sweep.i.txt.
+# shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
 load_module || finish
@@ -18,7 +19,7 @@ B=/sys/kernel/debug/hmb_trace/bench_record
 step "tracepoint benchmark"
 for len in 14 14 14; do
 	taskset 1 sh -c "echo '1000000 $len' >$B" || fail "bench_record write"
-	cat "$B" | tee -a /mnt/bench.txt
+	tee -a /mnt/bench.txt <"$B"
 done
 : >"$I/trace"
 

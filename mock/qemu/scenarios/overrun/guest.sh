@@ -4,6 +4,7 @@
 # overrun, guest side: the module polls slowly (poll_interval_us from
 # host.sh) while hmb-fwsim overruns a small ring; trace-cmd records with a
 # large instance buffer so that ftrace itself loses nothing.
+# shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
 load_module || finish

@@ -12,6 +12,7 @@ set -uo pipefail
 # shellcheck source=mock/qemu/scenario-lib.sh
 source "$HMBQ_LIB"
 # shellcheck source=tests/e2e/e2e-lib.sh
+# shellcheck disable=SC2153 # HMBQ_REPO comes from run-scenario.sh
 source "$HMBQ_REPO/tests/e2e/e2e-lib.sh"
 
 rate=${E2E_OVERRUN_RATE:-5000}

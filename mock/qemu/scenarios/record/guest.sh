@@ -7,6 +7,7 @@
 # margin for the last poll and a periodic dictionary. Brings back the
 # capture, the status files and the ftrace per-cpu stats; host.sh compares
 # them with the truth (tests/e2e/verify_trace.py record).
+# shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
 load_module || finish

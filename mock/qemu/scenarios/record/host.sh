@@ -12,10 +12,11 @@ set -uo pipefail
 # shellcheck source=mock/qemu/scenario-lib.sh
 source "$HMBQ_LIB"
 # shellcheck source=tests/e2e/e2e-lib.sh
+# shellcheck disable=SC2153 # HMBQ_REPO comes from run-scenario.sh
 source "$HMBQ_REPO/tests/e2e/e2e-lib.sh"
 
-rate=${E2E_RECORD_RATE:-2000}
-count=${E2E_RECORD_COUNT:-10000}
+rate=${E2E_RECORD_RATE:-5000}
+count=${E2E_RECORD_COUNT:-20000}
 e2e_prepare
 hmbq_fwsim_start --cores 4 --rate "$rate" --count "$count" --seed 7 --quiet \
 	--truth "$HMBQ_SHARE/truth.json" || { echo "FAIL: hmb-fwsim"; exit 1; }

@@ -3,6 +3,7 @@
 #
 # reset, guest side: trace-cmd records while hmb-fwsim resets the firmware
 # (new producer generation) mid-run; then the guest shows it is still alive.
+# shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
 load_module || finish

@@ -6,6 +6,7 @@
 # that load. Then: the module is gone, the guest still runs commands, the
 # instance (left in place while busy) is removed with rmdir, and the module
 # loads again, delivers again and unloads cleanly without a reader.
+# shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
 load_module || finish
@@ -58,6 +59,7 @@ read -r e2 <"$I/per_cpu/cpu0/stats"
 echo "after reload: delivered $d3; cpu0 $e1 -> $e2"
 echo "reload_delivered: $d3" >>/mnt/rmmod-load.txt
 echo "reload_cpu0_$e2" >>/mnt/rmmod-load.txt
+# shellcheck disable=SC2086 # split into per-core values
 set -- $d3
 [ "${1:-0}" -gt 0 ] || fail "nothing delivered after loading the module again"
 rmmod hmb_trace || fail "second rmmod hmb_trace"

@@ -11,6 +11,7 @@ set -uo pipefail
 # shellcheck source=mock/qemu/scenario-lib.sh
 source "$HMBQ_LIB"
 # shellcheck source=tests/e2e/e2e-lib.sh
+# shellcheck disable=SC2153 # HMBQ_REPO comes from run-scenario.sh
 source "$HMBQ_REPO/tests/e2e/e2e-lib.sh"
 
 cores=${E2E_RMMOD_CORES:-4}
@@ -22,6 +23,7 @@ hmbq_fwsim_start --cores "$cores" --rate 0 --seed 13 --quiet \
 hmbq_boot
 hmbq_fwsim_stop
 
+# shellcheck disable=SC2317 # called through e2e_check
 flowing() {
 	local a b
 	read -r _ a _ b _ < <(sed -n 's/^load_delivered_1s: \([0-9]*\) .*-> \([0-9]*\) .*/x \1 y \2 z/p' \
