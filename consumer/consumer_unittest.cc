@@ -183,6 +183,35 @@ TEST(Consumer, FirmwareResetIsDetectedAndBothSidesCarryOn) {
   EXPECT_EQ(r.sink.core[0].bad_payload + r.sink.core[1].bad_payload, 0u);
 }
 
+TEST(Consumer, RecordsUnreadAtAResetAreCountedAsLostToReset) {
+  Rig r(4096, 4, 2);
+  r.Emit(0, 100, 8);
+  r.Emit(1, 10, 8);
+  r.consumer.DrainAll();
+  r.Emit(0, 37, 8);  // never read: the firmware resets first
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  r.consumer.DrainAll();
+  EXPECT_EQ(r.consumer.get()->resets, 1u);
+  EXPECT_EQ(r.sink.core[0].lost[HMB_LOST_RESET], 37u);
+  ASSERT_EQ(r.sink.core[0].lost_at.size(), 1u);
+  EXPECT_EQ(r.sink.core[0].lost_at[0], 137u);  // the old life's end
+  EXPECT_EQ(r.sink.core[1].lost[HMB_LOST_RESET], 0u);
+  // The old life is exact: delivered + lost == produced.
+  EXPECT_EQ(r.sink.core[0].delivered + r.sink.LostTotal(0), 137u);
+}
+
+TEST(Consumer, ResetLossIsOnlyReportedForTheConsumersOwnCores) {
+  Rig r(4096, 4, 2);
+  r.consumer.get()->core_mask = 1u << 1;  // this consumer drains core 1 only
+  r.Emit(0, 50, 8);
+  r.Emit(1, 20, 8);
+  r.consumer.DrainAll();
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  r.consumer.DrainAll();
+  EXPECT_EQ(r.sink.core[0].lost[HMB_LOST_RESET], 0u);
+  EXPECT_EQ(r.sink.core[1].lost[HMB_LOST_RESET], 0u);
+}
+
 TEST(Consumer, ProducerInitInProgressIsNotRead) {
   Rig r(4096, 4, 1);
   r.Emit(0, 10);

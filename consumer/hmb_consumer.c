@@ -35,11 +35,14 @@
 #define META_OFF_STATE	12
 #define META_OFF_GEN	16
 #define CORE_OFF_HEAD	0
+#define CORE_OFF_PREV_NEXT_SEQ	32
+#define CORE_OFF_PREV_GEN	40
 
 static const char *const lost_names[HMB_LOST_NR] = {
 	[HMB_LOST_OVERWRITTEN] = "overwritten",
 	[HMB_LOST_TORN] = "torn",
 	[HMB_LOST_INVALID] = "invalid",
+	[HMB_LOST_RESET] = "reset",
 };
 
 static const char *const error_names[HMB_ERR_NR] = {
@@ -63,8 +66,12 @@ const char *hmb_consumer_error_name(enum hmb_consumer_error e)
 
 uint64_t hmb_consumer_lost_total(const struct hmb_consumer_core *cc)
 {
-	return cc->lost[HMB_LOST_OVERWRITTEN] + cc->lost[HMB_LOST_TORN] +
-	       cc->lost[HMB_LOST_INVALID];
+	uint64_t n = 0;
+	int r;
+
+	for (r = 0; r < HMB_LOST_NR; r++)
+		n += cc->lost[r];
+	return n;
 }
 
 /* Address of area byte @off, or NULL; @len bytes must stay in one host page. */
@@ -114,6 +121,7 @@ void hmb_consumer_init(struct hmb_consumer *c, const struct hmb_area *area,
 	c->ops = *ops;
 	c->ctx = ctx;
 	c->scratch = scratch;
+	c->core_mask = ~0u;
 	c->state = HMB_CONSUMER_DETACHED;
 }
 
@@ -178,6 +186,39 @@ static int parse_meta(const struct hmb_consumer *c, const uint8_t *m,
 	    g->ring_offset > g->area_len || rings > g->area_len - g->ring_offset)
 		return -1;
 	return 0;
+}
+
+static void report_lost(struct hmb_consumer *c, uint16_t core, uint64_t n,
+			enum hmb_lost_reason r, uint64_t at);
+
+/*
+ * The producer re-initialised: records of the old generation we had not read
+ * are gone. When the new meta page says how far each core of the old
+ * generation got (prev_gen/prev_next_seq), charge the difference to "reset";
+ * otherwise it cannot be counted (see the ABI spec).
+ */
+static void account_reset(struct hmb_consumer *c, const struct hmb_geometry *g)
+{
+	uint16_t k;
+
+	for (k = 0; k < c->geo.nr_cores && k < g->nr_cores; k++) {
+		struct hmb_consumer_core *cc = &c->core[k];
+		const uint8_t *cd;
+		uint64_t prev;
+
+		if (k >= 32 || !(c->core_mask & (1u << k)))
+			continue;
+		cd = area_ptr(c, g->core_offset +
+			      (uint64_t)k * sizeof(struct hmb_trace_core),
+			      sizeof(struct hmb_trace_core));
+		if (!cd || hmb_load32(cd + CORE_OFF_PREV_GEN) !=
+			   c->geo.producer_gen)
+			continue;
+		prev = hmb_load64(cd + CORE_OFF_PREV_NEXT_SEQ);
+		if (prev > cc->next_seq)
+			report_lost(c, k, prev - cc->next_seq, HMB_LOST_RESET,
+				    prev);
+	}
 }
 
 static void reset_positions(struct hmb_consumer *c)
@@ -261,6 +302,9 @@ enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
 	if (c->geo.page_size && g.producer_gen != c->geo.producer_gen) {
 		/* Generations count every re-init, also those we never saw. */
 		c->resets += (uint32_t)(g.producer_gen - c->geo.producer_gen);
+		if (c->state == HMB_CONSUMER_ATTACHED ||
+		    c->state == HMB_CONSUMER_PRODUCER_INIT)
+			account_reset(c, &g);
 		c->geo = g;
 		reset_positions(c);
 		c->state = HMB_CONSUMER_ATTACHED;

@@ -37,6 +37,7 @@ enum hmb_lost_reason {
 	HMB_LOST_OVERWRITTEN = 0,	/* producer reused the page before we read it */
 	HMB_LOST_TORN,			/* page overwritten while we copied it */
 	HMB_LOST_INVALID,		/* page or record failed validation */
+	HMB_LOST_RESET,			/* not yet read when the firmware reset */
 	HMB_LOST_NR
 };
 
@@ -132,6 +133,12 @@ struct hmb_consumer {
 	enum hmb_consumer_state state;
 	struct hmb_geometry geo;
 	struct hmb_consumer_core core[HMB_TRACE_MAX_CORES];
+	/*
+	 * Cores this consumer drains (bit k: core k); all by default. Loss at
+	 * a reset is reported only for these, so that several consumers can
+	 * share one area, each draining its own cores.
+	 */
+	uint32_t core_mask;
 	uint64_t resets;		/* producer re-initialisations seen */
 	uint64_t errors[HMB_ERR_NR];
 };

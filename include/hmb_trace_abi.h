@@ -75,7 +75,15 @@ struct hmb_trace_core {
 	uint64_t next_seq;	/* sequence number the next record will get */
 	uint64_t dropped;	/* emits refused on this core (oversize, event id 0) */
 	uint64_t pages_written;	/* pages opened since init (== head_page + 1) */
-	uint64_t reserved[4];
+	/*
+	 * The previous generation's final next_seq on this core, written at
+	 * re-initialisation when the producer still knew it (prev_gen != 0):
+	 * a consumer charges the records it had not read as lost to "reset".
+	 */
+	uint64_t prev_next_seq;
+	uint32_t prev_gen;	/* generation prev_next_seq belongs to; 0: unknown */
+	uint32_t reserved0;
+	uint64_t reserved[2];
 };
 
 /**

@@ -37,9 +37,19 @@ static void put64(void *p, uint64_t v)
 	*(volatile uint64_t *)p = hmb_cpu_to_le64(v);
 }
 
+static uint16_t get16(const void *p)
+{
+	return hmb_cpu_to_le16(*(const volatile uint16_t *)p);
+}
+
 static uint32_t get32(const void *p)
 {
 	return hmb_cpu_to_le32(*(const volatile uint32_t *)p);
+}
+
+static uint64_t get64(const void *p)
+{
+	return hmb_cpu_to_le64(*(const volatile uint64_t *)p);
 }
 
 /* No libc: small copy and fill that the compiler may inline. */
@@ -287,11 +297,36 @@ static int write_dictionary(uint8_t *dst, uint32_t cap,
 	return 0;
 }
 
+static struct hmb_trace_core *core_desc_at(void *area, uint16_t core)
+{
+	return (struct hmb_trace_core *)((uint8_t *)area +
+					 sizeof(struct hmb_trace_meta)) + core;
+}
+
 static struct hmb_trace_core *core_desc(struct hmb_trace_producer *p,
 					uint16_t core)
 {
-	return (struct hmb_trace_core *)(p->area + sizeof(struct hmb_trace_meta)) +
-	       core;
+	return core_desc_at(p->area, core);
+}
+
+/*
+ * Cores whose final next_seq the previous generation left in the area, or 0
+ * if there was no previous generation we can trust (first init, or a meta
+ * page this producer would not have written).
+ */
+static uint16_t previous_cores(const struct hmb_trace_meta *m,
+			       uint32_t page_size)
+{
+	uint16_t n = get16(&m->nr_cores);
+
+	if (get32(&m->magic) != HMB_TRACE_MAGIC ||
+	    get16(&m->core_len) != sizeof(struct hmb_trace_core) ||
+	    get32(&m->core_offset) != sizeof(struct hmb_trace_meta) ||
+	    !get32(&m->producer_gen) || n > HMB_TRACE_MAX_CORES ||
+	    sizeof(struct hmb_trace_meta) +
+	    n * sizeof(struct hmb_trace_core) > page_size)
+		return 0;
+	return n;
 }
 
 /* Ring slot -> page address; slots avoid 64-bit division on 32-bit cores. */
@@ -307,7 +342,9 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 			    const struct hmb_trace_producer_config *cfg)
 {
 	struct hmb_trace_meta *m = (struct hmb_trace_meta *)area;
+	uint64_t prev_next[HMB_TRACE_MAX_CORES];
 	uint32_t ppc, dlen, pg, gen = 0;
+	uint16_t prev_cores;
 	uint64_t ring_off;
 	uint16_t c;
 	int err;
@@ -342,6 +379,9 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 		gen = get32(&m->producer_gen);
 	if (gen + 1 == 0)
 		gen = 0;
+	prev_cores = previous_cores(m, cfg->page_size);
+	for (c = 0; c < prev_cores && c < cfg->nr_cores; c++)
+		prev_next[c] = get64(&core_desc_at(area, c)->next_seq);
 
 	put32(&m->state, HMB_TRACE_STATE_INIT);
 	hmb_release(); /* pairs with the consumer's acquire after reading state */
@@ -386,8 +426,13 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 		pc->dropped = 0;
 		pc->bytes = 0;
 		pc->records = 0;
-		if (c < cfg->nr_cores)
-			put64(&core_desc(p, c)->head_page, ~0ull);
+		if (c >= cfg->nr_cores)
+			continue;
+		put64(&core_desc(p, c)->head_page, ~0ull);
+		if (c < prev_cores) {
+			put64(&core_desc(p, c)->prev_next_seq, prev_next[c]);
+			put32(&core_desc(p, c)->prev_gen, gen);
+		}
 	}
 
 	put16(&m->abi_major, HMB_TRACE_ABI_MAJOR);

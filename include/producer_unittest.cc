@@ -57,6 +57,7 @@ TEST(Producer, InitWritesMetaDictionaryAndInvalidPages) {
   EXPECT_EQ(a.At<uint64_t>(64), 800000000u);
   EXPECT_EQ(a.At<uint8_t>(72), 0xab);
   EXPECT_EQ(a.At<uint64_t>(128), ~0ull);  // core 0 head: no page yet
+  EXPECT_EQ(a.At<uint32_t>(128 + 40), 0u);  // no previous generation
   // Dictionary: header, then the event entry with its fields and values.
   EXPECT_EQ(a.At<uint32_t>(4096), HMB_TRACE_DICT_MAGIC);
   EXPECT_EQ(a.At<uint16_t>(4096 + 6), 1u);
@@ -160,6 +161,8 @@ TEST(Producer, ReinitIncrementsGenerationAndInvalidatesPages) {
   ASSERT_EQ(hmb_trace_emit(&p, 0, 7, 0, &x, 4, nullptr, 0), 0);
   ASSERT_EQ(hmb_trace_producer_init(&p, a.bytes.data(), a.bytes.size(), &cfg), 0);
   EXPECT_EQ(a.At<uint32_t>(16), 2u);
+  EXPECT_EQ(a.At<uint64_t>(128 + 32), 1u);  // core 0: previous life's next_seq
+  EXPECT_EQ(a.At<uint32_t>(128 + 40), 1u);  // ... of generation 1
   EXPECT_EQ(a.At<uint32_t>(8192 + 24), HMB_TRACE_COMMIT_BUSY);
   EXPECT_EQ(a.At<uint64_t>(8192), ~0ull);
 }

@@ -390,6 +390,14 @@ static int hmb_trace_drains_create(struct hmb_trace_area *a)
 	if (!i)
 		goto err_free;
 	a->nr_drains = i;
+	/* Context j drains cores j, j + nr, j + 2 nr, ...: say so to its consumer. */
+	for (i = 0; i < a->nr_drains; i++) {
+		unsigned int core;
+
+		a->drains[i]->c.core_mask = 0;
+		for (core = i; core < HMB_TRACE_MAX_CORES; core += a->nr_drains)
+			a->drains[i]->c.core_mask |= BIT(core);
+	}
 	return 0;
 
 err_free:

@@ -46,6 +46,7 @@ enum hmb_trace_ev_state {
 TRACE_DEFINE_ENUM(HMB_LOST_OVERWRITTEN);
 TRACE_DEFINE_ENUM(HMB_LOST_TORN);
 TRACE_DEFINE_ENUM(HMB_LOST_INVALID);
+TRACE_DEFINE_ENUM(HMB_LOST_RESET);
 
 TRACE_DEFINE_ENUM(HMB_TRACE_EV_ATTACHED);
 TRACE_DEFINE_ENUM(HMB_TRACE_EV_RESET);
@@ -57,7 +58,8 @@ TRACE_DEFINE_ENUM(HMB_TRACE_EV_DETACHED);
 	__print_symbolic(r,						\
 			 { HMB_LOST_OVERWRITTEN, "overwritten" },	\
 			 { HMB_LOST_TORN, "torn" },			\
-			 { HMB_LOST_INVALID, "invalid" })
+			 { HMB_LOST_INVALID, "invalid" },		\
+			 { HMB_LOST_RESET, "reset" })
 
 #define hmb_trace_show_state(s)						\
 	__print_symbolic(s,						\

@@ -18,7 +18,10 @@ HMB_AT(hmb_trace_core, head_page, 0);
 HMB_AT(hmb_trace_core, next_seq, 8);
 HMB_AT(hmb_trace_core, dropped, 16);
 HMB_AT(hmb_trace_core, pages_written, 24);
-HMB_AT(hmb_trace_core, reserved, 32);
+HMB_AT(hmb_trace_core, prev_next_seq, 32);
+HMB_AT(hmb_trace_core, prev_gen, 40);
+HMB_AT(hmb_trace_core, reserved0, 44);
+HMB_AT(hmb_trace_core, reserved, 48);
 
 HMB_ASSERT(sizeof(struct hmb_trace_meta) == 128);
 HMB_AT(hmb_trace_meta, magic, 0);

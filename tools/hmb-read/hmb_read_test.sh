@@ -43,7 +43,7 @@ expect() {
 
 run keeps-up --rate 20000 --count 20000
 expect keeps-up "exact accounting" '^verify: ok: .* on 4 of 4 cores'
-expect keeps-up "nothing lost" '^0 +20000 +0 +0 +0$'
+expect keeps-up "nothing lost" '^0 +20000 +0 +0 +0 +0$'
 
 run overrun --rate 0 --count 200000 --pages-per-core 4
 expect overrun "exact accounting under overrun" '^verify: ok: .* on 4 of 4 cores'
@@ -54,7 +54,7 @@ expect reset "exact accounting in the new life" '^verify: ok: .* on 4 of 4 cores
 
 run corrupt --rate 20000 --count 10000 --corrupt-page 2:3000
 expect corrupt "exact accounting with a corrupted page" '^verify: ok: .* on 4 of 4 cores'
-expect corrupt "the corrupted page counted as invalid on core 2" '^2 +[0-9]+ +0 +[0-9]+ +[1-9][0-9]*$'
+expect corrupt "the corrupted page counted as invalid on core 2" '^2 +[0-9]+ +0 +[0-9]+ +[1-9][0-9]* +0$'
 expect corrupt "an area error reported" '^area error bad_page_header: [1-9]'
 
 exit $((fails != 0))

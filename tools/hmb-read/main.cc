@@ -99,7 +99,11 @@ struct Reader {
   struct Core {
     uint64_t delivered = 0;
     uint64_t lost[HMB_LOST_NR] = {};
-    uint64_t lost_total() const { return lost[0] + lost[1] + lost[2]; }
+    uint64_t lost_total() const {
+      uint64_t n = 0;
+      for (uint64_t l : lost) n += l;
+      return n;
+    }
   };
   hmb_consumer consumer{};
   std::unique_ptr<uint8_t[]> scratch{new uint8_t[HMB_CONSUMER_SCRATCH_LEN]};
@@ -230,14 +234,15 @@ int Run(const Options& opt) {
   std::printf("\nrecords by event:\n");
   for (const auto& [name, n] : rd.per_event)
     std::printf("  %-22s %10llu\n", name.c_str(), static_cast<unsigned long long>(n));
-  std::printf("\n%-5s %12s %12s %8s %8s\n", "core", "delivered", "overwritten", "torn", "invalid");
+  std::printf("\n%-5s %12s", "core", "delivered");
+  for (int r = 0; r < HMB_LOST_NR; r++)
+    std::printf(" %11s", hmb_lost_reason_name(static_cast<hmb_lost_reason>(r)));
+  std::printf("\n");
   for (uint16_t k = 0; k < c.geo.nr_cores; k++) {
     const auto& l = rd.life[k];
-    std::printf("%-5u %12llu %12llu %8llu %8llu\n", k,
-                static_cast<unsigned long long>(l.delivered),
-                static_cast<unsigned long long>(l.lost[HMB_LOST_OVERWRITTEN]),
-                static_cast<unsigned long long>(l.lost[HMB_LOST_TORN]),
-                static_cast<unsigned long long>(l.lost[HMB_LOST_INVALID]));
+    std::printf("%-5u %12llu", k, static_cast<unsigned long long>(l.delivered));
+    for (uint64_t n : l.lost) std::printf(" %11llu", static_cast<unsigned long long>(n));
+    std::printf("\n");
   }
   bool any_error = false;
   for (int e = 0; e < HMB_ERR_NR; e++) {

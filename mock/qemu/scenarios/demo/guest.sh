@@ -26,7 +26,7 @@ s=/sys/class/hmb_trace/$dev
 	echo "resets       $(cat "$s/resets")"
 	echo "core_cpu     $(cat "$s/core_cpu")"
 	echo "delivered    $(cat "$s/delivered")"
-	for r in overwritten torn invalid; do
+	for r in overwritten torn invalid reset; do
 		echo "lost_$r $(cat "$s/lost/$r")"
 	done
 } >/mnt/status.txt

@@ -32,13 +32,13 @@ while [ "$i" -lt "$steps" ]; do
 		. /mnt/guest-lib.sh
 		i='"$i"'
 		{ echo "before_delivered: $(cat $S/delivered)"
-		  for r in overwritten torn invalid; do
+		  for r in overwritten torn invalid reset; do
 			echo "before_lost_$r: $(cat $S/lost/$r)"; done; } >/mnt/sweep.$i.txt
 		touch /mnt/ready.$i
 		wait_file /mnt/truth.$i.json 300 || echo "FAIL: step $i: hmb-fwsim did not finish"
 		sleep 1
 		{ echo "after_delivered: $(cat $S/delivered)"
-		  for r in overwritten torn invalid; do
+		  for r in overwritten torn invalid reset; do
 			echo "after_lost_$r: $(cat $S/lost/$r)"; done; } >>/mnt/sweep.$i.txt
 		for c in $I/per_cpu/cpu*; do
 			echo "cpu: ${c##*/cpu}"; cat $c/stats; done >>/mnt/sweep.$i.txt
