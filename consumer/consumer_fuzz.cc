@@ -3,6 +3,7 @@
 // of the input pick a geometry the meta page will claim and whether to start
 // from a valid producer-written area; the rest overwrites the area. Nothing
 // may crash, read out of bounds (ASan) or hit undefined behaviour (UBSan).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -55,6 +56,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       hmb_consumer_drain_core(&c, k, 1 + (mode >> 2) * 16);
     uint8_t dict[256];
     hmb_area_read(&c, c.geo.dict_offset, dict, sizeof(dict));
+    if (round == 0 && (mode & 4)) {
+      // The device changes under the reader: a new generation (a reset)
+      // whose core descriptors claim anything the input says.
+      uint32_t gen;
+      std::memcpy(&gen, area->mem() + 16, 4);
+      gen += 1 + data[3] % 3;
+      std::memcpy(area->mem() + 16, &gen, 4);
+      const size_t n = std::min<size_t>(size - 4, 32 * sizeof(hmb_trace_core));
+      std::memcpy(area->mem() + sizeof(hmb_trace_meta), data + size - n, n);
+    }
   }
   for (uint16_t k = 0; k < HMB_TRACE_MAX_CORES; k++)
     if (sink.core[k].out_of_order) __builtin_trap();  // never repeat or reorder
