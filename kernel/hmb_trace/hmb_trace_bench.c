@@ -125,7 +125,11 @@ static const struct file_operations hmb_trace_bench_fops = {
 	.llseek = default_llseek,
 };
 
-/* debugfs is optional: without it the module works, minus the benchmark. */
+/**
+ * hmb_trace_bench_init() - create debugfs hmb_trace/bench_record.
+ *
+ * debugfs is optional: without it the module works, minus the benchmark.
+ */
 void hmb_trace_bench_init(void)
 {
 	hmb_trace_bench_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
@@ -133,6 +137,9 @@ void hmb_trace_bench_init(void)
 			    &hmb_trace_bench_fops);
 }
 
+/**
+ * hmb_trace_bench_exit() - remove what hmb_trace_bench_init() created.
+ */
 void hmb_trace_bench_exit(void)
 {
 	debugfs_remove_recursive(hmb_trace_bench_dir);
