@@ -88,6 +88,15 @@ static const uint8_t *area_ptr(const struct hmb_consumer *c, uint64_t off,
 	return c->area.pages[idx] + (off & mask);
 }
 
+/* Core descriptor @core of geometry @g in the area, or NULL. */
+static const uint8_t *core_desc_ptr(const struct hmb_consumer *c,
+				    const struct hmb_geometry *g, uint16_t core)
+{
+	return area_ptr(c, g->core_offset +
+			(uint64_t)core * sizeof(struct hmb_trace_core),
+			sizeof(struct hmb_trace_core));
+}
+
 int hmb_area_read(const struct hmb_consumer *c, uint64_t off, void *dst,
 		  uint32_t len)
 {
@@ -208,9 +217,7 @@ static void account_reset(struct hmb_consumer *c, const struct hmb_geometry *g)
 
 		if (k >= 32 || !(c->core_mask & (1u << k)))
 			continue;
-		cd = area_ptr(c, g->core_offset +
-			      (uint64_t)k * sizeof(struct hmb_trace_core),
-			      sizeof(struct hmb_trace_core));
+		cd = core_desc_ptr(c, g, k);
 		if (!cd || hmb_load32(cd + CORE_OFF_PREV_GEN) !=
 			   c->geo.producer_gen)
 			continue;
@@ -378,9 +385,7 @@ static void skip_invalid_page(struct hmb_consumer *c, uint16_t core,
 /* The producer's head page hint for @core; ~0 if it has none. */
 static uint64_t read_head(const struct hmb_consumer *c, uint16_t core)
 {
-	const uint8_t *cd = area_ptr(c, c->geo.core_offset +
-				     (uint64_t)core * sizeof(struct hmb_trace_core),
-				     sizeof(struct hmb_trace_core));
+	const uint8_t *cd = core_desc_ptr(c, &c->geo, core);
 
 	return cd ? hmb_load64(cd + CORE_OFF_HEAD) : ~0ull;
 }
