@@ -424,55 +424,67 @@ static enum visit_result deliver_copy(struct hmb_consumer *c, uint16_t core,
 {
 	struct hmb_consumer_core *cc = &c->core[core];
 	int (*deliver)(void *ctx, const struct hmb_record *rec) = c->ops.deliver;
-	const uint8_t *buf = c->scratch;
-	uint32_t pos = 0, recs = cc->page_recs, done = *delivered;
+	const uint8_t *start = c->scratch, *p = start, *end = start + n;
+	uint32_t recs = cc->page_recs, done = *delivered;
+	/* Records this call may deliver: the page's and the budget's limit. */
+	uint32_t left = nrec - recs;
 	enum visit_result res = VISIT_MORE;
 	struct hmb_record rec;
 	int bad = 0;
 
+	if (left > budget - done)
+		left = budget - done;
 	rec.core = core;
-	while (pos < n && recs < nrec) {
-		uint64_t hdr;
-		uint32_t len, size;
+	/*
+	 * The walk from one record to the next is a chain of dependent loads
+	 * (the next header's address comes from this header's length), so it
+	 * is kept to a pointer, a 16-bit load and an add.
+	 */
+	while (left && p != end) {
+		uint32_t id, len, size;
 
-		if (n - pos < REC_HDR_LEN) {
+		if ((uint32_t)(end - p) < REC_HDR_LEN) {
 			bad = 1;
 			break;
 		}
-		hdr = hmb_get64(buf + pos);
-		rec.event_id = (uint16_t)hdr;
-		len = (uint16_t)(hdr >> 16);
-		size = REC_HDR_LEN + ((len + HMB_TRACE_RECORD_ALIGN - 1) &
-				      ~(HMB_TRACE_RECORD_ALIGN - 1));
-		if (rec.event_id == 0 || size > n - pos) {
+		len = hmb_get16(p + 2);
+		size = (len + REC_HDR_LEN + HMB_TRACE_RECORD_ALIGN - 1) &
+		       ~(HMB_TRACE_RECORD_ALIGN - 1);
+		id = hmb_get16(p);
+		if (id == 0 || size > (uint32_t)(end - p)) {
 			bad = 1;
 			break;
 		}
-		rec.len = (uint16_t)len;
-		rec.seq = first + recs;
-		rec.ts = base_ts + (uint32_t)(hdr >> 32);
-		rec.payload = buf + pos + REC_HDR_LEN;
-		pos += size;
-		recs++;
-		done++;
-		if (deliver && deliver(c->ctx, &rec)) {
-			res = VISIT_STOP;
-			break;
-		}
-		if (done >= budget && pos < n) {
-			res = VISIT_STOP; /* resume mid-page next drain */
-			break;
+		left--;
+		if (deliver) {
+			rec.event_id = (uint16_t)id;
+			rec.len = (uint16_t)len;
+			rec.seq = first + recs;
+			rec.ts = base_ts + hmb_get32(p + 4);
+			rec.payload = p + REC_HDR_LEN;
+			p += size;
+			recs++;
+			if (deliver(c->ctx, &rec)) {
+				res = VISIT_STOP;
+				break;
+			}
+		} else {
+			p += size;
+			recs++;
 		}
 	}
+	done += recs - cc->page_recs;
+	if (!bad && res == VISIT_MORE && p != end && recs < nrec)
+		res = VISIT_STOP; /* budget spent: resume mid-page next drain */
 	cc->delivered += recs - cc->page_recs;
-	cc->page_off += pos;
+	cc->page_off += (uint32_t)(p - start);
 	cc->page_recs = recs;
 	if (recs)
 		cc->next_seq = first + recs;
 	*delivered = done;
 	if (res == VISIT_STOP)
 		return res;
-	if (!bad && pos == n)
+	if (!bad && p == end)
 		return VISIT_MORE;
 	/* A bad record, or more bytes than the commit word's records. */
 	cc->pending_invalid += nrec - cc->page_recs;
