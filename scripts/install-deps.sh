@@ -8,11 +8,12 @@
 #              busybox, trace-cmd).
 set -euo pipefail
 
+# libtraceevent-dev and trace-cmd: plugin_hmb.so and its unit tests.
 base_pkgs=(build-essential meson ninja-build pkg-config clang libclang-rt-14-dev
 	   libgtest-dev libgmock-dev libbenchmark-dev gcc-arm-none-eabi
-	   nlohmann-json3-dev libcli11-dev)
+	   nlohmann-json3-dev libcli11-dev libtraceevent-dev trace-cmd)
 kernel_pkgs=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
-	     trace-cmd libtracefs-dev libtraceevent-dev libtracecmd-dev cpio kmod)
+	     libtracefs-dev libtracecmd-dev cpio kmod)
 
 pkgs=("${base_pkgs[@]}")
 if [[ "${1:-}" == "--kernel" ]]; then

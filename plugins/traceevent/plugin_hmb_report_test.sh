@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# What a user sees: host trace-cmd report, with plugin_hmb.so found through
+# $TRACEEVENT_PLUGIN_DIR, on a small real capture of the QEMU guest
+# (testdata/record-small.dat, made by testdata/make_fixture.py): records
+# before the first complete dictionary print as hex, the dictionary's
+# completion is announced, every record after it is decoded, and
+# -O hmb:hex=1 appends the raw payload.
+# Usage: plugin_hmb_report_test.sh TRACE_CMD PLUGIN_DIR FIXTURE.dat
+# $PLUGIN_PRELOAD, if set, is preloaded into trace-cmd only: the sanitizer
+# runtime that an ASan-built plugin needs.
+set -euo pipefail
+
+trace_cmd=$1 plugin_dir=$2 fixture=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# A plugin_hmb.so in ~/.local/lib/traceevent/plugins would override ours.
+export HOME=$tmp
+export TRACEEVENT_PLUGIN_DIR=$plugin_dir
+
+report() {
+	if [[ -n ${PLUGIN_PRELOAD:-} ]]; then
+		LD_PRELOAD=$PLUGIN_PRELOAD ASAN_OPTIONS=detect_leaks=0 \
+			"$trace_cmd" report "$@"
+	else
+		"$trace_cmd" report "$@"
+	fi
+}
+
+fail=0
+expect() {  # expect FILE TEXT: TEXT is a substring of some line of FILE
+	if grep -qF -- "$2" "$1"; then
+		echo "ok: $2"
+	else
+		echo "FAIL: '$2' not in $(basename "$1")" >&2
+		fail=1
+	fi
+}
+
+report -i "$fixture" >"$tmp/report.txt" 2>"$tmp/report.err"
+if [[ -s $tmp/report.err ]]; then
+	echo "FAIL: trace-cmd report wrote to stderr:" >&2
+	cat "$tmp/report.err" >&2
+	fail=1
+fi
+
+# Before the dictionary: the kernel's own rendering.
+expect "$tmp/report.txt" "dev=0 core=0 seq=2997 fw_ts=9655378033 event_id=1 len=21 payload=01 00 1e 04 02 01 00 00 00 e8 2a cd 26 00 00 00 00 3f 00 00 00"
+expect "$tmp/report.txt" "dev=0 producer_gen=1 build_id=5b9b38b82b841265842dfd3b20dfd149a59ed6ea total_len=3888 offset=3072 len=816 [dictionary complete: 10 events]"
+# After it: event names and fields from the firmware's dictionary.
+expect "$tmp/report.txt" "dev=0 core=1 seq=2997 fw_ts=9655377612 nand_program: die=5 plane=3 block=176 page=179 latency=807868"
+expect "$tmp/report.txt" "dev=0 core=3 seq=2997 fw_ts=9655387190 cmd_complete: qid=8 cid=1032 status=SUCCESS latency=97249"
+undecoded=$(awk '/dictionary complete/ { done = 1 } done && /hmb_record:/ && /event_id=/' "$tmp/report.txt" | wc -l)
+decoded=$(awk '/dictionary complete/ { done = 1 } done && /hmb_record:/' "$tmp/report.txt" | wc -l)
+if ((undecoded != 0 || decoded < 100)); then
+	echo "FAIL: after the dictionary, $undecoded of $decoded records undecoded" >&2
+	fail=1
+else
+	echo "ok: all $decoded records after the dictionary decoded"
+fi
+
+report -O hmb:hex=1 -i "$fixture" >"$tmp/hex.txt" 2>/dev/null
+expect "$tmp/hex.txt" "nand_program: die=5 plane=3 block=176 page=179 latency=807868 payload=0503b000b300bc530c00"
+
+exit $fail
