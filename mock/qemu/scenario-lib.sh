@@ -125,6 +125,25 @@ hmbq_no_kernel_errors() {
 		"$HMBQ_SHARE/console.log" "$HMBQ_SHARE/dmesg.txt" 2>/dev/null
 }
 
+# hmbq_decoded_report DAT TXT: host `trace-cmd report` of the guest's capture
+# $HMBQ_SHARE/DAT with plugin_hmb.so (from the meson build that holds
+# HMBQ_FWSIM, or HMB_PLUGIN_DIR) into $HMBQ_SHARE/TXT. HOME points to an
+# empty directory so that a plugin installed in ~/.local cannot take over.
+hmbq_decoded_report() {
+	local dir=${HMB_PLUGIN_DIR:-${HMBQ_FWSIM%/mock/fwsim/hmb-fwsim}/plugins/traceevent}
+	local home rc=0
+	if [[ ! -f "$dir/plugin_hmb.so" ]]; then
+		echo "no plugin_hmb.so in $dir: build it (ninja -C BUILD plugins/traceevent/plugin_hmb.so)"
+		return 1
+	fi
+	home=$(mktemp -d)
+	TRACEEVENT_PLUGIN_DIR=$dir HOME=$home trace-cmd report -i "$HMBQ_SHARE/$1" \
+		>"$HMBQ_SHARE/$2" 2>"$HMBQ_SHARE/$2.err" || rc=$?
+	rmdir "$home"
+	((rc == 0)) || { echo "trace-cmd report -i $1 (with plugin_hmb.so) failed:"; cat "$HMBQ_SHARE/$2.err"; }
+	return "$rc"
+}
+
 # hmbq_finish: exit 0 when every check passed, 1 otherwise.
 hmbq_finish() {
 	if ((HMBQ_FAILURES)); then

@@ -41,7 +41,8 @@ if ! make -C kernel/hmb_trace >"$logs/build-module.log" 2>&1; then
 fi
 echo "== building hmb-fwsim in $build"
 if { [[ -f "$build/build.ninja" ]] || meson setup "$build"; } >"$logs/build-fwsim.log" 2>&1 &&
-	ninja -C "$build" mock/fwsim/hmb-fwsim >>"$logs/build-fwsim.log" 2>&1; then
+	ninja -C "$build" mock/fwsim/hmb-fwsim plugins/traceevent/plugin_hmb.so \
+		>>"$logs/build-fwsim.log" 2>&1; then
 	:
 else
 	tail -n 20 "$logs/build-fwsim.log"

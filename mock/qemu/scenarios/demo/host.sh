@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # demo, host side: hmb-fwsim plays firmware on 4 cores; the guest records the
-# hmb instance with trace-cmd; here we print an excerpt of the report and the
-# loss summary, next to what the firmware says it produced.
+# hmb instance with trace-cmd; here we print an excerpt of the report, the
+# same records decoded by plugin_hmb.so, and the loss summary, next to what
+# the firmware says it produced.
 set -uo pipefail
 # shellcheck source=mock/qemu/scenario-lib.sh
 source "$HMBQ_LIB"
@@ -24,6 +25,13 @@ grep -m 3 ' hmb_state: ' "$r"
 grep -m 12 ' hmb_record: ' "$r"
 echo "   ... $(grep -c ' hmb_record: ' "$r") hmb_record, $(grep -c ' hmb_lost: ' "$r") hmb_lost," \
 	"$(grep -c ' hmb_dict: ' "$r") hmb_dict events in $HMBQ_SHARE/demo.dat"
+echo
+echo "==== the same capture, trace-cmd report with plugin_hmb.so (host), decoded"
+if hmbq_decoded_report demo.dat report-decoded.txt; then
+	grep -m 1 'dictionary complete' "$HMBQ_SHARE/report-decoded.txt"
+	awk '/dictionary complete/ { on = 1; next } on && / hmb_record: / && !/event_id=/' \
+		"$HMBQ_SHARE/report-decoded.txt" | head -n 12
+fi
 echo
 echo "==== loss summary (module status, per firmware core)"
 cat "$HMBQ_SHARE/status.txt"

@@ -7,7 +7,8 @@
 # Checks against the truth: every record of every core exactly once, in
 # sequence order, on CPU core mod 2; lost = 0 in the capture and in the
 # status files; no ftrace-side overrun; hmb_state and a complete dictionary
-# (hmb_dict chunks reassembling to total_len, equal to the status file).
+# (hmb_dict chunks reassembling to total_len, equal to the status file);
+# trace-cmd report with plugin_hmb.so decodes the records with it.
 set -uo pipefail
 # shellcheck source=mock/qemu/scenario-lib.sh
 source "$HMBQ_LIB"
@@ -33,5 +34,9 @@ e2e_verify "record: $count records x 4 cores at $rate/s, exact" record \
 	--truth "$HMBQ_SHARE/truth.json" --report "$HMBQ_SHARE/record.txt" \
 	--status "$HMBQ_SHARE/record-status.txt" --dictionary "$HMBQ_SHARE/record-dictionary.bin" \
 	--stats "$HMBQ_SHARE/record-ftrace-stats.txt" --stat-report "$HMBQ_SHARE/record.stat"
+e2e_check "trace-cmd report with plugin_hmb.so" hmbq_decoded_report record.dat record-decoded.txt
+e2e_check "plugin_hmb.so decodes every record after the dictionary, as the payload says" \
+	python3 "$HMBQ_REPO/tests/e2e/verify_decoded.py" \
+	--raw "$HMBQ_SHARE/record.txt" --decoded "$HMBQ_SHARE/record-decoded.txt"
 e2e_check "no kernel WARNING/BUG/Oops" e2e_no_kernel_errors
 hmbq_finish
