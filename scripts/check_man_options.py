@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Fail if hmb-fwsim --help and its man page disagree on options or defaults.
+"""Fail if a program's --help and its man page disagree on options or defaults.
 
-usage: check_man_options.py HMB_FWSIM MAN_PAGE
+usage: check_man_options.py BINARY MAN_PAGE [SUBCOMMAND]
+
+With SUBCOMMAND, checks `BINARY SUBCOMMAND --help` (e.g. hmbtrace-cmd report)
+against MAN_PAGE. The man page lists options in its == OPTIONS section as
+`*-x, --long* _ARG_::` followed by indented text that says `(default D)`
+wherever --help shows a default.
 """
 import re
 import subprocess
 import sys
 
 
-def help_options(binary):
-    text = subprocess.run([binary, '--help'], check=True, capture_output=True,
-                          text=True).stdout
+def help_options(command):
+    text = subprocess.run(command + ['--help'], check=True,
+                          capture_output=True, text=True).stdout
     opts = {}
     for line in text.splitlines():
         m = re.match(r'\s+((?:-\w,)?--[\w-]+)\s*(\S*)', line)
@@ -46,8 +51,10 @@ def man_options(path):
 
 
 def main():
+    if len(sys.argv) not in (3, 4):
+        sys.exit(__doc__)
     binary, man = sys.argv[1], sys.argv[2]
-    helps = help_options(binary)
+    helps = help_options([binary] + sys.argv[3:])
     mans = man_options(man)
     errors = []
     for name in sorted(set(helps) | set(mans)):

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "capture.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "capture_c.h"
+
+namespace hmbtrace {
+namespace {
+
+struct CaptureCloser {
+  void operator()(hmb_capture* cap) const { hmb_capture_close(cap); }
+};
+using CapturePtr = std::unique_ptr<hmb_capture, CaptureCloser>;
+
+CaptureKind KindOf(hmb_capture_kind kind) {
+  switch (kind) {
+    case HMB_CAPTURE_RECORD:
+      return CaptureKind::kRecord;
+    case HMB_CAPTURE_LOST:
+      return CaptureKind::kLost;
+    case HMB_CAPTURE_STATE:
+      return CaptureKind::kState;
+    case HMB_CAPTURE_DICT:
+      return CaptureKind::kDict;
+    case HMB_CAPTURE_MARKER:
+      return CaptureKind::kMarker;
+    case HMB_CAPTURE_MALFORMED:
+      break;
+  }
+  return CaptureKind::kMalformed;
+}
+
+struct Walk {
+  const CaptureCallback* fn;
+};
+
+int OnEvent(const hmb_capture_event* c, void* data) {
+  const Walk* walk = static_cast<const Walk*>(data);
+  CaptureEvent ev;
+  ev.kind = KindOf(c->kind);
+  ev.ts = c->ts;
+  ev.cpu = c->cpu;
+  ev.missed_events = c->missed_events;
+  ev.dev = c->dev;
+  ev.core = c->core;
+  ev.seq = c->seq;
+  ev.fw_ts = c->fw_ts;
+  ev.event_id = c->event_id;
+  ev.len = c->len;
+  ev.count = c->count;
+  ev.at_seq = c->at_seq;
+  ev.reason = c->reason;
+  ev.clock_hz = c->clock_hz;
+  ev.producer_gen = c->producer_gen;
+  ev.nr_cores = c->nr_cores;
+  ev.state = c->state;
+  std::copy(std::begin(c->build_id), std::end(c->build_id), ev.build_id.begin());
+  ev.name = std::string_view(c->name, strnlen(c->name, sizeof(c->name)));
+  ev.total_len = c->total_len;
+  ev.offset = c->offset;
+  if (c->data)
+    ev.data = std::span<const uint8_t>(c->data, c->data_len);
+  if (c->malformed_event)
+    ev.malformed_event = c->malformed_event;
+  if (c->malformed_reason)
+    ev.malformed_reason = c->malformed_reason;
+  return (*walk->fn)(ev) ? 0 : 1;
+}
+
+}  // namespace
+
+std::string_view LostReasonName(uint8_t reason) {
+  static constexpr std::string_view kNames[kLostReasonCount] = {"overwritten", "torn", "invalid",
+                                                                "reset"};
+  return reason < kLostReasonCount ? kNames[reason] : "unknown";
+}
+
+std::string_view StateName(uint8_t state) {
+  static constexpr std::string_view kNames[] = {"attached", "reset", "producer_init", "broken",
+                                                "detached"};
+  return state < std::size(kNames) ? kNames[state] : "unknown";
+}
+
+bool ReadCapture(const std::string& path, const CaptureCallback& fn, std::string* error) {
+  char err[256] = "";
+  errno = 0;
+  CapturePtr cap(hmb_capture_open(path.c_str(), err, sizeof(err)));
+  if (!cap) {
+    *error = path + ": " + err;
+    if (errno == ENOENT)
+      *error +=
+          "; name the capture with -i FILE (default trace.dat), or " + std::string(kRecordHint);
+    return false;
+  }
+  if (!hmb_capture_has_hmb_events(cap.get())) {
+    *error = path + ": no hmb events in the file's event formats; " + std::string(kRecordHint);
+    return false;
+  }
+  Walk walk{&fn};
+  if (hmb_capture_iterate(cap.get(), OnEvent, &walk, err, sizeof(err)) != 0) {
+    *error = path + ": " + err;
+    return false;
+  }
+  return true;
+}
+
+std::string Printable(std::string_view text) {
+  if (!text.empty() && text.back() == '\n')
+    text.remove_suffix(1);
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    const auto c = static_cast<uint8_t>(ch);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += ch;
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+std::string Hex(std::span<const uint8_t> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (uint8_t b : bytes) {
+    out += kDigits[b >> 4];
+    out += kDigits[b & 15];
+  }
+  return out;
+}
+
+std::string HostTime(uint64_t ts_ns) {
+  // Rounded to the microsecond, as trace-cmd report prints it.
+  const uint64_t us = ts_ns / 1000u + (ts_ns % 1000u >= 500u ? 1u : 0u);
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%llu.%06llu", static_cast<unsigned long long>(us / 1000000u),
+                static_cast<unsigned long long>(us % 1000000u));
+  return buf;
+}
+
+}  // namespace hmbtrace

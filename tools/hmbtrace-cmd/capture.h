@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Reading a trace.dat made by `trace-cmd record -B hmb -e hmb`: the hmb
+// events of every buffer, and trace_marker lines, in host time order.
+// Each subcommand is a consumer of this one stream.
+
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace hmbtrace {
+
+enum class CaptureKind { kRecord, kLost, kState, kDict, kMarker, kMalformed };
+
+// hmb_lost.reason and hmb_state.state (ABI of kernel/hmb_trace).
+inline constexpr uint8_t kLostReasonCount = 4;
+std::string_view LostReasonName(uint8_t reason);  // "overwritten", ...
+inline constexpr uint8_t kStateReset = 1;
+std::string_view StateName(uint8_t state);  // "attached", ...
+
+// One event of the capture. Which members are set depends on kind, as in
+// capture_c.h; `data` and the string views are valid during the callback.
+struct CaptureEvent {
+  CaptureKind kind = CaptureKind::kRecord;
+  uint64_t ts = 0;  // host ftrace time, ns
+  int cpu = 0;
+  uint64_t missed_events = 0;  // ftrace dropped this many before it, this CPU
+  uint16_t dev = 0;
+  uint16_t core = 0;
+  uint64_t seq = 0;
+  uint64_t fw_ts = 0;
+  uint16_t event_id = 0;
+  uint16_t len = 0;
+  uint64_t count = 0;
+  uint64_t at_seq = 0;
+  uint8_t reason = 0;
+  uint64_t clock_hz = 0;
+  uint32_t producer_gen = 0;
+  uint16_t nr_cores = 0;
+  uint8_t state = 0;
+  std::array<uint8_t, 20> build_id{};
+  std::string_view name;  // hmb_state
+  uint32_t total_len = 0;
+  uint32_t offset = 0;
+  std::span<const uint8_t> data;  // payload, dictionary chunk, marker text
+  std::string_view malformed_event;
+  std::string_view malformed_reason;
+};
+
+// Return false from the callback to stop early.
+using CaptureCallback = std::function<bool(const CaptureEvent&)>;
+
+// Opens `path`, delivers its events in host time order and closes it.
+// On failure returns false with `error` set to a message that names the
+// file, the reason and, where there is one, the fix. A file with no hmb
+// event formats at all is an error too.
+bool ReadCapture(const std::string& path, const CaptureCallback& fn, std::string* error);
+
+// Text from the file made safe for a terminal and for JSON (valid UTF-8):
+// bytes outside printable ASCII as \xNN, a backslash doubled; one
+// trailing newline (trace_marker lines have one) dropped.
+std::string Printable(std::string_view text);
+
+// Lower-case hex, two digits per byte, no separators.
+std::string Hex(std::span<const uint8_t> bytes);
+
+// Host time as trace-cmd report prints it: seconds, rounded to 6 decimals.
+std::string HostTime(uint64_t ts_ns);
+
+// The usual fix, for messages.
+inline constexpr std::string_view kRecordHint = "record with `trace-cmd record -B hmb -e hmb`";
+
+}  // namespace hmbtrace
+
+#endif  // HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_H_

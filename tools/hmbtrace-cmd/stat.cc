@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "stat.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "format.h"
+
+namespace hmbtrace {
+namespace {
+
+std::string EventName(const EventDesc* desc, uint16_t id) {
+  return desc ? desc->name : "event " + std::to_string(id);
+}
+
+double TicksToUs(uint64_t ticks, uint64_t clock_hz) {
+  return clock_hz ? static_cast<double>(ticks) * 1e6 / static_cast<double>(clock_hz) : 0;
+}
+
+std::string Fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
+  return buf;
+}
+
+// Right-aligned (left-aligned if `left`) in `width` columns, and never
+// touching the column before it.
+std::string Pad(const std::string& s, size_t width, bool left = false) {
+  if (s.size() >= width)
+    return left ? s + " " : " " + s;
+  const std::string fill(width - s.size(), ' ');
+  return left ? s + fill : fill + s;
+}
+
+std::optional<uint64_t> Field(const EventDesc& desc,
+                              uint8_t index,
+                              std::span<const uint8_t> payload) {
+  if (index == HMB_TRACE_NO_FIELD)
+    return std::nullopt;
+  return FieldValue(desc, index, payload);
+}
+
+}  // namespace
+
+LatencySummary Summarize(std::vector<uint64_t>& values) {
+  LatencySummary s;
+  if (values.empty())
+    return s;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  s.count = n;
+  s.min = values.front();
+  s.max = values.back();
+  // Nearest rank: the smallest value with at least p% of values <= it.
+  s.median = values[(n + 1) / 2 - 1];
+  s.p99 = values[(n * 99 + 99) / 100 - 1];
+  return s;
+}
+
+uint64_t CoreStat::lost_total() const {
+  uint64_t n = 0;
+  for (uint64_t v : lost)
+    n += v;
+  return n;
+}
+
+StatCollector::SeqTracker& StatCollector::Track(const CaptureEvent& ev, CoreStat& cs) {
+  SeqTracker& t = trackers_[{ev.dev, ev.core}];
+  const uint32_t gen = dicts_->GenerationFor(ev.dev, ev.cpu);
+  if (gen != t.gen) {
+    // A new producer generation numbers its records from 0 again.
+    if (t.gen != 0)
+      cs.begin_without_end += t.open.size();
+    t = SeqTracker{};
+    t.gen = gen;
+    if (gen && std::find(cs.generations.begin(), cs.generations.end(), gen) == cs.generations.end())
+      cs.generations.push_back(gen);
+  }
+  return t;
+}
+
+void StatCollector::Add(const CaptureEvent& ev) {
+  if (!any_)
+    first_ts_ = ev.ts;
+  any_ = true;
+  last_ts_ = ev.ts;
+  if (ev.missed_events)
+    missed_[ev.cpu] += ev.missed_events;
+  switch (ev.kind) {
+    case CaptureKind::kRecord:
+      AddRecord(ev);
+      break;
+    case CaptureKind::kLost:
+      AddLost(ev);
+      break;
+    case CaptureKind::kState:
+      states_++;
+      dicts_->FollowState(ev);
+      break;
+    case CaptureKind::kDict:
+      dicts_seen_++;
+      break;
+    case CaptureKind::kMarker:
+      markers_++;
+      break;
+    case CaptureKind::kMalformed:
+      malformed_[Printable(ev.malformed_event) + ": " + std::string(ev.malformed_reason)]++;
+      break;
+  }
+}
+
+void StatCollector::AddRecord(const CaptureEvent& ev) {
+  records_++;
+  CoreStat& cs = cores_[{ev.dev, ev.core}];
+  SeqTracker& t = Track(ev, cs);
+  if (cs.records == 0)
+    cs.first_seq = ev.seq;
+  cs.records++;
+  cs.last_seq = ev.seq;
+  if (t.have) {
+    if (ev.seq > t.expected)
+      cs.gap_unexplained += ev.seq - t.expected;
+    else if (ev.seq < t.expected)
+      cs.seq_backwards++;
+  }
+  t.have = true;
+  t.expected = ev.seq + 1;
+
+  const Dictionary* dict = dicts_->For(ev.dev, ev.cpu);
+  const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
+  cs.events[EventName(desc, ev.event_id)]++;
+  if (!desc)
+    return;
+  if (auto lat = Field(*desc, desc->latency_field, ev.data))
+    cs.latencies[desc->name + "." + desc->fields[desc->latency_field].name].push_back(*lat);
+  if (desc->role != HMB_TRACE_ROLE_BEGIN && desc->role != HMB_TRACE_ROLE_END)
+    return;
+  const auto key = Field(*desc, desc->key_field, ev.data);
+  if (!key)
+    return;
+  const uint64_t qid = Field(*desc, desc->qid_field, ev.data).value_or(0);
+  if (desc->role == HMB_TRACE_ROLE_BEGIN) {
+    auto [it, fresh] = t.open.try_emplace({desc->id, *key, qid}, ev.fw_ts);
+    if (!fresh) {
+      cs.begin_without_end++;  // reopened before it was closed
+      it->second = ev.fw_ts;
+    }
+    return;
+  }
+  auto it = t.open.find({desc->pair_id, *key, qid});
+  if (it == t.open.end()) {
+    cs.end_without_begin++;
+    return;
+  }
+  const EventDesc* begin = dict->Find(desc->pair_id);
+  if (ev.fw_ts >= it->second)
+    cs.latencies[EventName(begin, desc->pair_id) + "->" + desc->name].push_back(ev.fw_ts -
+                                                                                it->second);
+  t.open.erase(it);
+}
+
+void StatCollector::AddLost(const CaptureEvent& ev) {
+  lost_events_++;
+  CoreStat& cs = cores_[{ev.dev, ev.core}];
+  SeqTracker& t = Track(ev, cs);
+  cs.lost[std::min<size_t>(ev.reason, kLostReasonCount)] += ev.count;
+  if (!t.have) {
+    cs.lost_before_first += ev.count;
+    t.have = true;
+    t.expected = ev.at_seq;
+    return;
+  }
+  // The lost range is [at_seq - count, at_seq); the sequence says the
+  // next record due is `expected`.
+  const uint64_t start = ev.count <= ev.at_seq ? ev.at_seq - ev.count : 0;
+  if (start > t.expected) {
+    cs.gap_unexplained += start - t.expected;
+  } else if (start < t.expected) {
+    cs.lost_unmatched += std::min(t.expected - start, ev.count);
+  }
+  t.expected = std::max(t.expected, ev.at_seq);
+}
+
+void StatCollector::Finish() {
+  for (auto& [key, t] : trackers_) {
+    cores_[key].begin_without_end += t.open.size();
+    t.open.clear();
+  }
+}
+
+std::string StatCollector::Text(const std::string& file) const {
+  uint64_t lost = 0;
+  for (const auto& [key, cs] : cores_)
+    lost += cs.lost_total();
+  std::string out = file + ": " + std::to_string(records_) + " records, " + std::to_string(lost) +
+                    " lost (" + std::to_string(lost_events_) + " hmb_lost), " +
+                    std::to_string(states_) + " hmb_state, " + std::to_string(dicts_seen_) +
+                    " hmb_dict, " + std::to_string(markers_) + " markers";
+  if (any_)
+    out += ", host time " + HostTime(first_ts_) + " .. " + HostTime(last_ts_);
+  out += "\n";
+  for (const auto& [cpu, n] : missed_)
+    out += "warning: ftrace dropped " + std::to_string(n) + " events on CPU " +
+           std::to_string(cpu) + " (trace buffer too small: raise buffer_size_kb)\n";
+  for (const auto& [what, n] : malformed_)
+    out += "warning: " + std::to_string(n) + " malformed " + what + "\n";
+  for (const std::string& m : dicts_->messages())
+    out += "warning: " + m + "\n";
+  if (dicts_->total_problems()) {
+    out += "dictionary chunks rejected:";
+    for (size_t i = 0; i < dicts_->problems().size(); i++)
+      if (dicts_->problems()[i])
+        out += " " + std::string(ChunkProblemName(static_cast<ChunkProblem>(i))) + " " +
+               std::to_string(dicts_->problems()[i]);
+    out += "\n";
+  }
+
+  std::optional<uint16_t> dev_printed;
+  for (const auto& [key, cs] : cores_) {
+    const auto [dev, core] = key;
+    const auto info_it = dicts_->devices().find(dev);
+    const DeviceInfo* info = info_it == dicts_->devices().end() ? nullptr : &info_it->second;
+    const uint64_t hz = info ? info->clock_hz : 0;
+    if (dev_printed != dev) {
+      dev_printed = dev;
+      out += "dev " + std::to_string(dev);
+      if (info && info->seen_state) {
+        out += " (" + info->name + "): clock " + std::to_string(info->clock_hz) +
+               " Hz, producer_gen " + std::to_string(info->producer_gen) + ", " +
+               std::to_string(info->nr_cores) + " cores, state " +
+               std::string(StateName(info->state)) + ", build_id " + Hex(info->build_id);
+      } else {
+        out += ": no hmb_state in the capture (clock rate unknown)";
+      }
+      if (const Dictionary* d = info ? dicts_->Find(dev, info->producer_gen) : nullptr)
+        out += ", dictionary " + std::to_string(d->events().size()) + " events";
+      else
+        out += ", no complete dictionary";
+      out += "\n";
+    }
+    out += "  core " + std::to_string(core) + ": " + std::to_string(cs.records) + " records";
+    if (cs.records)
+      out += ", seq " + std::to_string(cs.first_seq) + ".." + std::to_string(cs.last_seq);
+    if (cs.generations.size() > 1) {
+      out += ", producer_gens";
+      for (uint32_t g : cs.generations)
+        out += " " + std::to_string(g);
+    }
+    out += ", lost " + std::to_string(cs.lost_total());
+    if (cs.lost_total()) {
+      out += " (";
+      bool first = true;
+      for (size_t r = 0; r <= kLostReasonCount; r++) {
+        if (!cs.lost[r])
+          continue;
+        out += (first ? "" : ", ") +
+               std::string(r < kLostReasonCount ? LostReasonName(static_cast<uint8_t>(r))
+                                                : "unknown reason") +
+               " " + std::to_string(cs.lost[r]);
+        first = false;
+      }
+      out += ")";
+    }
+    out += "\n";
+    if (cs.lost_before_first)
+      out += "    " + std::to_string(cs.lost_before_first) +
+             " of them before the first record delivered (not checkable against seq)\n";
+    if (!cs.seq_agrees())
+      out += "    DISAGREEMENT: " + std::to_string(cs.gap_unexplained) +
+             " records missing from the sequence without hmb_lost, " +
+             std::to_string(cs.lost_unmatched) +
+             " counted by hmb_lost that the sequence does not miss\n";
+    if (cs.seq_backwards)
+      out += "    " + std::to_string(cs.seq_backwards) +
+             " records with a sequence number not above the previous one\n";
+    if (!cs.events.empty()) {
+      std::vector<std::pair<std::string, uint64_t>> ev(cs.events.begin(), cs.events.end());
+      std::stable_sort(ev.begin(), ev.end(),
+                       [](const auto& a, const auto& b) { return a.second > b.second; });
+      out += "    events:";
+      for (const auto& [name, n] : ev)
+        out += " " + name + " " + std::to_string(n);
+      out += "\n";
+    }
+    if (!cs.latencies.empty()) {
+      out += "    " + Pad("latency", 28, true) + Pad("count", 8) + Pad("min", 12) +
+             Pad("median", 12) + Pad("p99", 12) + Pad("max", 12) + "  ticks |" + Pad("min", 10) +
+             Pad("median", 10) + Pad("p99", 10) + Pad("max", 10) + "  us\n";
+      for (const auto& [name, values] : cs.latencies) {
+        std::vector<uint64_t> v = values;
+        const LatencySummary s = Summarize(v);
+        out += "    " + Pad(name, 28, true) + Pad(std::to_string(s.count), 8) +
+               Pad(std::to_string(s.min), 12) + Pad(std::to_string(s.median), 12) +
+               Pad(std::to_string(s.p99), 12) + Pad(std::to_string(s.max), 12) + "        |";
+        for (uint64_t t : {s.min, s.median, s.p99, s.max})
+          out += Pad(hz ? Fixed(TicksToUs(t, hz), 3) : "?", 10);
+        out += "\n";
+      }
+    }
+    if (cs.end_without_begin || cs.begin_without_end)
+      out += "    spans: " + std::to_string(cs.end_without_begin) + " ends without a begin, " +
+             std::to_string(cs.begin_without_end) + " begins without an end\n";
+  }
+  return out;
+}
+
+nlohmann::json StatCollector::Json(const std::string& file) const {
+  using nlohmann::json;
+  json doc;
+  doc["file"] = file;
+  doc["records"] = records_;
+  doc["hmb_lost_events"] = lost_events_;
+  doc["hmb_state_events"] = states_;
+  doc["hmb_dict_events"] = dicts_seen_;
+  doc["markers"] = markers_;
+  if (any_) {
+    doc["first_ts_ns"] = first_ts_;
+    doc["last_ts_ns"] = last_ts_;
+  }
+  json missed = json::object();
+  for (const auto& [cpu, n] : missed_)
+    missed[std::to_string(cpu)] = n;
+  doc["ftrace_missed_events"] = missed;
+  doc["malformed"] = json(malformed_);
+  json problems = json::object();
+  for (size_t i = 0; i < dicts_->problems().size(); i++)
+    problems[std::string(ChunkProblemName(static_cast<ChunkProblem>(i)))] = dicts_->problems()[i];
+  doc["dictionary_problems"] = problems;
+  doc["dictionary_messages"] = dicts_->messages();
+
+  std::map<uint16_t, json> devices;
+  for (const auto& [key, cs] : cores_) {
+    const auto [dev, core] = key;
+    json& d = devices[dev];
+    const auto info_it = dicts_->devices().find(dev);
+    const uint64_t hz = info_it == dicts_->devices().end() ? 0 : info_it->second.clock_hz;
+    if (d.is_null()) {
+      d["dev"] = dev;
+      if (info_it != dicts_->devices().end()) {
+        const DeviceInfo& info = info_it->second;
+        d["name"] = info.name;
+        d["clock_hz"] = info.clock_hz;
+        d["nr_cores"] = info.nr_cores;
+        d["producer_gen"] = info.producer_gen;
+        d["producer_gens"] = info.generations;
+        d["state"] = StateName(info.state);
+        d["build_id"] = Hex(info.build_id);
+        const Dictionary* dict = dicts_->Find(dev, info.producer_gen);
+        d["dictionary_events"] = dict ? dict->events().size() : 0;
+      }
+      d["cores"] = json::array();
+    }
+    json c;
+    c["core"] = core;
+    c["records"] = cs.records;
+    c["first_seq"] = cs.records ? json(cs.first_seq) : json(nullptr);
+    c["last_seq"] = cs.records ? json(cs.last_seq) : json(nullptr);
+    c["producer_gens"] = cs.generations;
+    json lost = json::object();
+    for (size_t r = 0; r < kLostReasonCount; r++)
+      lost[std::string(LostReasonName(static_cast<uint8_t>(r)))] = cs.lost[r];
+    lost["unknown"] = cs.lost[kLostReasonCount];
+    lost["total"] = cs.lost_total();
+    c["lost"] = lost;
+    c["lost_before_first_record"] = cs.lost_before_first;
+    c["seq_gaps_without_hmb_lost"] = cs.gap_unexplained;
+    c["hmb_lost_not_in_seq"] = cs.lost_unmatched;
+    c["seq_not_increasing"] = cs.seq_backwards;
+    c["seq_check"] = cs.seq_agrees() ? "agrees" : "disagrees";
+    c["events"] = json(cs.events);
+    json lat = json::array();
+    for (const auto& [name, values] : cs.latencies) {
+      std::vector<uint64_t> v = values;
+      const LatencySummary s = Summarize(v);
+      json l;
+      l["name"] = name;
+      l["count"] = s.count;
+      l["ticks"] = {{"min", s.min}, {"median", s.median}, {"p99", s.p99}, {"max", s.max}};
+      if (hz)
+        l["us"] = {{"min", TicksToUs(s.min, hz)},
+                   {"median", TicksToUs(s.median, hz)},
+                   {"p99", TicksToUs(s.p99, hz)},
+                   {"max", TicksToUs(s.max, hz)}};
+      lat.push_back(l);
+    }
+    c["latency"] = lat;
+    c["spans_end_without_begin"] = cs.end_without_begin;
+    c["spans_begin_without_end"] = cs.begin_without_end;
+    d["cores"].push_back(c);
+  }
+  json devs = json::array();
+  for (auto& [dev, d] : devices)
+    devs.push_back(std::move(d));
+  doc["devices"] = devs;
+  return doc;
+}
+
+int RunStat(const std::string& input, bool json) {
+  DictionaryStore dicts;
+  std::string error;
+  if (!CollectDictionaries(input, &dicts, &error)) {
+    std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", error.c_str());
+    return 1;
+  }
+  StatCollector stat(&dicts);
+  if (!ReadCapture(
+          input,
+          [&stat](const CaptureEvent& ev) {
+            stat.Add(ev);
+            return true;
+          },
+          &error)) {
+    std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", error.c_str());
+    return 1;
+  }
+  stat.Finish();
+  if (stat.hmb_events() == 0) {
+    std::fprintf(stderr, "hmbtrace-cmd stat: %s: no hmb events; %s\n", input.c_str(),
+                 std::string(kRecordHint).c_str());
+    return 1;
+  }
+  const std::string out = json ? stat.Json(input).dump(2) + "\n" : stat.Text(input);
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace hmbtrace

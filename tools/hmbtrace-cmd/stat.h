@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// hmbtrace-cmd stat: per device and firmware core, what a capture holds and
+// what it misses: records, sequence range, losses by reason cross-checked
+// against the sequence numbers, per-event counts and latency statistics.
+
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_STAT_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_STAT_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "capture.h"
+#include "dictionaries.h"
+
+namespace hmbtrace {
+
+struct LatencySummary {
+  uint64_t count = 0, min = 0, median = 0, p99 = 0, max = 0;
+};
+// Nearest-rank percentiles; sorts `values`.
+LatencySummary Summarize(std::vector<uint64_t>& values);
+
+struct CoreStat {
+  uint64_t records = 0;
+  uint64_t first_seq = 0, last_seq = 0;
+  std::vector<uint32_t> generations;
+  std::array<uint64_t, kLostReasonCount + 1> lost{};  // by reason; last: unknown reason
+  // hmb_lost before the core's first record of a generation: no sequence
+  // number to check them against.
+  uint64_t lost_before_first = 0;
+  // Records missing from the sequence with no hmb_lost that covers them.
+  uint64_t gap_unexplained = 0;
+  // Records hmb_lost counts that the sequence says were not missing there.
+  uint64_t lost_unmatched = 0;
+  uint64_t seq_backwards = 0;  // a sequence number not above the previous one
+  std::map<std::string, uint64_t> events;
+  std::map<std::string, std::vector<uint64_t>> latencies;  // ticks, by metric name
+  uint64_t end_without_begin = 0;
+  uint64_t begin_without_end = 0;  // at the end of the capture
+
+  uint64_t lost_total() const;
+  bool seq_agrees() const { return gap_unexplained == 0 && lost_unmatched == 0; }
+};
+
+class StatCollector {
+ public:
+  // `dicts` must already hold the capture's dictionaries (a first pass),
+  // and is fed hmb_state events again here to follow generations per CPU.
+  explicit StatCollector(DictionaryStore* dicts) : dicts_(dicts) {}
+
+  void Add(const CaptureEvent& ev);
+  void Finish();
+
+  std::string Text(const std::string& file) const;
+  nlohmann::json Json(const std::string& file) const;
+
+  const std::map<std::pair<uint16_t, uint16_t>, CoreStat>& cores() const { return cores_; }
+  uint64_t records() const { return records_; }
+  uint64_t hmb_events() const { return records_ + lost_events_ + states_ + dicts_seen_; }
+
+ private:
+  struct SeqTracker {
+    uint32_t gen = 0;
+    bool have = false;  // `expected` is known
+    uint64_t expected = 0;
+    // open spans: (begin event id, key, qid) -> fw_ts
+    std::map<std::tuple<uint16_t, uint64_t, uint64_t>, uint64_t> open;
+  };
+
+  void AddRecord(const CaptureEvent& ev);
+  void AddLost(const CaptureEvent& ev);
+  SeqTracker& Track(const CaptureEvent& ev, CoreStat& cs);
+
+  DictionaryStore* dicts_;
+  std::map<std::pair<uint16_t, uint16_t>, CoreStat> cores_;
+  std::map<std::pair<uint16_t, uint16_t>, SeqTracker> trackers_;
+  std::map<int, uint64_t> missed_;  // ftrace-dropped events per CPU
+  std::map<std::string, uint64_t> malformed_;
+  uint64_t records_ = 0, lost_events_ = 0, states_ = 0, dicts_seen_ = 0, markers_ = 0;
+  uint64_t first_ts_ = 0, last_ts_ = 0;
+  bool any_ = false;
+};
+
+// The subcommand: returns the exit code.
+int RunStat(const std::string& input, bool json);
+
+}  // namespace hmbtrace
+
+#endif  // HMBTRACE_TOOLS_HMBTRACE_CMD_STAT_H_

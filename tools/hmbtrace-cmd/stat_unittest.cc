@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "stat.h"
+
+#include <gtest/gtest.h>
+
+#include "count_records_testutil.h"
+#include "fixture_testutil.h"
+
+namespace hmbtrace {
+namespace {
+
+struct StatRun {
+  DictionaryStore dicts;
+  std::unique_ptr<StatCollector> stat;
+};
+
+std::unique_ptr<StatRun> RunOn(const std::string& path) {
+  auto run = std::make_unique<StatRun>();
+  std::string error;
+  EXPECT_TRUE(CollectDictionaries(path, &run->dicts, &error)) << error;
+  run->stat = std::make_unique<StatCollector>(&run->dicts);
+  EXPECT_TRUE(ReadCapture(
+      path,
+      [&run](const CaptureEvent& ev) {
+        run->stat->Add(ev);
+        return true;
+      },
+      &error))
+      << error;
+  run->stat->Finish();
+  return run;
+}
+
+TEST(Stat, PerCoreRecordCountsEqualAnIndependentCountOfTheFixture) {
+  uint64_t independent[8] = {};
+  ASSERT_EQ(count_hmb_records_per_core(FixturePath().c_str(), independent, 8), 1035);
+  auto run = RunOn(FixturePath());
+  const nlohmann::json doc = run->stat->Json("f");
+  ASSERT_EQ(doc["devices"].size(), 1u);
+  const nlohmann::json& cores = doc["devices"][0]["cores"];
+  ASSERT_EQ(cores.size(), 4u);
+  for (size_t k = 0; k < 4; k++) {
+    EXPECT_EQ(cores[k]["core"], k);
+    EXPECT_EQ(cores[k]["records"], independent[k]) << "core " << k;
+    EXPECT_EQ(cores[k]["records"], kFixtureRecordsPerCore[k]) << "core " << k;
+    EXPECT_EQ(cores[k]["lost"]["total"], 0u);
+    EXPECT_EQ(cores[k]["seq_check"], "agrees");
+    uint64_t per_event = 0;
+    for (const auto& [name, n] : cores[k]["events"].items())
+      per_event += n.get<uint64_t>();
+    EXPECT_EQ(per_event, independent[k]);
+  }
+  // core 3 runs from seq 2865 to 3133 (trace-cmd report), no gap.
+  EXPECT_EQ(cores[3]["first_seq"], 2865u);
+  EXPECT_EQ(cores[3]["last_seq"], 3133u);
+  EXPECT_EQ(doc["devices"][0]["clock_hz"], 1000000000u);
+  EXPECT_EQ(doc["devices"][0]["name"], "0000:00:02.0");
+}
+
+TEST(Stat, CountsMarkersAndRecordsOfTheMarkersCapture) {
+  uint64_t independent[8] = {};
+  ASSERT_EQ(count_hmb_records_per_core(MarkersFixturePath().c_str(), independent, 8), 1183);
+  auto run = RunOn(MarkersFixturePath());
+  const nlohmann::json doc = run->stat->Json("f");
+  EXPECT_EQ(doc["markers"], 1u);
+  for (size_t k = 0; k < 4; k++) {
+    EXPECT_EQ(doc["devices"][0]["cores"][k]["records"], independent[k]) << "core " << k;
+    EXPECT_EQ(doc["devices"][0]["cores"][k]["records"], kMarkersFixtureRecordsPerCore[k]);
+  }
+}
+
+TEST(Stat, TextNamesEventsAndLatenciesInTicksAndMicroseconds) {
+  auto run = RunOn(FixturePath());
+  const std::string text = run->stat->Text("record-small.dat");
+  EXPECT_NE(text.find("record-small.dat: 1035 records, 0 lost (0 hmb_lost), 2 hmb_state, 8 "
+                      "hmb_dict, 0 markers"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  core 3: 269 records, seq 2865..3133, lost 0\n"), std::string::npos);
+  EXPECT_NE(text.find("cmd_complete.latency"), std::string::npos);
+  EXPECT_NE(text.find("cmd_fetch->cmd_complete"), std::string::npos);
+}
+
+TEST(Stat, ADictionaryChunkThatLiesIsCountedAndReported) {
+  TempFile lying("lying-dict.dat", FixtureWithLyingDictChunk());
+  auto run = RunOn(lying.path());
+  const nlohmann::json doc = run->stat->Json("f");
+  EXPECT_EQ(doc["dictionary_problems"]["offset past total_len"], 1u);
+  const std::string text = run->stat->Text("f");
+  EXPECT_NE(text.find("dictionary chunks rejected: offset past total_len 1\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("warning: dev 0 producer_gen 1: dictionary chunk at offset 70000"),
+            std::string::npos)
+      << text;
+  // The other copy still decodes every core.
+  EXPECT_EQ(doc["devices"][0]["dictionary_events"], 10u);
+}
+
+CaptureEvent Record(uint16_t core, uint64_t seq) {
+  CaptureEvent ev;
+  ev.kind = CaptureKind::kRecord;
+  ev.core = core;
+  ev.seq = seq;
+  ev.event_id = 1;
+  return ev;
+}
+
+CaptureEvent Lost(uint16_t core, uint64_t count, uint64_t at_seq) {
+  CaptureEvent ev;
+  ev.kind = CaptureKind::kLost;
+  ev.core = core;
+  ev.count = count;
+  ev.at_seq = at_seq;
+  return ev;
+}
+
+TEST(Stat, LossesThatMatchTheSequenceGapsAgree) {
+  DictionaryStore dicts;
+  StatCollector stat(&dicts);
+  for (const CaptureEvent& ev :
+       {Lost(0, 10, 10), Record(0, 10), Record(0, 11), Lost(0, 3, 15), Record(0, 15)})
+    stat.Add(ev);
+  stat.Finish();
+  const CoreStat& cs = stat.cores().at({0, 0});
+  EXPECT_EQ(cs.lost_total(), 13u);
+  EXPECT_EQ(cs.lost_before_first, 10u);
+  EXPECT_TRUE(cs.seq_agrees());
+  EXPECT_EQ(stat.Text("f").find("DISAGREEMENT"), std::string::npos);
+}
+
+TEST(Stat, AGapWithoutHmbLostOrALossWithoutAGapIsADisagreement) {
+  DictionaryStore dicts;
+  StatCollector stat(&dicts);
+  for (const CaptureEvent& ev : {Record(2, 0), Record(2, 1), Record(2, 5),  // 3 missing silently
+                                 Lost(2, 4, 6), Record(2, 6)})              // 4 claimed, 0 missing
+    stat.Add(ev);
+  stat.Finish();
+  const CoreStat& cs = stat.cores().at({0, 2});
+  EXPECT_EQ(cs.gap_unexplained, 3u);
+  EXPECT_EQ(cs.lost_unmatched, 4u);
+  EXPECT_FALSE(cs.seq_agrees());
+  EXPECT_NE(stat.Text("f").find("    DISAGREEMENT: 3 records missing from the sequence without "
+                                "hmb_lost, 4 counted by hmb_lost that the sequence does not "
+                                "miss\n"),
+            std::string::npos)
+      << stat.Text("f");
+}
+
+TEST(Stat, PercentilesAreNearestRank) {
+  std::vector<uint64_t> v;
+  for (uint64_t i = 100; i >= 1; i--)
+    v.push_back(i);
+  const LatencySummary s = Summarize(v);
+  EXPECT_EQ(s.count, 100u);
+  EXPECT_EQ(s.min, 1u);
+  EXPECT_EQ(s.median, 50u);
+  EXPECT_EQ(s.p99, 99u);
+  EXPECT_EQ(s.max, 100u);
+  std::vector<uint64_t> one = {7};
+  EXPECT_EQ(Summarize(one).p99, 7u);
+}
+
+}  // namespace
+}  // namespace hmbtrace
