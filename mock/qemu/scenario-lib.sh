@@ -125,12 +125,17 @@ hmbq_no_kernel_errors() {
 		"$HMBQ_SHARE/console.log" "$HMBQ_SHARE/dmesg.txt" 2>/dev/null
 }
 
+# hmbq_build_dir: the meson build directory that holds HMBQ_FWSIM.
+hmbq_build_dir() {
+	echo "${HMBQ_FWSIM%/mock/fwsim/hmb-fwsim}"
+}
+
 # hmbq_decoded_report DAT TXT: host `trace-cmd report` of the guest's capture
 # $HMBQ_SHARE/DAT with plugin_hmb.so (from the meson build that holds
 # HMBQ_FWSIM, or HMB_PLUGIN_DIR) into $HMBQ_SHARE/TXT. HOME points to an
 # empty directory so that a plugin installed in ~/.local cannot take over.
 hmbq_decoded_report() {
-	local dir=${HMB_PLUGIN_DIR:-${HMBQ_FWSIM%/mock/fwsim/hmb-fwsim}/plugins/traceevent}
+	local dir=${HMB_PLUGIN_DIR:-$(hmbq_build_dir)/plugins/traceevent}
 	local home rc=0
 	if [[ ! -f "$dir/plugin_hmb.so" ]]; then
 		echo "no plugin_hmb.so in $dir: build it (ninja -C BUILD plugins/traceevent/plugin_hmb.so)"

@@ -13,6 +13,9 @@
 # e2e_verify DESC ARGS verify_trace.py ARGS as a check
 # e2e_report DAT TXT   trace-cmd report of the guest's capture, on the host
 # e2e_guest_ok         the guest scenario exited 0 (shows its FAIL lines if not)
+# e2e_cmd_stat DAT [--no-loss]
+#                      hmbtrace-cmd stat --json of the capture agrees with the
+#                      truth (tests/e2e/verify_stat.py)
 
 E2E_DIR="$HMBQ_REPO/tests/e2e"
 E2E_VERIFY="$E2E_DIR/verify_trace.py"
@@ -49,6 +52,17 @@ e2e_report() {
 	trace-cmd report -R -t -N -i "$dat" >"$txt" 2>"$txt.err" ||
 		{ echo "trace-cmd report -i $1 failed:"; cat "$txt.err"; return 1; }
 	trace-cmd report --stat -i "$dat" >"${txt%.txt}.stat" 2>&1 || true
+}
+
+e2e_cmd_stat() {
+	local dat=$1 json=$HMBQ_SHARE/${1%.dat}-stat.json
+	local cmd
+	shift
+	cmd=$(hmbq_build_dir)/tools/hmbtrace-cmd/hmbtrace-cmd
+	[[ -x "$cmd" ]] || { echo "no $cmd: build it (ninja -C BUILD tools/hmbtrace-cmd/hmbtrace-cmd)"; return 1; }
+	"$cmd" stat --json -i "$HMBQ_SHARE/$dat" >"$json" ||
+		{ echo "hmbtrace-cmd stat -i $dat failed"; return 1; }
+	python3 "$E2E_DIR/verify_stat.py" --stat "$json" --truth "$HMBQ_SHARE/truth.json" "$@"
 }
 
 e2e_guest_ok() {

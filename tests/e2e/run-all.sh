@@ -42,6 +42,7 @@ fi
 echo "== building hmb-fwsim in $build"
 if { [[ -f "$build/build.ninja" ]] || meson setup "$build"; } >"$logs/build-fwsim.log" 2>&1 &&
 	ninja -C "$build" mock/fwsim/hmb-fwsim plugins/traceevent/plugin_hmb.so \
+		tools/hmbtrace-cmd/hmbtrace-cmd \
 		>>"$logs/build-fwsim.log" 2>&1; then
 	:
 else

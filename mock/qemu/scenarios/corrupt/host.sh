@@ -31,5 +31,6 @@ e2e_check "the capture came back and decodes on the host" e2e_report corrupt.dat
 e2e_verify "corrupt page $corrupt: errors counted, invalid loss in place, rest delivered" \
 	corrupt --truth "$HMBQ_SHARE/truth.json" --report "$HMBQ_SHARE/corrupt.txt" \
 	--status "$HMBQ_SHARE/corrupt-status.txt"
+e2e_check "hmbtrace-cmd stat of the capture agrees with the truth" e2e_cmd_stat corrupt.dat
 e2e_check "no kernel WARNING/BUG/Oops" e2e_no_kernel_errors
 hmbq_finish

@@ -32,5 +32,6 @@ e2e_verify "overrun: 2-page rings, $rate/s, 100 ms polls: every record delivered
 	overrun --truth "$HMBQ_SHARE/truth.json" --report "$HMBQ_SHARE/overrun.txt" \
 	--status "$HMBQ_SHARE/overrun-status.txt" \
 	--stats "$HMBQ_SHARE/overrun-ftrace-stats.txt" --stat-report "$HMBQ_SHARE/overrun.stat"
+e2e_check "hmbtrace-cmd stat of the capture agrees with the truth" e2e_cmd_stat overrun.dat
 e2e_check "no kernel WARNING/BUG/Oops" e2e_no_kernel_errors
 hmbq_finish

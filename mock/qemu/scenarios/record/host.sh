@@ -38,5 +38,6 @@ e2e_check "trace-cmd report with plugin_hmb.so" hmbq_decoded_report record.dat r
 e2e_check "plugin_hmb.so decodes every record after the dictionary, as the payload says" \
 	python3 "$HMBQ_REPO/tests/e2e/verify_decoded.py" \
 	--raw "$HMBQ_SHARE/record.txt" --decoded "$HMBQ_SHARE/record-decoded.txt"
+e2e_check "hmbtrace-cmd stat of the capture agrees with the truth" e2e_cmd_stat record.dat --no-loss
 e2e_check "no kernel WARNING/BUG/Oops" e2e_no_kernel_errors
 hmbq_finish

@@ -33,5 +33,6 @@ e2e_check "the capture came back and decodes on the host" e2e_report reset.dat r
 e2e_verify "reset at $reset_at: reset event, new life from seq 0, counters" reset \
 	--truth "$HMBQ_SHARE/truth.json" --report "$HMBQ_SHARE/reset.txt" \
 	--status "$HMBQ_SHARE/reset-status.txt"
+e2e_check "hmbtrace-cmd stat of the capture agrees with the truth" e2e_cmd_stat reset.dat
 e2e_check "no kernel WARNING/BUG/Oops" e2e_no_kernel_errors
 hmbq_finish
