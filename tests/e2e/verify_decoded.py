@@ -20,7 +20,7 @@ import re
 import struct
 import sys
 
-from verify_trace import Failures, parse_report, report_problems
+from verify_trace import Failures, finish, parse_report, report_problems
 
 # hmb-fwsim's events: id -> (name, struct layout, field names checked).
 # Enum-valued fields (opc, status, ...) are rendered as names and left out.
@@ -129,11 +129,7 @@ def main(argv=None):
     Failures.verbose = a.verbose
     F = Failures()
     check(F, a.raw, a.decoded)
-    if F.count:
-        print(f"decoded: {F.count} check(s) FAILED, {F.passed} passed")
-        return 1
-    print(f"decoded: all {F.passed} checks passed")
-    return 0
+    return finish(F, "decoded")
 
 
 if __name__ == "__main__":

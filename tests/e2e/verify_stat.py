@@ -15,7 +15,7 @@ import json
 import sys
 from collections import Counter
 
-from verify_trace import Failures, report_problems
+from verify_trace import Failures, finish, report_problems
 
 
 def truth_per_core(truth):
@@ -77,11 +77,7 @@ def main(argv=None):
     with open(a.truth) as fh:
         truth = json.load(fh)
     check(F, stat, truth, a.no_loss)
-    if F.count:
-        print(f"stat: {F.count} check(s) FAILED, {F.passed} passed")
-        return 1
-    print(f"stat: all {F.passed} checks passed")
-    return 0
+    return finish(F, "stat")
 
 
 if __name__ == "__main__":

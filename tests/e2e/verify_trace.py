@@ -280,6 +280,15 @@ def report_problems(F, problems, ok_msg, limit=8):
     return False
 
 
+def finish(F, label):
+    """The verifier's last line and exit status."""
+    if F.count:
+        print(f"{label}: {F.count} check(s) FAILED, {F.passed} passed")
+        return 1
+    print(f"{label}: all {F.passed} checks passed")
+    return 0
+
+
 def check_cpu_mapping(F, streams, ncpus, status=None):
     problems = []
     for core, evs in sorted(streams.items()):
@@ -794,12 +803,7 @@ def main(argv=None):
 
     a = p.parse_args(argv)
     Failures.verbose = a.verbose
-    F = a.func(a)
-    if F.count:
-        print(f"{a.cmd}: {F.count} check(s) FAILED, {F.passed} passed")
-        return 1
-    print(f"{a.cmd}: all {F.passed} checks passed")
-    return 0
+    return finish(a.func(a), a.cmd)
 
 
 if __name__ == "__main__":
