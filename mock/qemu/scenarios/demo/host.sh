@@ -3,8 +3,9 @@
 #
 # demo, host side: hmb-fwsim plays firmware on 4 cores; the guest records the
 # hmb instance with trace-cmd; here we print an excerpt of the report, the
-# same records decoded by plugin_hmb.so, and the loss summary, next to what
-# the firmware says it produced.
+# same records decoded by plugin_hmb.so, hmbtrace-cmd stat and a Perfetto
+# export of the capture, and the loss summary, next to what the firmware says
+# it produced.
 set -uo pipefail
 # shellcheck source=mock/qemu/scenario-lib.sh
 source "$HMBQ_LIB"
@@ -31,6 +32,14 @@ if hmbq_decoded_report demo.dat report-decoded.txt; then
 	grep -m 1 'dictionary complete' "$HMBQ_SHARE/report-decoded.txt"
 	awk '/dictionary complete/ { on = 1; next } on && / hmb_record: / && !/event_id=/' \
 		"$HMBQ_SHARE/report-decoded.txt" | head -n 12
+fi
+cmd=$(hmbq_build_dir)/tools/hmbtrace-cmd/hmbtrace-cmd
+if [[ -x "$cmd" ]]; then
+	echo
+	echo "==== hmbtrace-cmd stat -i demo.dat (host)"
+	"$cmd" stat -i "$HMBQ_SHARE/demo.dat"
+	"$cmd" export -i "$HMBQ_SHARE/demo.dat" --perfetto "$HMBQ_SHARE/demo.json" &&
+		echo "Perfetto trace (open it at ui.perfetto.dev): $HMBQ_SHARE/demo.json"
 fi
 echo
 echo "==== loss summary (module status, per firmware core)"
