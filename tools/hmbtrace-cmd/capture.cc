@@ -41,6 +41,13 @@ struct Walk {
 
 int OnEvent(const hmb_capture_event* c, void* data) {
   const Walk* walk = static_cast<const Walk*>(data);
+  return (*walk->fn)(ToCaptureEvent(*c)) ? 0 : 1;
+}
+
+}  // namespace
+
+CaptureEvent ToCaptureEvent(const hmb_capture_event& cref) {
+  const hmb_capture_event* c = &cref;
   CaptureEvent ev;
   ev.kind = KindOf(c->kind);
   ev.ts = c->ts;
@@ -69,10 +76,8 @@ int OnEvent(const hmb_capture_event* c, void* data) {
     ev.malformed_event = c->malformed_event;
   if (c->malformed_reason)
     ev.malformed_reason = c->malformed_reason;
-  return (*walk->fn)(ev) ? 0 : 1;
+  return ev;
 }
-
-}  // namespace
 
 std::string_view LostReasonName(uint8_t reason) {
   static constexpr std::string_view kNames[kLostReasonCount] = {"overwritten", "torn", "invalid",

@@ -14,6 +14,8 @@
 #include <string>
 #include <string_view>
 
+struct hmb_capture_event;  // capture_c.h
+
 namespace hmbtrace {
 
 enum class CaptureKind { kRecord, kLost, kState, kDict, kMarker, kMalformed };
@@ -52,6 +54,9 @@ struct CaptureEvent {
   std::string_view malformed_event;
   std::string_view malformed_reason;
 };
+
+// A copy of the C decoder's event; its spans point into `c`.
+CaptureEvent ToCaptureEvent(const hmb_capture_event& c);
 
 // Return false from the callback to stop early.
 using CaptureCallback = std::function<bool(const CaptureEvent&)>;

@@ -29,8 +29,7 @@ struct hmb_capture {
 	struct tracecmd_input *top;
 	struct tracecmd_input **handles;	/* top, then the instances */
 	int nr_handles;
-	struct tep_handle *tep;
-	struct tep_event *record, *lost, *state, *dict, *print;
+	struct hmb_event_set events;
 };
 
 static void set_err(char *err, size_t err_len, const char *fmt, ...)
@@ -131,7 +130,7 @@ struct hmb_capture *hmb_capture_open(const char *path, char *err,
 		free(cap);
 		return NULL;
 	}
-	cap->tep = tracecmd_get_tep(cap->top);
+	hmb_event_set_init(&cap->events, tracecmd_get_tep(cap->top));
 	n = tracecmd_buffer_instances(cap->top);
 	if (n < 0)
 		n = 0;
@@ -156,14 +155,25 @@ struct hmb_capture *hmb_capture_open(const char *path, char *err,
 		}
 		cap->handles[cap->nr_handles++] = h;
 	}
-	if (cap->tep) {
-		cap->record = tep_find_event_by_name(cap->tep, "hmb", "hmb_record");
-		cap->lost = tep_find_event_by_name(cap->tep, "hmb", "hmb_lost");
-		cap->state = tep_find_event_by_name(cap->tep, "hmb", "hmb_state");
-		cap->dict = tep_find_event_by_name(cap->tep, "hmb", "hmb_dict");
-		cap->print = tep_find_event_by_name(cap->tep, "ftrace", "print");
-	}
 	return cap;
+}
+
+void hmb_event_set_init(struct hmb_event_set *set, struct tep_handle *tep)
+{
+	memset(set, 0, sizeof(*set));
+	set->tep = tep;
+	if (!tep)
+		return;
+	set->record = tep_find_event_by_name(tep, "hmb", "hmb_record");
+	set->lost = tep_find_event_by_name(tep, "hmb", "hmb_lost");
+	set->state = tep_find_event_by_name(tep, "hmb", "hmb_state");
+	set->dict = tep_find_event_by_name(tep, "hmb", "hmb_dict");
+	set->print = tep_find_event_by_name(tep, "ftrace", "print");
+}
+
+int hmb_event_set_has_hmb_events(const struct hmb_event_set *set)
+{
+	return set->record || set->lost || set->state || set->dict;
 }
 
 void hmb_capture_close(struct hmb_capture *cap)
@@ -182,7 +192,7 @@ void hmb_capture_close(struct hmb_capture *cap)
 
 int hmb_capture_has_hmb_events(const struct hmb_capture *cap)
 {
-	return cap->record || cap->lost || cap->state || cap->dict;
+	return hmb_event_set_has_hmb_events(&cap->events);
 }
 
 /* Reads an unsigned fixed-size field, checked against the record. */
@@ -276,7 +286,7 @@ static void malformed(struct hmb_capture_event *ev, struct tep_event *event,
 	} while (0)
 
 /* Fills ev from record; returns 0 if the event is not one of ours. */
-static int decode(const struct hmb_capture *cap, const struct tep_record *record,
+static int decode(const struct hmb_event_set *cap, const struct tep_record *record,
 		  struct hmb_capture_event *ev)
 {
 	struct tep_event *event = NULL;
@@ -350,6 +360,20 @@ static int decode(const struct hmb_capture *cap, const struct tep_record *record
 	return 1;
 }
 
+int hmb_event_set_decode(const struct hmb_event_set *set,
+			 const struct tep_record *record, int cpu,
+			 struct hmb_capture_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	if (!set->tep || !record || !record->data || record->size < 0)
+		return 0;
+	ev->ts = record->ts;
+	ev->cpu = record->cpu >= 0 ? record->cpu : cpu;
+	ev->missed_events = record->missed_events > 0 ?
+		(uint64_t)record->missed_events : 0;
+	return decode(set, record, ev);
+}
+
 struct walk {
 	struct hmb_capture *cap;
 	int (*cb)(const struct hmb_capture_event *ev, void *data);
@@ -364,14 +388,7 @@ static int walk_one(struct tracecmd_input *handle, struct tep_record *record,
 	struct hmb_capture_event ev;
 
 	(void)handle;
-	memset(&ev, 0, sizeof(ev));
-	if (!record || !record->data || record->size < 0)
-		return 0;
-	ev.ts = record->ts;
-	ev.cpu = record->cpu >= 0 ? record->cpu : cpu;
-	ev.missed_events = record->missed_events > 0 ?
-		(uint64_t)record->missed_events : 0;
-	if (!decode(w->cap, record, &ev))
+	if (!hmb_event_set_decode(&w->cap->events, record, cpu, &ev))
 		return 0;
 	if (w->cb(&ev, w->data)) {
 		w->stopped = 1;
@@ -388,7 +405,7 @@ int hmb_capture_iterate(struct hmb_capture *cap,
 	struct walk w = { cap, cb, data, 0 };
 	int ret;
 
-	if (!cap->tep) {
+	if (!cap->events.tep) {
 		set_err(err, err_len, "no event formats in the file");
 		return -1;
 	}

@@ -68,6 +68,30 @@ struct hmb_capture_event {
 };
 
 struct hmb_capture;
+struct tep_handle;
+struct tep_event;
+struct tep_record;
+
+/*
+ * The events this tool reads, looked up once in a tep handle (a capture's,
+ * or the live instance's formats: instance_c.c). Any may be NULL.
+ */
+struct hmb_event_set {
+	struct tep_handle *tep;
+	struct tep_event *record, *lost, *state, *dict, *print;
+};
+
+void hmb_event_set_init(struct hmb_event_set *set, struct tep_handle *tep);
+int hmb_event_set_has_hmb_events(const struct hmb_event_set *set);
+
+/*
+ * Decodes one ring-buffer record into ev, with the checks described above.
+ * `cpu` is used when record->cpu is unset. Returns 0 if the record is not
+ * one of the events of `set` (ev is then meaningless), 1 otherwise.
+ */
+int hmb_event_set_decode(const struct hmb_event_set *set,
+			 const struct tep_record *record, int cpu,
+			 struct hmb_capture_event *ev);
 
 /*
  * Opens `path`. On failure returns NULL and writes a message (without the

@@ -9,8 +9,12 @@
 #include <CLI/CLI.hpp>
 
 #include "export_perfetto.h"
+#include "instance.h"
+#include "marker.h"
 #include "report.h"
 #include "stat.h"
+#include "status.h"
+#include "stream.h"
 
 #ifndef HMBTRACE_VERSION
 #define HMBTRACE_VERSION "unknown"
@@ -21,8 +25,8 @@ namespace {
 
 int Main(int argc, char** argv) {
   CLI::App app{
-      "hmbtrace-cmd: read NVMe SSD firmware traces captured from the \"hmb\" trace instance "
-      "with `trace-cmd record -B hmb -e hmb`.",
+      "hmbtrace-cmd: NVMe SSD firmware traces from the \"hmb\" trace instance: read captures "
+      "made with `trace-cmd record -B hmb -e hmb`, or the live instance.",
       "hmbtrace-cmd"};
   app.set_version_flag("--version", HMBTRACE_VERSION);
   app.require_subcommand(1);
@@ -71,6 +75,62 @@ int Main(int argc, char** argv) {
       ->required()
       ->type_name("OUT.json");
 
+  std::string sysfs_dir(kDefaultSysfsDir);
+  std::string tracefs_dir(kDefaultTracefsDir);
+  auto add_tracefs = [&tracefs_dir](CLI::App* cmd) {
+    cmd->add_option("--tracefs", tracefs_dir, "Where tracefs is mounted")
+        ->capture_default_str()
+        ->type_name("DIR");
+  };
+  auto add_sysfs = [&sysfs_dir](CLI::App* cmd) {
+    cmd->add_option("--sysfs", sysfs_dir, "The module's status directory (sysfs class)")
+        ->capture_default_str()
+        ->type_name("DIR");
+  };
+
+  StatusOptions status;
+  CLI::App* status_cmd = app.add_subcommand(
+      "status",
+      "The live state: per device the module's status (state, per-core delivered and lost, "
+      "errors, dictionary) and the hmb instance (tracing_on, enabled events, buffer size, "
+      "per-CPU ftrace counters); read-only");
+  status_cmd->add_flag("--json", status.json, "Print JSON instead of text");
+  add_sysfs(status_cmd);
+  add_tracefs(status_cmd);
+
+  std::vector<std::string> marker_words;
+  CLI::App* marker_cmd = app.add_subcommand(
+      "marker",
+      "Write one line to the hmb instance's trace_marker, into the timeline of the firmware "
+      "records");
+  marker_cmd->add_option("text", marker_words, "The line (words are joined by spaces)")
+      ->required()
+      ->type_name("TEXT...");
+  add_tracefs(marker_cmd);
+
+  StreamOptions stream;
+  std::vector<uint16_t> stream_cores;
+  std::vector<std::string> stream_events;
+  CLI::App* stream_cmd = app.add_subcommand(
+      "stream",
+      "Enable the hmb events of the live instance and print its records as they come, decoded "
+      "as report does, per CPU in order; restores the events' state on exit");
+  stream_cmd
+      ->add_option("--duration", stream.duration, "Stop after S seconds (0: at SIGINT or SIGTERM)")
+      ->capture_default_str()
+      ->type_name("S");
+  stream_cmd
+      ->add_option("--core", stream_cores, "Only records and losses of firmware core N; repeatable")
+      ->type_name("N");
+  stream_cmd
+      ->add_option("--event", stream_events,
+                   "Only events named NAME (a dictionary name, or lost, state, dict, marker); "
+                   "repeatable")
+      ->type_name("NAME");
+  stream_cmd->add_flag("--raw", stream.report.raw, "Add the payload in hex to decoded records");
+  add_tracefs(stream_cmd);
+  add_sysfs(stream_cmd);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -87,6 +147,24 @@ int Main(int argc, char** argv) {
     return RunStat(input, json);
   if (export_cmd->parsed())
     return RunExportPerfetto(input, perfetto);
+  if (status_cmd->parsed()) {
+    status.sysfs_dir = sysfs_dir;
+    status.tracefs_dir = tracefs_dir;
+    return RunStatus(status);
+  }
+  if (marker_cmd->parsed())
+    return RunMarker(tracefs_dir, marker_words);
+  if (stream_cmd->parsed()) {
+    if (!(stream.duration >= 0)) {
+      std::fprintf(stderr, "hmbtrace-cmd stream: --duration must be 0 or more seconds\n");
+      return 2;
+    }
+    stream.report.cores.insert(stream_cores.begin(), stream_cores.end());
+    stream.report.events.insert(stream_events.begin(), stream_events.end());
+    stream.sysfs_dir = sysfs_dir;
+    stream.tracefs_dir = tracefs_dir;
+    return RunStream(stream);
+  }
   return 2;
 }
 

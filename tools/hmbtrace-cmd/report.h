@@ -41,6 +41,10 @@ class Reporter {
   // The line(s) for one event; empty if filtered out.
   std::string Line(const CaptureEvent& ev);
 
+  // A dictionary known before the stream starts (a live stream: the
+  // module's sysfs copy), as one hmb_dict chunk of the whole dictionary.
+  DictionaryStore::Update Seed(const CaptureEvent& dict) { return dicts_.Add(dict); }
+
   uint64_t hmb_events() const { return hmb_events_; }
 
  private:

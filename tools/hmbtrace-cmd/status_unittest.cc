@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "status.h"
+
+#include <gtest/gtest.h>
+
+#include "fake_tree_testutil.h"
+
+namespace hmbtrace {
+namespace {
+
+TEST(Status, ReadsEveryCoreAndReasonOfAFakeDevice) {
+  FakeTrees t;
+  t.AddDevice("0000:00:04.0");
+  std::vector<DeviceStatus> devs;
+  std::string error;
+  ASSERT_TRUE(ReadDevices(t.sysfs(), &devs, &error)) << error;
+  ASSERT_EQ(devs.size(), 1u);
+  const DeviceStatus& d = devs[0];
+  EXPECT_EQ(d.name, "0000:00:04.0");
+  EXPECT_EQ(d.state, "attached");
+  EXPECT_EQ(d.Value("producer_gen"), 3u);
+  EXPECT_EQ(d.dictionary_bytes, 4u);
+  ASSERT_EQ(d.cores.size(), 4u);
+  EXPECT_EQ(d.cores[3].delivered, 400u);
+  EXPECT_EQ(d.cores[3].cpu, 1u);
+  EXPECT_EQ(d.cores[1].lost_total(), 5u);
+  ASSERT_EQ(d.cores[0].lost.size(), 4u);
+  EXPECT_EQ(d.cores[0].lost[0].first, "overwritten");  // hmb_lost's reason order
+  EXPECT_EQ(d.cores[0].lost[3].first, "reset");
+  EXPECT_EQ(d.errors.at("bad_record"), 7u);
+  EXPECT_TRUE(d.problems.empty());
+}
+
+TEST(Status, TextShowsDevicePerCoreLossesErrorsAndInstance) {
+  FakeTrees t;
+  t.AddDevice("0000:00:04.0");
+  t.AddTracefs();
+  t.AddInstance();
+  std::vector<DeviceStatus> devs;
+  std::string error;
+  ASSERT_TRUE(ReadDevices(t.sysfs(), &devs, &error));
+  const std::string text = StatusText(devs, ReadInstance(t.tracefs()));
+  EXPECT_NE(text.find("device 0000:00:04.0 (dev 0): attached, producer_gen 3, 4 cores"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("total: 1000 delivered, 8 lost"), std::string::npos) << text;
+  EXPECT_NE(text.find("errors: bad_record 7"), std::string::npos) << text;
+  EXPECT_NE(text.find("tracing_on 1, buffer_size_kb 16384"), std::string::npos) << text;
+  EXPECT_NE(text.find("hmb_dict off, hmb_lost off, hmb_record on, hmb_state on"), std::string::npos)
+      << text;
+}
+
+TEST(Status, JsonHasPerCoreDeliveredLostAndCpuStats) {
+  FakeTrees t;
+  t.AddDevice("0000:00:04.0");
+  t.AddTracefs();
+  t.AddInstance();
+  std::vector<DeviceStatus> devs;
+  std::string error;
+  ASSERT_TRUE(ReadDevices(t.sysfs(), &devs, &error));
+  const nlohmann::json j = StatusJson(devs, ReadInstance(t.tracefs()));
+  const auto& d = j["devices"][0];
+  EXPECT_EQ(d["name"], "0000:00:04.0");
+  EXPECT_EQ(d["index"], 0);
+  EXPECT_EQ(d["cores"][2]["delivered"], 300);
+  EXPECT_EQ(d["cores"][2]["lost"]["torn"], 1);
+  EXPECT_EQ(d["cores"][3]["lost"]["total"], 2);
+  EXPECT_EQ(d["errors"]["bad_record"], 7);
+  EXPECT_EQ(d["dictionary_bytes"], 4);
+  const auto& i = j["instance"];
+  EXPECT_EQ(i["exists"], true);
+  EXPECT_EQ(i["tracing_on"], true);
+  EXPECT_EQ(i["events"]["hmb_record"], true);
+  EXPECT_EQ(i["events"]["hmb_lost"], false);
+  EXPECT_EQ(i["cpus"][1]["dropped_events"], 1);
+  EXPECT_EQ(i["cpus"][0]["entries"], 10);
+}
+
+TEST(Status, NotLoadedSaysHowToLoadTheModule) {
+  FakeTrees t;
+  t.AddTracefs();
+  std::vector<DeviceStatus> devs;
+  std::string error;
+  EXPECT_FALSE(ReadDevices(t.sysfs(), &devs, &error));
+  EXPECT_NE(error.find("hmb_trace.ko is not loaded (modprobe hmb_trace / insmod hmb_trace.ko)"),
+            std::string::npos)
+      << error;
+  StatusOptions o;
+  o.sysfs_dir = t.sysfs();
+  o.tracefs_dir = t.tracefs();
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(RunStatus(o), 1);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("insmod hmb_trace.ko"), std::string::npos);
+}
+
+TEST(Status, MissingInstanceIsReportedAndFails) {
+  FakeTrees t;
+  t.AddDevice("0000:00:04.0");
+  t.AddTracefs();
+  const InstanceStatus inst = ReadInstance(t.tracefs());
+  EXPECT_TRUE(inst.tracefs_mounted);
+  EXPECT_FALSE(inst.exists);
+  StatusOptions o;
+  o.sysfs_dir = t.sysfs();
+  o.tracefs_dir = t.tracefs();
+  o.json = true;
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(RunStatus(o), 1);
+  const std::string out = testing::internal::GetCapturedStdout();
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(nlohmann::json::parse(out)["instance"]["exists"], false);
+  EXPECT_NE(err.find("no trace instance " + t.instance()), std::string::npos) << err;
+}
+
+TEST(Status, NoTracefsSaysHowToMountIt) {
+  FakeTrees t;
+  t.AddDevice("0000:00:04.0");
+  StatusOptions o;
+  o.sysfs_dir = t.sysfs();
+  o.tracefs_dir = t.tracefs();
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(RunStatus(o), 1);
+  const std::string out = testing::internal::GetCapturedStdout();
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(out.find("tracefs is not mounted"), std::string::npos) << out;
+  EXPECT_NE(err.find("mount -t tracefs nodev " + t.tracefs()), std::string::npos) << err;
+}
+
+TEST(Status, LoadedWithoutAreasSaysSo) {
+  FakeTrees t;
+  std::filesystem::create_directories(t.sysfs());
+  t.AddTracefs();
+  t.AddInstance();
+  StatusOptions o;
+  o.sysfs_dir = t.sysfs();
+  o.tracefs_dir = t.tracefs();
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(RunStatus(o), 0);
+  EXPECT_NE(testing::internal::GetCapturedStdout().find("no devices"), std::string::npos);
+}
+
+TEST(Status, GarbledFilesAreWarningsNotCrashes) {
+  FakeTrees t;
+  t.AddDevice("0000:00:04.0");
+  FakeTrees::Write(std::filesystem::path(t.sysfs()) / "0000:00:04.0/delivered", "1 x 3\n");
+  FakeTrees::Write(std::filesystem::path(t.sysfs()) / "0000:00:04.0/producer_gen", "-1\n");
+  std::vector<DeviceStatus> devs;
+  std::string error;
+  ASSERT_TRUE(ReadDevices(t.sysfs(), &devs, &error));
+  EXPECT_TRUE(devs[0].cores.empty());
+  EXPECT_FALSE(devs[0].Value("producer_gen"));
+  EXPECT_EQ(devs[0].problems.size(), 2u);
+  EXPECT_NE(StatusText(devs, ReadInstance(t.tracefs())).find("warning: delivered unreadable"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace hmbtrace
