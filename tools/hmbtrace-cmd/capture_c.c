@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "capture_c.h"
+#include "c_error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,17 +32,6 @@ struct hmb_capture {
 	int nr_handles;
 	struct hmb_event_set events;
 };
-
-static void set_err(char *err, size_t err_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !err_len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, err_len, fmt, ap);
-	va_end(ap);
-}
 
 /*
  * libtracecmd 1.3.1 crashes (a double free in the error path of

@@ -174,4 +174,9 @@ const Dictionary* DictionaryStore::For(uint16_t dev, int cpu) const {
   return gen ? Find(dev, gen) : nullptr;
 }
 
+bool ReadCaptureWithDictionaries(const std::string& path, DictionaryStore* store,
+                                 const CaptureCallback& fn, std::string* error) {
+  return CollectDictionaries(path, store, error) && ReadCapture(path, fn, error);
+}
+
 }  // namespace hmbtrace

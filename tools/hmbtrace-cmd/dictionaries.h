@@ -118,6 +118,12 @@ class DictionaryStore {
 // First pass over `path`: every dictionary and device it carries.
 bool CollectDictionaries(const std::string& path, DictionaryStore* store, std::string* error);
 
+// Both passes: every dictionary into `store`, then every event to `fn`, so
+// that records are decoded with their generation's dictionary even where
+// its hmb_dict events come later in the capture.
+bool ReadCaptureWithDictionaries(const std::string& path, DictionaryStore* store,
+                                 const CaptureCallback& fn, std::string* error);
+
 }  // namespace hmbtrace
 
 #endif  // HMBTRACE_TOOLS_HMBTRACE_CMD_DICTIONARIES_H_

@@ -250,13 +250,9 @@ json PerfettoExporter::Finish() {
 int RunExportPerfetto(const std::string& input, const std::string& output) {
   DictionaryStore dicts;
   std::string error;
-  if (!CollectDictionaries(input, &dicts, &error)) {
-    std::fprintf(stderr, "hmbtrace-cmd export: %s\n", error.c_str());
-    return 1;
-  }
   PerfettoExporter exporter(&dicts);
-  if (!ReadCapture(
-          input,
+  if (!ReadCaptureWithDictionaries(
+          input, &dicts,
           [&exporter](const CaptureEvent& ev) {
             exporter.Add(ev);
             return true;

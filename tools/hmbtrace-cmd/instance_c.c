@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "instance_c.h"
+#include "c_error.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -46,17 +47,6 @@ struct hmb_instance {
 	struct hmb_instance_cpu *cpus;
 	int nr_cpus;
 };
-
-static void set_err(char *err, size_t err_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !err_len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, err_len, fmt, ap);
-	va_end(ap);
-}
 
 struct hmb_instance *hmb_instance_open(const char *tracing_dir, char *err,
 				       size_t err_len)

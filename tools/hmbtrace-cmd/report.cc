@@ -103,14 +103,10 @@ std::string Reporter::Line(const CaptureEvent& ev) {
 int RunReport(const std::string& input, const ReportOptions& options) {
   DictionaryStore lookahead;
   std::string error;
-  if (!CollectDictionaries(input, &lookahead, &error)) {
-    std::fprintf(stderr, "hmbtrace-cmd report: %s\n", error.c_str());
-    return 1;
-  }
   Reporter reporter(options, &lookahead);
   std::string buffer;
-  const bool ok = ReadCapture(
-      input,
+  const bool ok = ReadCaptureWithDictionaries(
+      input, &lookahead,
       [&](const CaptureEvent& ev) {
         buffer += reporter.Line(ev);
         if (buffer.size() > (1u << 16)) {

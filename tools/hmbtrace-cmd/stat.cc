@@ -398,13 +398,9 @@ nlohmann::json StatCollector::Json(const std::string& file) const {
 int RunStat(const std::string& input, bool json) {
   DictionaryStore dicts;
   std::string error;
-  if (!CollectDictionaries(input, &dicts, &error)) {
-    std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", error.c_str());
-    return 1;
-  }
   StatCollector stat(&dicts);
-  if (!ReadCapture(
-          input,
+  if (!ReadCaptureWithDictionaries(
+          input, &dicts,
           [&stat](const CaptureEvent& ev) {
             stat.Add(ev);
             return true;
