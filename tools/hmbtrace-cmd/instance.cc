@@ -31,6 +31,17 @@ std::string NotLoadedMessage(const std::string& sysfs_dir) {
   return std::string(kNotLoaded) + ": no " + sysfs_dir;
 }
 
+bool InstanceExists(const std::string& tracefs_dir) {
+  std::error_code ec;
+  return fs::is_directory(InstanceDir(tracefs_dir), ec);
+}
+
+std::string NoInstanceMessage(const std::string& tracefs_dir) {
+  return "no trace instance " + InstanceDir(tracefs_dir) +
+         ": hmb_trace.ko creates it when it loads (is it loaded? after an rmmod, "
+         "insmod hmb_trace.ko again)";
+}
+
 InstancePtr OpenInstance(const std::string& tracefs_dir, std::string* error) {
   if (!TracefsMounted(tracefs_dir)) {
     *error = NoTracefsMessage(tracefs_dir);
@@ -41,9 +52,7 @@ InstancePtr OpenInstance(const std::string& tracefs_dir, std::string* error) {
   InstancePtr inst(hmb_instance_open(tracefs_dir.c_str(), err, sizeof(err)));
   if (!inst) {
     if (errno == ENOENT)
-      *error = "no trace instance " + InstanceDir(tracefs_dir) +
-               ": hmb_trace.ko creates it when it loads (is it loaded? after an rmmod, "
-               "insmod hmb_trace.ko again)";
+      *error = NoInstanceMessage(tracefs_dir);
     else
       *error = err;
   }

@@ -40,6 +40,11 @@ std::string NoTracefsMessage(const std::string& tracefs_dir);
 bool ModuleLoaded(const std::string& sysfs_dir);
 std::string NotLoadedMessage(const std::string& sysfs_dir);
 
+// Whether TRACEFS_DIR/instances/hmb exists, and the message with the fix
+// when it does not.
+bool InstanceExists(const std::string& tracefs_dir);
+std::string NoInstanceMessage(const std::string& tracefs_dir);
+
 // Opens the hmb instance. On failure: nullptr and a message that says
 // which of tracefs / the instance is missing and the fix.
 InstancePtr OpenInstance(const std::string& tracefs_dir, std::string* error);

@@ -11,6 +11,7 @@
 #include "export_perfetto.h"
 #include "instance.h"
 #include "marker.h"
+#include "record.h"
 #include "report.h"
 #include "stat.h"
 #include "status.h"
@@ -131,6 +132,29 @@ int Main(int argc, char** argv) {
   add_tracefs(stream_cmd);
   add_sysfs(stream_cmd);
 
+  RecordOptions record;
+  CLI::App* record_cmd = app.add_subcommand(
+      "record",
+      "Check the module, tracefs, the instance and trace-cmd, run `trace-cmd record -B hmb -e "
+      "hmb` around COMMAND or for --duration, then summarize the capture");
+  record_cmd->add_option("-o,--output", record.output, "The trace-cmd data file to write")
+      ->capture_default_str()
+      ->type_name("FILE");
+  record_cmd
+      ->add_option("--duration", record.duration,
+                   "Record for S seconds (trace-cmd traces `sleep S`); 0: until COMMAND ends, "
+                   "or SIGINT")
+      ->capture_default_str()
+      ->type_name("S");
+  record_cmd
+      ->add_option("--trace-cmd", record.trace_cmd,
+                   "The trace-cmd program (default: trace-cmd from PATH)")
+      ->type_name("PATH");
+  add_sysfs(record_cmd);
+  add_tracefs(record_cmd);
+  record_cmd->add_option("command", record.command, "The command to trace, after --")
+      ->type_name("COMMAND...");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -164,6 +188,19 @@ int Main(int argc, char** argv) {
     stream.sysfs_dir = sysfs_dir;
     stream.tracefs_dir = tracefs_dir;
     return RunStream(stream);
+  }
+  if (record_cmd->parsed()) {
+    if (!(record.duration >= 0)) {
+      std::fprintf(stderr, "hmbtrace-cmd record: --duration must be 0 or more seconds\n");
+      return 2;
+    }
+    if (record.duration > 0 && !record.command.empty()) {
+      std::fprintf(stderr, "hmbtrace-cmd record: give --duration or a COMMAND, not both\n");
+      return 2;
+    }
+    record.sysfs_dir = sysfs_dir;
+    record.tracefs_dir = tracefs_dir;
+    return RunRecord(record);
   }
   return 2;
 }

@@ -7,7 +7,8 @@
 # puts it back; `hmbtrace-cmd stream --duration` while hmb-fwsim (host)
 # produces a known count per core, with status in the middle and
 # `hmbtrace-cmd marker` written mid-stream; status at the end; a second
-# stream ended by SIGINT; the error of a missing status directory.
+# stream ended by SIGINT; `hmbtrace-cmd record --duration 3`; the error of
+# a missing status directory.
 # host.sh checks it all against the truth (tests/e2e/verify_stream.py).
 # shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
@@ -87,6 +88,17 @@ wc -l </tmp/stream-sigint.txt >/mnt/stream-sigint.lines
 rm -f /tmp/stream-sigint.txt
 enable_state /mnt/enable-after-sigint.txt
 cat /mnt/stream-sigint.err
+
+# record runs after production is over (stream must see every record):
+# its capture holds the module's periodic hmb_state/hmb_dict, which only
+# -e hmb after -B hmb records. Written to /tmp: trace-cmd's per-CPU files
+# do not go to 9p.
+step "hmbtrace-cmd record --duration 3"
+$C record -o /tmp/cmd-record.dat --duration 3 >/mnt/cmd-record.out 2>/mnt/cmd-record.err
+echo "$?" >/mnt/cmd-record.rc
+cat /mnt/cmd-record.err
+cp /tmp/cmd-record.dat /mnt/cmd-record.dat || fail "copy cmd-record.dat"
+rm -f /tmp/cmd-record.dat /tmp/cmd-record.dat.cpu*
 
 step "hmbtrace-cmd status with no module status directory"
 $C status --sysfs /nonexistent >/dev/null 2>/mnt/status-notloaded.err
