@@ -478,8 +478,12 @@ Result<SimResult> Simulator::Run(const ProgressFn& progress) {
       cv_.wait_for(lock, std::chrono::nanoseconds(kPollNs),
                    [this] { return finished_ == config_.cores; });
       if (finished_ == config_.cores) {
+        // Besides a signal (which may come while we wait for --wait-for),
         // stop_ is only set early when a reset failed.
-        reason = stopping() ? "error" : config_.count ? "count" : "stalled";
+        reason = external_stop_.load(std::memory_order_relaxed) ? "signal"
+                 : stopping()                                   ? "error"
+                 : config_.count                                ? "count"
+                                                                : "stalled";
         break;
       }
     }

@@ -272,6 +272,18 @@ TEST(FwsimTest, ExternalStopEndsTheRunWithATruth) {
     EXPECT_EQ(c.produced, area.Core(c.core).next_seq);
 }
 
+TEST(FwsimTest, ASignalWhileWaitingForTheGuestIsReportedAsASignal) {
+  InMemoryArea area;
+  SimConfig config = CountConfig(2, 1000);
+  config.wait_for = "/nonexistent/hmbtrace-ready";
+  std::atomic<bool> stop{true};
+  Result<SimResult> r = RunSimulation(config, area.bytes(), stop);
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->stop_reason, "signal");
+  for (const CoreTruth& c : r->lives[0].cores)
+    EXPECT_EQ(c.produced, 0u);
+}
+
 TEST(FwsimTest, GeometryErrorsSayWhatWouldFit) {
   EXPECT_TRUE(CheckAreaSizePowerOfTwo(4u << 20).ok());
   Status st = CheckAreaSizePowerOfTwo(3u << 20);
