@@ -34,6 +34,11 @@ int Main(int argc, char** argv) {
   app.get_formatter()->column_width(30);
 
   std::string input = "trace.dat";
+  auto add_input = [&input](CLI::App* cmd) {
+    cmd->add_option("-i,--input", input, "The trace-cmd data file to read")
+        ->capture_default_str()
+        ->type_name("FILE");
+  };
 
   ReportOptions report;
   std::vector<uint16_t> cores;
@@ -42,9 +47,7 @@ int Main(int argc, char** argv) {
       "report",
       "One line per firmware event in time order, decoded with the dictionary the capture "
       "carries; losses, state changes and trace_marker lines in the same timeline");
-  report_cmd->add_option("-i,--input", input, "The trace-cmd data file to read")
-      ->capture_default_str()
-      ->type_name("FILE");
+  add_input(report_cmd);
   report_cmd->add_option("--core", cores, "Only records and losses of firmware core N; repeatable")
       ->type_name("N");
   report_cmd
@@ -59,17 +62,13 @@ int Main(int argc, char** argv) {
       "stat",
       "Per device and firmware core: records, sequence range, losses by reason checked against "
       "the sequence numbers, per-event counts and latencies");
-  stat_cmd->add_option("-i,--input", input, "The trace-cmd data file to read")
-      ->capture_default_str()
-      ->type_name("FILE");
+  add_input(stat_cmd);
   stat_cmd->add_flag("--json", json, "Print JSON instead of text");
 
   std::string perfetto;
   CLI::App* export_cmd = app.add_subcommand(
       "export", "Convert the capture for a trace viewer: Chrome/Perfetto JSON trace events");
-  export_cmd->add_option("-i,--input", input, "The trace-cmd data file to read")
-      ->capture_default_str()
-      ->type_name("FILE");
+  add_input(export_cmd);
   export_cmd
       ->add_option("--perfetto", perfetto,
                    "Write the JSON trace-event format here (open it in ui.perfetto.dev)")

@@ -8,6 +8,14 @@
 namespace hmbtrace {
 namespace {
 
+// Status of the fake trees only: never the machine's /sys.
+StatusOptions OptionsFor(const FakeTrees& t) {
+  StatusOptions o;
+  o.sysfs_dir = t.sysfs();
+  o.tracefs_dir = t.tracefs();
+  return o;
+}
+
 TEST(Status, ReadsEveryCoreAndReasonOfAFakeDevice) {
   FakeTrees t;
   t.AddDevice("0000:00:04.0");
@@ -85,9 +93,7 @@ TEST(Status, NotLoadedSaysHowToLoadTheModule) {
   EXPECT_NE(error.find("hmb_trace.ko is not loaded (modprobe hmb_trace / insmod hmb_trace.ko)"),
             std::string::npos)
       << error;
-  StatusOptions o;
-  o.sysfs_dir = t.sysfs();
-  o.tracefs_dir = t.tracefs();
+  StatusOptions o = OptionsFor(t);
   testing::internal::CaptureStderr();
   EXPECT_EQ(RunStatus(o), 1);
   EXPECT_NE(testing::internal::GetCapturedStderr().find("insmod hmb_trace.ko"), std::string::npos);
@@ -100,9 +106,7 @@ TEST(Status, MissingInstanceIsReportedAndFails) {
   const InstanceStatus inst = ReadInstance(t.tracefs());
   EXPECT_TRUE(inst.tracefs_mounted);
   EXPECT_FALSE(inst.exists);
-  StatusOptions o;
-  o.sysfs_dir = t.sysfs();
-  o.tracefs_dir = t.tracefs();
+  StatusOptions o = OptionsFor(t);
   o.json = true;
   testing::internal::CaptureStdout();
   testing::internal::CaptureStderr();
@@ -116,9 +120,7 @@ TEST(Status, MissingInstanceIsReportedAndFails) {
 TEST(Status, NoTracefsSaysHowToMountIt) {
   FakeTrees t;
   t.AddDevice("0000:00:04.0");
-  StatusOptions o;
-  o.sysfs_dir = t.sysfs();
-  o.tracefs_dir = t.tracefs();
+  StatusOptions o = OptionsFor(t);
   testing::internal::CaptureStdout();
   testing::internal::CaptureStderr();
   EXPECT_EQ(RunStatus(o), 1);
@@ -133,9 +135,7 @@ TEST(Status, LoadedWithoutAreasSaysSo) {
   std::filesystem::create_directories(t.sysfs());
   t.AddTracefs();
   t.AddInstance();
-  StatusOptions o;
-  o.sysfs_dir = t.sysfs();
-  o.tracefs_dir = t.tracefs();
+  StatusOptions o = OptionsFor(t);
   testing::internal::CaptureStdout();
   EXPECT_EQ(RunStatus(o), 0);
   EXPECT_NE(testing::internal::GetCapturedStdout().find("no devices"), std::string::npos);
