@@ -49,8 +49,8 @@ fi
 if [ $# -eq 0 ]; then
 	# Relative names: checkpatch's file-name checks need them.
 	cd "$here"
-	# The symlinked consumer core is portable C shared with user space
-	# (uint*_t, no kernel types): checked only with --core.
+	# The consumer core (../../consumer) is portable C shared with user
+	# space (uint*_t, no kernel types): checked only with --core.
 	set -- hmb_trace_*.c hmb_trace.h hmb_trace_*.h
 	if [ -n "$core" ]; then
 		set -- "$@" ../../consumer/hmb_consumer.c \

@@ -1,1 +1,0 @@
-../../consumer/hmb_consumer.c
