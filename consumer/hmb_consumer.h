@@ -13,6 +13,7 @@
 #define HMB_CONSUMER_H
 
 #include "hmb_trace_abi.h"
+#include "hmb_trace_events_abi.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,14 +33,10 @@ struct hmb_area {
 	uint32_t page_shift;
 };
 
-/* Why records were lost; indexes hmb_consumer_core.lost[]. */
-enum hmb_lost_reason {
-	HMB_LOST_OVERWRITTEN = 0,	/* producer reused the page before we read it */
-	HMB_LOST_TORN,			/* page overwritten while we copied it */
-	HMB_LOST_INVALID,		/* page or record failed validation */
-	HMB_LOST_RESET,			/* not yet read when the firmware reset */
-	HMB_LOST_NR
-};
+/*
+ * enum hmb_lost_reason (why records were lost; indexes
+ * hmb_consumer_core.lost[]) is event ABI: hmb_trace_events_abi.h.
+ */
 
 /* Errors seen in the area; indexes hmb_consumer.errors[]. */
 enum hmb_consumer_error {

@@ -8,12 +8,13 @@
 #include <string>
 #include <utility>
 
+#include "decode_c_internal.h"
 #include "dictionary.h"
+#include "dictionary_set.h"
 #include "format.h"
 
-struct hmb_dict {
-  explicit hmb_dict(hmbtrace::Dictionary d) : dict(std::move(d)) {}
-  hmbtrace::Dictionary dict;
+struct hmb_dict_set {
+  hmbtrace::DictionarySet set;
 };
 
 namespace {
@@ -95,6 +96,91 @@ uint16_t hmb_dict_event_id(const struct hmb_dict* dict, size_t index) {
   if (!dict || index >= dict->dict.events().size())
     return 0;
   return dict->dict.events()[index].id;
+}
+
+struct hmb_dict_set* hmb_dict_set_alloc(void) {
+  return new (std::nothrow) hmb_dict_set;
+}
+
+void hmb_dict_set_free(struct hmb_dict_set* set) {
+  delete set;
+}
+
+}  // extern "C"
+
+namespace {
+
+int Result(const hmbtrace::DictionarySet::Update& u, char* msg, size_t msglen) {
+  std::string text;
+  int result = HMB_DICT_SET_NOTHING;
+  if (u.completed) {
+    text = "dictionary complete: " + std::to_string(u.nr_events) + " events";
+    if (!u.problem.empty())
+      text += "; " + u.problem;
+    result = HMB_DICT_SET_COMPLETE;
+  } else if (!u.problem.empty()) {
+    text = u.problem;
+    result = HMB_DICT_SET_PROBLEM;
+  }
+  CopyOut(text, msg, msglen);
+  return result;
+}
+
+hmbtrace::BuildId ToBuildId(const uint8_t* p) {
+  hmbtrace::BuildId id{};
+  if (p)
+    std::memcpy(id.data(), p, id.size());
+  return id;
+}
+
+}  // namespace
+
+extern "C" {
+
+int hmb_dict_set_add_chunk(struct hmb_dict_set* set,
+                           const struct hmb_dict_chunk* c,
+                           char* msg,
+                           size_t msglen) {
+  if (!set || !c || (!c->data && c->len)) {
+    CopyOut("bad argument", msg, msglen);
+    return HMB_DICT_SET_PROBLEM;
+  }
+  try {
+    return Result(set->set.AddChunk({c->dev, c->producer_gen, ToBuildId(c->build_id),
+                                     c->total_len, c->offset,
+                                     {c->data, c->data ? c->len : 0}}),
+                  msg, msglen);
+  } catch (const std::bad_alloc&) {
+    CopyOut("out of memory", msg, msglen);
+    return HMB_DICT_SET_PROBLEM;
+  }
+}
+
+int hmb_dict_set_add_state(struct hmb_dict_set* set,
+                           uint16_t dev,
+                           int cpu,
+                           uint8_t state,
+                           uint32_t producer_gen,
+                           const uint8_t* build_id,
+                           char* msg,
+                           size_t msglen) {
+  if (!set) {
+    CopyOut("bad argument", msg, msglen);
+    return HMB_DICT_SET_PROBLEM;
+  }
+  try {
+    return Result(set->set.AddState({dev, cpu, state, producer_gen, ToBuildId(build_id)}), msg,
+                  msglen);
+  } catch (const std::bad_alloc&) {
+    CopyOut("out of memory", msg, msglen);
+    return HMB_DICT_SET_PROBLEM;
+  }
+}
+
+const struct hmb_dict* hmb_dict_set_lookup(const struct hmb_dict_set* set,
+                                           uint16_t dev,
+                                           int cpu) {
+  return set ? set->set.ForC(dev, cpu) : nullptr;
 }
 
 }  // extern "C"

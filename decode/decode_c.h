@@ -57,6 +57,66 @@ size_t hmb_dict_nr_events(const struct hmb_dict *dict);
  */
 uint16_t hmb_dict_event_id(const struct hmb_dict *dict, size_t index);
 
+/*
+ * struct hmb_dict_set - the dictionaries a trace carries and the rule that
+ * picks the one for a record (decode/dictionary_set.h: reassembly of
+ * hmb_dict chunks with its bounds, and the generation of a record from
+ * the hmb_state events of its dev on its CPU). Fed in trace order.
+ */
+struct hmb_dict_set;
+
+/* One hmb_dict event; @build_id points to HMB_DICT_BUILD_ID_LEN bytes. */
+#define HMB_DICT_BUILD_ID_LEN 20
+struct hmb_dict_chunk {
+	uint16_t dev;
+	uint32_t producer_gen;
+	const uint8_t *build_id;
+	uint32_t total_len;
+	uint32_t offset;
+	const uint8_t *data;
+	uint32_t len;
+};
+
+/* What an event changed (hmb_dict_set_add_chunk/_state). */
+enum hmb_dict_set_result {
+	HMB_DICT_SET_NOTHING = 0,	/* accepted; nothing to say */
+	HMB_DICT_SET_COMPLETE = 1,	/* a dictionary became usable */
+	HMB_DICT_SET_PROBLEM = 2,	/* rejected, or a build_id mismatch */
+};
+
+/** hmb_dict_set_alloc() - an empty set, or NULL when out of memory. */
+struct hmb_dict_set *hmb_dict_set_alloc(void);
+/** hmb_dict_set_free() - release a set and its dictionaries; NULL is ignored. */
+void hmb_dict_set_free(struct hmb_dict_set *set);
+
+/**
+ * hmb_dict_set_add_chunk() - feed one hmb_dict event.
+ * @msg/@msglen: receives, NUL-terminated, what happened: for COMPLETE
+ *       "dictionary complete: N events" (plus a build_id mismatch, if
+ *       any), for PROBLEM the reason; empty for NOTHING.
+ * Return: an enum hmb_dict_set_result.
+ */
+int hmb_dict_set_add_chunk(struct hmb_dict_set *set,
+			   const struct hmb_dict_chunk *chunk, char *msg,
+			   size_t msglen);
+
+/**
+ * hmb_dict_set_add_state() - feed one hmb_state event seen on @cpu;
+ * @build_id points to HMB_DICT_BUILD_ID_LEN bytes. Return and @msg as
+ * for hmb_dict_set_add_chunk().
+ */
+int hmb_dict_set_add_state(struct hmb_dict_set *set, uint16_t dev, int cpu,
+			   uint8_t state, uint32_t producer_gen,
+			   const uint8_t *build_id, char *msg, size_t msglen);
+
+/**
+ * hmb_dict_set_lookup() - the dictionary that decodes a record of @dev
+ * delivered on @cpu, or NULL (not known yet, or ambiguous). Valid until
+ * the set is freed.
+ */
+const struct hmb_dict *hmb_dict_set_lookup(const struct hmb_dict_set *set,
+					   uint16_t dev, int cpu);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,14 +24,11 @@
 /* Largest payload copied into one hmb_record (the ring buffer page is 4 KiB). */
 #define HMB_TRACE_EV_PAYLOAD_MAX	3072
 
-/* hmb_state.state; values are ABI for decoders. */
-enum hmb_trace_ev_state {
-	HMB_TRACE_EV_ATTACHED = 0,	/* area valid; dictionary follows */
-	HMB_TRACE_EV_RESET = 1,		/* producer re-initialised; dictionary follows */
-	HMB_TRACE_EV_PRODUCER_INIT = 2,	/* producer is (re)initialising the area */
-	HMB_TRACE_EV_BROKEN = 3,	/* meta page invalid: nothing is read */
-	HMB_TRACE_EV_DETACHED = 4,	/* area unregistered (device gone, unload) */
-};
+/*
+ * hmb_state.state and hmb_lost.reason values and names: one source,
+ * include/hmb_trace_events_abi.h, expanded below.
+ */
+#include "hmb_trace_events_abi.h"
 
 #endif /* HMB_TRACE_EVENTS_TYPES */
 
@@ -43,31 +40,18 @@ enum hmb_trace_ev_state {
 
 #include "hmb_consumer.h"
 
-TRACE_DEFINE_ENUM(HMB_LOST_OVERWRITTEN);
-TRACE_DEFINE_ENUM(HMB_LOST_TORN);
-TRACE_DEFINE_ENUM(HMB_LOST_INVALID);
-TRACE_DEFINE_ENUM(HMB_LOST_RESET);
+/* The enumerators' values go into the format files' print fmt. */
+#define HMB_TRACE_DEFINE_ENUM(e, v, n)	TRACE_DEFINE_ENUM(e);
+HMB_LOST_REASON_LIST(HMB_TRACE_DEFINE_ENUM, HMB_ABI_NOSEP)
+HMB_TRACE_EV_STATE_LIST(HMB_TRACE_DEFINE_ENUM, HMB_ABI_NOSEP)
 
-TRACE_DEFINE_ENUM(HMB_TRACE_EV_ATTACHED);
-TRACE_DEFINE_ENUM(HMB_TRACE_EV_RESET);
-TRACE_DEFINE_ENUM(HMB_TRACE_EV_PRODUCER_INIT);
-TRACE_DEFINE_ENUM(HMB_TRACE_EV_BROKEN);
-TRACE_DEFINE_ENUM(HMB_TRACE_EV_DETACHED);
+#define HMB_TRACE_SYMBOL(e, v, n)	{ e, n }
 
 #define hmb_trace_show_lost_reason(r)					\
-	__print_symbolic(r,						\
-			 { HMB_LOST_OVERWRITTEN, "overwritten" },	\
-			 { HMB_LOST_TORN, "torn" },			\
-			 { HMB_LOST_INVALID, "invalid" },		\
-			 { HMB_LOST_RESET, "reset" })
+	__print_symbolic(r, HMB_LOST_REASON_LIST(HMB_TRACE_SYMBOL, HMB_ABI_COMMA))
 
 #define hmb_trace_show_state(s)						\
-	__print_symbolic(s,						\
-			 { HMB_TRACE_EV_ATTACHED, "attached" },		\
-			 { HMB_TRACE_EV_RESET, "reset" },		\
-			 { HMB_TRACE_EV_PRODUCER_INIT, "producer_init" }, \
-			 { HMB_TRACE_EV_BROKEN, "broken" },		\
-			 { HMB_TRACE_EV_DETACHED, "detached" })
+	__print_symbolic(s, HMB_TRACE_EV_STATE_LIST(HMB_TRACE_SYMBOL, HMB_ABI_COMMA))
 
 /*
  * hmb_record - one firmware record. @len is the payload length in the

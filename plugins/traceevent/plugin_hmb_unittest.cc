@@ -331,12 +331,13 @@ TEST_F(PluginHmbTest, BuildIdMismatchBetweenStateAndDictionaryIsReported) {
   Print(State(0, 0, 1, kBuildIdA));
   const auto lines = FeedDictionary(0, 1, dict, 4096, kBuildIdB);
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_NE(lines[0].find("[build_id mismatch: hmb_state has " + std::string(40, 'a') + "]"),
+  EXPECT_NE(lines[0].find("build_id mismatch: hmb_state of dev 0 producer_gen 1 has " + std::string(40, 'a') + "]"),
             std::string::npos)
       << lines[0];
   // And from the other side, when the state comes after the dictionary.
   EXPECT_NE(Print(State(0, 0, 1, kBuildIdA))
-                .find("[build_id mismatch: dictionary has " + std::string(40, 'b') + "]"),
+                .find("[build_id mismatch: dictionary of dev 0 producer_gen 1 has " +
+                      std::string(40, 'b') + "]"),
             std::string::npos);
 }
 
@@ -344,23 +345,26 @@ TEST_F(PluginHmbTest, HostileChunksAreReportedAndIgnored) {
   const Bytes dict = test::ProduceDictionary(test::RealisticEvents());
   const uint32_t total = static_cast<uint32_t>(dict.size());
   EXPECT_NE(Print(Chunk(0, 1, total, total + 1, {1, 2, 3}))
-                .find("[bad chunk: offset+len " + std::to_string(total + 4) + " > total_len " +
-                      std::to_string(total) + "]"),
+                .find("(3 bytes, total_len " + std::to_string(total) +
+                      "): runs past total_len, dropped]"),
             std::string::npos);
   EXPECT_NE(Print(Chunk(0, 1, 0xfffffff0u, 0xffffffffu, {1, 2, 3}))
-                .find("[bad chunk: total_len 4294967280 not in 1..1048576]"),
+                .find("total_len 4294967280): total_len out of range, dropped]"),
             std::string::npos);
-  EXPECT_NE(Print(Chunk(0, 1, 0, 0, {})).find("[bad chunk: total_len 0"), std::string::npos);
+  EXPECT_NE(Print(Chunk(0, 1, 0, 0, {})).find("total_len 0): total_len out of range"),
+            std::string::npos);
   // A chunk whose __data_loc points past the end of the record.
   Bytes bad = Chunk(0, 1, total, 0, {1, 2, 3, 4});
   tep_format_field* f = tep_find_field(events_.at("hmb_dict"), "chunk");
   ASSERT_NE(f, nullptr);
   Put(bad, f->offset, 4, (0xffffu << 16) | (bad.size() - 4));
-  EXPECT_EQ(Print(bad), "[hmb: malformed hmb_dict, " + std::to_string(bad.size()) + " bytes]");
+  EXPECT_EQ(Print(bad), "[hmb: malformed hmb_dict, " + std::to_string(bad.size()) +
+                            " bytes: chunk outside the record]");
   // A record cut short before its fixed fields end.
   Bytes cut = Record(0, 0, 1, test::kFreeBlocks, kFreeBlocksPayload);
   cut.resize(20);
-  EXPECT_EQ(Print(cut), "[hmb: malformed hmb_record, 20 bytes]");
+  EXPECT_EQ(Print(cut),
+            "[hmb: malformed hmb_record, 20 bytes: field fw_ts missing or out of the record]");
 
   // None of it disturbed the real dictionary.
   const auto lines = FeedDictionary(0, 1, dict, 256);
@@ -373,18 +377,16 @@ TEST_F(PluginHmbTest, MemoryHeldForACraftedTraceIsBounded) {
   for (uint16_t dev = 0; dev < 8; dev++)
     EXPECT_EQ(Print(Chunk(dev, 1, mib, 0, {1})).find('['), std::string::npos) << dev;
   EXPECT_NE(Print(Chunk(8, 1, mib, 0, {1}))
-                .find("[bad chunk: over 8388608 bytes of dictionaries in "
-                      "progress]"),
+                .find(": over 8388608 bytes of dictionaries in progress, dropped]"),
             std::string::npos);
   for (uint16_t dev = 9; dev < 256; dev++)
     Print(Chunk(dev, 1, 16, 0, {1}));
-  EXPECT_NE(Print(Chunk(300, 1, 16, 0, {1})).find("[ignored: more than 256 devs]"),
+  EXPECT_NE(Print(Chunk(300, 1, 16, 0, {1})).find(": more than 256 devs, dropped]"),
             std::string::npos);
   // A restart of dev 0's assembly frees its share for a real dictionary.
   const auto lines = FeedDictionary(0, 2, test::ProduceDictionary(test::RealisticEvents()), 4096);
-  EXPECT_NE(lines.back().find("[restarting dictionary: had 1 of 1048576 "
-                              "bytes of producer_gen 1] [dictionary "
-                              "complete: 5 events]"),
+  EXPECT_NE(lines.back().find("[dictionary complete: 5 events; restarting dictionary: had 1 of "
+                              "1048576 bytes of producer_gen 1]"),
             std::string::npos)
       << lines.back();
 }
@@ -393,7 +395,7 @@ TEST_F(PluginHmbTest, InvalidDictionaryIsReportedAndRecordsStayHex) {
   Bytes dict = test::ProduceDictionary(test::RealisticEvents());
   test::Put16(dict, sizeof(hmb_trace_dict_header), 0);  // event #0 id = 0
   const auto lines = FeedDictionary(0, 1, dict, 4096);
-  EXPECT_NE(lines.back().find("[dictionary invalid: event #0 (id 0): id 0 is reserved]"),
+  EXPECT_NE(lines.back().find("[dev 0 producer_gen 1: dictionary rejected: event #0 (id 0): id 0 is reserved]"),
             std::string::npos)
       << lines.back();
   EXPECT_NE(Print(Record(0, 0, 1, test::kFreeBlocks, kFreeBlocksPayload))

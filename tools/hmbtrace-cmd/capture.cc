@@ -80,14 +80,13 @@ CaptureEvent ToCaptureEvent(const hmb_capture_event& cref) {
 }
 
 std::string_view LostReasonName(uint8_t reason) {
-  static constexpr std::string_view kNames[kLostReasonCount] = {"overwritten", "torn", "invalid",
-                                                                "reset"};
+  static constexpr std::string_view kNames[] = {HMB_ABI_NAMES(HMB_LOST_REASON_LIST)};
+  static_assert(std::size(kNames) == kLostReasonCount);
   return reason < kLostReasonCount ? kNames[reason] : "unknown";
 }
 
 std::string_view StateName(uint8_t state) {
-  static constexpr std::string_view kNames[] = {"attached", "reset", "producer_init", "broken",
-                                                "detached"};
+  static constexpr std::string_view kNames[] = {HMB_ABI_NAMES(HMB_TRACE_EV_STATE_LIST)};
   return state < std::size(kNames) ? kNames[state] : "unknown";
 }
 

@@ -14,16 +14,18 @@
 #include <string>
 #include <string_view>
 
+#include "hmb_trace_events_abi.h"
+
 struct hmb_capture_event;  // capture_c.h
 
 namespace hmbtrace {
 
 enum class CaptureKind { kRecord, kLost, kState, kDict, kMarker, kMalformed };
 
-// hmb_lost.reason and hmb_state.state (ABI of kernel/hmb_trace).
-inline constexpr uint8_t kLostReasonCount = 4;
+// hmb_lost.reason and hmb_state.state: hmb_trace_events_abi.h.
+inline constexpr uint8_t kLostReasonCount = HMB_LOST_NR;
 std::string_view LostReasonName(uint8_t reason);  // "overwritten", ...
-inline constexpr uint8_t kStateReset = 1;
+inline constexpr uint8_t kStateReset = HMB_TRACE_EV_RESET;
 std::string_view StateName(uint8_t state);  // "attached", ...
 
 // One event of the capture. Which members are set depends on kind, as in

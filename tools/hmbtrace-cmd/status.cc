@@ -8,6 +8,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "hmb_trace_events_abi.h"
 #include "instance.h"
 
 namespace hmbtrace {
@@ -20,7 +21,7 @@ constexpr const char* kValueFiles[] = {
     "index",          "producer_gen", "nr_cores",   "clock_hz",    "resets",   "page_size",
     "pages_per_core", "area_len",     "mapped_len", "dict_offset", "dict_len", "ring_offset"};
 // lost/<reason> in hmb_lost's reason order; others follow by name.
-constexpr const char* kLostOrder[] = {"overwritten", "torn", "invalid", "reset"};
+constexpr const char* kLostOrder[] = {HMB_ABI_NAMES(HMB_LOST_REASON_LIST)};
 
 std::optional<std::string> ReadText(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hmb_events.c - decoding the hmb events from libtraceevent records, with
+ * every field read checked against the record (see hmb_events.h).
+ */
+#define _GNU_SOURCE
+#include "hmb_events.h"
+
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+void hmb_event_set_init(struct hmb_event_set *set, struct tep_handle *tep)
+{
+	memset(set, 0, sizeof(*set));
+	set->tep = tep;
+	if (!tep)
+		return;
+	set->record = tep_find_event_by_name(tep, "hmb", "hmb_record");
+	set->lost = tep_find_event_by_name(tep, "hmb", "hmb_lost");
+	set->state = tep_find_event_by_name(tep, "hmb", "hmb_state");
+	set->dict = tep_find_event_by_name(tep, "hmb", "hmb_dict");
+	set->print = tep_find_event_by_name(tep, "ftrace", "print");
+}
+
+int hmb_event_set_has_hmb_events(const struct hmb_event_set *set)
+{
+	return set->record || set->lost || set->state || set->dict;
+}
+
+/* Reads an unsigned fixed-size field, checked against the record. */
+static int read_num(struct tep_event *event, const struct tep_record *record,
+		    const char *name, unsigned int min_size, unsigned int max_size,
+		    unsigned long long *val)
+{
+	struct tep_format_field *f = tep_find_field(event, name);
+
+	if (!f || (f->flags & TEP_FIELD_IS_DYNAMIC) || f->size < (int)min_size ||
+	    f->size > (int)max_size || f->offset < 0 ||
+	    (long long)f->offset + f->size > record->size)
+		return -1;
+	*val = tep_read_number(event->tep, (const char *)record->data + f->offset,
+			       f->size);
+	return 0;
+}
+
+/* Copies a fixed array field of exactly `size` bytes. */
+static int read_array(struct tep_event *event, const struct tep_record *record,
+		      const char *name, void *out, unsigned int size)
+{
+	struct tep_format_field *f = tep_find_field(event, name);
+
+	if (!f || (f->flags & TEP_FIELD_IS_DYNAMIC) || f->size != (int)size ||
+	    f->offset < 0 || (long long)f->offset + f->size > record->size)
+		return -1;
+	memcpy(out, (const char *)record->data + f->offset, size);
+	return 0;
+}
+
+/* Locates a __data_loc array inside the record. */
+static int read_dynamic(struct tep_event *event,
+			const struct tep_record *record, const char *name,
+			const uint8_t **data, uint32_t *len)
+{
+	struct tep_format_field *f = tep_find_field(event, name);
+	unsigned long long loc, off, n;
+
+	if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC) || f->size != 4 ||
+	    f->offset < 0 || (long long)f->offset + 4 > record->size)
+		return -1;
+	loc = tep_read_number(event->tep, (const char *)record->data + f->offset, 4);
+	off = loc & 0xffff;
+	n = loc >> 16;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		off += (unsigned long long)f->offset + 4;
+	if (off + n > (unsigned long long)record->size)
+		return -1;
+	*data = (const uint8_t *)record->data + off;
+	*len = (uint32_t)n;
+	return 0;
+}
+
+static int read_string(struct tep_event *event, const struct tep_record *record,
+		       const char *name, const uint8_t **data, uint32_t *len)
+{
+	struct tep_format_field *f = tep_find_field(event, name);
+	const char *p;
+	size_t max;
+
+	if (!f)
+		return -1;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC)
+		return read_dynamic(event, record, name, data, len);
+	if (f->offset < 0 || f->offset >= record->size)
+		return -1;
+	/* ftrace:print's buf is a char[] that runs to the end of the record. */
+	p = (const char *)record->data + f->offset;
+	max = (size_t)(record->size - f->offset);
+	*data = (const uint8_t *)p;
+	*len = (uint32_t)strnlen(p, max);
+	return 0;
+}
+
+static void malformed(struct hmb_capture_event *ev, struct tep_event *event,
+		      const char *why)
+{
+	ev->kind = HMB_CAPTURE_MALFORMED;
+	ev->malformed_event = event->name;
+	ev->malformed_reason = why;
+}
+
+#define NUM(name, lo, hi, dst)                                          \
+	do {                                                            \
+		if (read_num(event, record, name, lo, hi, &v)) {        \
+			malformed(ev, event, "field " name " missing or out of the record"); \
+			return 1;                                       \
+		}                                                       \
+		(dst) = v;                                              \
+	} while (0)
+
+/* Fills ev from record; returns 0 if the event is not one of ours. */
+static int decode(const struct hmb_event_set *cap, const struct tep_record *record,
+		  struct hmb_capture_event *ev)
+{
+	struct tep_event *event = NULL;
+	unsigned long long v;
+	int type;
+
+	type = tep_data_type(cap->tep, (struct tep_record *)record);
+	if (cap->record && type == cap->record->id)
+		event = cap->record;
+	else if (cap->lost && type == cap->lost->id)
+		event = cap->lost;
+	else if (cap->state && type == cap->state->id)
+		event = cap->state;
+	else if (cap->dict && type == cap->dict->id)
+		event = cap->dict;
+	else if (cap->print && type == cap->print->id)
+		event = cap->print;
+	else
+		return 0;
+
+	if (event == cap->record) {
+		ev->kind = HMB_CAPTURE_RECORD;
+		NUM("seq", 8, 8, ev->seq);
+		NUM("fw_ts", 8, 8, ev->fw_ts);
+		NUM("dev", 2, 2, ev->dev);
+		NUM("core", 2, 2, ev->core);
+		NUM("event_id", 2, 2, ev->event_id);
+		NUM("len", 2, 2, ev->len);
+		if (read_dynamic(event, record, "payload", &ev->data, &ev->data_len))
+			malformed(ev, event, "payload outside the record");
+	} else if (event == cap->lost) {
+		ev->kind = HMB_CAPTURE_LOST;
+		NUM("count", 8, 8, ev->count);
+		NUM("at_seq", 8, 8, ev->at_seq);
+		NUM("dev", 2, 2, ev->dev);
+		NUM("core", 2, 2, ev->core);
+		NUM("reason", 1, 1, ev->reason);
+	} else if (event == cap->state) {
+		ev->kind = HMB_CAPTURE_STATE;
+		NUM("clock_hz", 8, 8, ev->clock_hz);
+		NUM("producer_gen", 4, 4, ev->producer_gen);
+		NUM("dev", 2, 2, ev->dev);
+		NUM("nr_cores", 2, 2, ev->nr_cores);
+		NUM("state", 1, 1, ev->state);
+		if (read_array(event, record, "build_id", ev->build_id,
+			       HMB_CAPTURE_BUILD_ID_LEN) ||
+		    read_array(event, record, "name", ev->name,
+			       HMB_CAPTURE_NAME_LEN)) {
+			malformed(ev, event, "build_id or name missing or out of the record");
+			return 1;
+		}
+		ev->name[HMB_CAPTURE_NAME_LEN] = '\0';
+	} else if (event == cap->dict) {
+		ev->kind = HMB_CAPTURE_DICT;
+		NUM("producer_gen", 4, 4, ev->producer_gen);
+		NUM("total_len", 4, 4, ev->total_len);
+		NUM("offset", 4, 4, ev->offset);
+		NUM("dev", 2, 2, ev->dev);
+		if (read_array(event, record, "build_id", ev->build_id,
+			       HMB_CAPTURE_BUILD_ID_LEN)) {
+			malformed(ev, event, "build_id missing or out of the record");
+			return 1;
+		}
+		if (read_dynamic(event, record, "chunk", &ev->data, &ev->data_len))
+			malformed(ev, event, "chunk outside the record");
+	} else {
+		ev->kind = HMB_CAPTURE_MARKER;
+		if (read_string(event, record, "buf", &ev->data, &ev->data_len))
+			malformed(ev, event, "buf missing or out of the record");
+	}
+	return 1;
+}
+
+int hmb_event_set_decode(const struct hmb_event_set *set,
+			 const struct tep_record *record, int cpu,
+			 struct hmb_capture_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	if (!set->tep || !record || !record->data || record->size < 0)
+		return 0;
+	ev->ts = record->ts;
+	ev->cpu = record->cpu >= 0 ? record->cpu : cpu;
+	ev->missed_events = record->missed_events > 0 ?
+		(uint64_t)record->missed_events : 0;
+	return decode(set, record, ev);
+}
+

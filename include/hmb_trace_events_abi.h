@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: (GPL-2.0-only WITH Linux-syscall-note) OR MIT */
+/*
+ * hmb_trace_events_abi.h - the values and names that the events of trace
+ * system "hmb" carry (kernel/hmb_trace/hmb_trace_events.h), for every
+ * decoder of them.
+ *
+ * This is the one source of the hmb_lost reasons and the hmb_state
+ * states. The module's TRACE_DEFINE_ENUM lines and __print_symbolic
+ * tables, the consumer core's loss accounting and sysfs names, the
+ * libtraceevent plugin and hmbtrace-cmd all expand the lists below, so
+ * that a value and its name cannot disagree between them; the e2e
+ * verifiers read the names back from the event format files. Values are
+ * ABI: a new reason or state is appended, never renumbered.
+ *
+ * Each list is an X-macro: X(enumerator, value, "name"), entries joined
+ * by SEP, so that a list can expand into an enum, an array initialiser,
+ * or the {value, "name"} pairs of __print_symbolic (which must not end
+ * with a comma).
+ *
+ * Freestanding: no includes, usable from the kernel and user space.
+ */
+#ifndef HMB_TRACE_EVENTS_ABI_H
+#define HMB_TRACE_EVENTS_ABI_H
+
+/* hmb_lost.reason: why records were lost. */
+#define HMB_LOST_REASON_LIST(X, SEP)					\
+	X(HMB_LOST_OVERWRITTEN, 0, "overwritten")	/* producer reused the page before it was read */ \
+	SEP X(HMB_LOST_TORN, 1, "torn")		/* page overwritten while it was copied */ \
+	SEP X(HMB_LOST_INVALID, 2, "invalid")	/* page or record failed validation */ \
+	SEP X(HMB_LOST_RESET, 3, "reset")	/* not yet read when the firmware reset */
+
+/* hmb_state.state: what happened to the area. */
+#define HMB_TRACE_EV_STATE_LIST(X, SEP)					\
+	X(HMB_TRACE_EV_ATTACHED, 0, "attached")	/* area valid; dictionary follows */ \
+	SEP X(HMB_TRACE_EV_RESET, 1, "reset")	/* producer re-initialised; dictionary follows */ \
+	SEP X(HMB_TRACE_EV_PRODUCER_INIT, 2, "producer_init") /* producer is (re)initialising */ \
+	SEP X(HMB_TRACE_EV_BROKEN, 3, "broken")	/* meta page invalid: nothing is read */ \
+	SEP X(HMB_TRACE_EV_DETACHED, 4, "detached") /* area unregistered (device gone, unload) */
+
+/* Helpers for expanding the lists. */
+#define HMB_ABI_COMMA ,
+#define HMB_ABI_NOSEP
+#define HMB_ABI_ENUMERATOR(e, v, n)	e = v
+#define HMB_ABI_NAME(e, v, n)		n
+#define HMB_ABI_PLUS_ONE(e, v, n)	+1
+
+/* Why records were lost; indexes the consumer's per-core lost[] counters. */
+enum hmb_lost_reason {
+	HMB_LOST_REASON_LIST(HMB_ABI_ENUMERATOR, HMB_ABI_COMMA),
+	HMB_LOST_NR = 0 HMB_LOST_REASON_LIST(HMB_ABI_PLUS_ONE, HMB_ABI_NOSEP)
+};
+
+/* hmb_state.state values. */
+enum hmb_trace_ev_state {
+	HMB_TRACE_EV_STATE_LIST(HMB_ABI_ENUMERATOR, HMB_ABI_COMMA),
+	HMB_TRACE_EV_STATE_NR = 0 HMB_TRACE_EV_STATE_LIST(HMB_ABI_PLUS_ONE, HMB_ABI_NOSEP)
+};
+
+/*
+ * HMB_ABI_NAMES(LIST) - the names in value order, for an array that a
+ * value indexes (valid in C and C++; the values of each list run 0, 1, ...
+ * in list order, which tests/abi checks):
+ * static const char *const names[] = { HMB_ABI_NAMES(HMB_LOST_REASON_LIST) };
+ */
+#define HMB_ABI_NAMES(LIST)	LIST(HMB_ABI_NAME, HMB_ABI_COMMA)
+
+#endif /* HMB_TRACE_EVENTS_ABI_H */
