@@ -4,7 +4,10 @@
  * producer, the kernel module, the simulator and the user-space tools.
  *
  * The normative description is Documentation/hmb-trace-abi.rst; this header
- * is its machine-readable twin and must stay byte-identical to it.
+ * is its machine-readable twin. The two agree on every structure (name,
+ * size, field names, order, offsets, widths, signedness) and every constant
+ * (name, value), not on wording; see "This document and the header" there.
+ * tests/abi/abi_layout.h pins every size and offset.
  *
  * Freestanding: fixed-width types only, no libc beyond stdint.h/stddef.h.
  * All multi-byte fields are little-endian. Every reserved field is written as

@@ -3,8 +3,10 @@
 #
 # hmb-fwsim and hmb-read as two processes over one shared area file, the way
 # the demo runs them: the reader must account for every record the simulated
-# firmware produced (delivered + lost == produced, per core), through a
-# firmware reset and through a corrupted page.
+# firmware produced (delivered + lost == produced, per core and per producer
+# generation), through firmware resets and through a corrupted page; and it
+# must read an area whose size is not a multiple of the host page, and say
+# why it refuses one.
 # Usage: hmb_read_test.sh HMB-FWSIM HMB-READ
 set -uo pipefail
 fwsim=$1
@@ -14,47 +16,132 @@ area=/dev/shm/hmb-read-test-$$
 trap 'rm -rf "$dir" "$area"' EXIT
 fails=0
 
-# run NAME FWSIM-ARGS...: both processes at once; reader output in $dir/NAME.out
+# run NAME [FWSIM-ARGS...] [-- READER-ARGS...]: both processes at once;
+# reader output (stdout and stderr) in $dir/NAME.out, its exit status in
+# $dir/NAME.rc
 run() {
 	local name=$1
 	shift
+	local fw_args=() rd_args=()
+	while (($#)) && [[ $1 != -- ]]; do
+		fw_args+=("$1")
+		shift
+	done
+	(($#)) && shift
+	rd_args=("$@")
 	rm -f "$area"
 	"$fwsim" --area "$area" --size 4M --cores 4 --quiet --start-delay 0.3 \
-		--truth "$dir/$name.json" "$@" 2>"$dir/$name.fwsim.err" &
+		--truth "$dir/$name.json" "${fw_args[@]}" 2>"$dir/$name.fwsim.err" &
 	local pid=$!
 	"$reader" --area "$area" --truth "$dir/$name.json" --idle-exit 0.5 --quiet \
-		>"$dir/$name.out" 2>&1 &
+		"${rd_args[@]}" >"$dir/$name.out" 2>&1 &
 	local rpid=$!
 	wait "$pid" || { echo "FAIL $name: hmb-fwsim failed"; cat "$dir/$name.fwsim.err"; }
 	wait "$rpid"
-	return $?
+	echo $? >"$dir/$name.rc"
+}
+
+# read_file NAME FILE [READER-ARGS...]: the reader alone on a finished area
+read_file() {
+	local name=$1 file=$2
+	shift 2
+	"$reader" --area "$file" --idle-exit 0.2 --wait-attach 1 --quiet "$@" \
+		>"$dir/$name.out" 2>&1
+	echo $? >"$dir/$name.rc"
+}
+
+pass() { echo "ok   $1: $2"; }
+fail() {
+	echo "FAIL $1: $2 (the reader's output:)"
+	sed 's/^/    /' "$dir/$1.out"
+	fails=$((fails + 1))
 }
 
 expect() {
 	local name=$1 what=$2 pattern=$3
 	if grep -Eq -- "$pattern" "$dir/$name.out"; then
-		echo "ok   $name: $what"
+		pass "$name" "$what"
 	else
-		echo "FAIL $name: $what (no /$pattern/ in the reader's output:)"
-		sed 's/^/    /' "$dir/$name.out"
-		fails=$((fails + 1))
+		fail "$name" "$what, no /$pattern/"
 	fi
 }
 
+expect_rc() {
+	local name=$1 rc=$2
+	if [[ $(cat "$dir/$name.rc") == "$rc" ]]; then
+		pass "$name" "exit status $rc"
+	else
+		fail "$name" "exit status $(cat "$dir/$name.rc"), not $rc"
+	fi
+}
+
+# column NAME TITLE LABEL COLUMN: field COLUMN (1: the label) of the row
+# LABEL in the table whose title line starts with TITLE
+column() {
+	awk -v title="$2" -v label="$3" -v col="$4" '
+		index($0, title) == 1 { in_table = 1; next }
+		in_table && /^$/ { in_table = 0 }
+		in_table && $1 == label { print $col; exit }' "$dir/$1.out"
+}
+
 run keeps-up --rate 20000 --count 20000
-expect keeps-up "exact accounting" '^verify: ok: .* on 4 of 4 cores'
+expect keeps-up "exact accounting" '^verify: ok: .* in 1 of the 1 generations'
 expect keeps-up "nothing lost" '^0 +20000 +0 +0 +0 +0$'
+expect_rc keeps-up 0
 
 run overrun --rate 0 --count 200000 --pages-per-core 4
-expect overrun "exact accounting under overrun" '^verify: ok: .* on 4 of 4 cores'
+expect overrun "exact accounting under overrun" '^verify: ok: .* in 1 of the 1 generations'
 
-run reset --rate 20000 --count 10000 --reset-at 5000
-expect reset "the reset is seen" 'producer generation [0-9]+, 1 resets seen'
-expect reset "exact accounting in the new life" '^verify: ok: .* on 4 of 4 cores'
+# Two resets, 0.5 s apart. The reader sleeps 0.1 s whenever it has caught
+# up, so at each reset records it has not read yet are in the rings: the
+# old generation's tail must be charged to "reset", in that generation.
+run resets --rate 20000 --count 30000 --reset-at 10000 --reset-at 20000 -- --poll-us 100000
+expect resets "both resets are seen" 'producer generation 3, 2 resets seen'
+for gen in 1 2; do
+	expect resets "generation $gen ended by a reset" \
+		"^producer generation $gen \\(ended by a firmware reset\\):"
+	expect resets "generation $gen exact, reset losses included" \
+		"^verify: generation $gen: ok: delivered \\+ lost == produced on 4 of 4 cores"
+done
+expect resets "generation 3 exact" '^verify: generation 3: ok: .* on 4 of 4 cores'
+expect resets "every generation verified" '^verify: ok: .* in 3 of the 3 generations'
+reset1=$(column resets "producer generation 1 " all 6)
+reset2=$(column resets "producer generation 2 " all 6)
+reset3=$(column resets "producer generation 3 " all 6)
+total=$(column resets "all 3 generations" all 6)
+if [[ ${reset1:-0} -gt 0 && ${reset2:-0} -gt 0 && ${reset3:-x} == 0 &&
+      ${total:-0} -eq $((reset1 + reset2)) ]]; then
+	pass resets "reset losses shown per generation ($reset1, $reset2) and in total ($total)"
+else
+	fail resets "reset losses per generation '$reset1' '$reset2' '$reset3', total '$total'"
+fi
 
 run corrupt --rate 20000 --count 10000 --corrupt-page 2:3000
-expect corrupt "exact accounting with a corrupted page" '^verify: ok: .* on 4 of 4 cores'
+expect corrupt "exact accounting with a corrupted page" '^verify: ok: .* in 1 of the 1 generations'
 expect corrupt "the corrupted page counted as invalid on core 2" '^2 +[0-9]+ +0 +[0-9]+ +[1-9][0-9]* +0$'
 expect corrupt "an area error reported" '^area error bad_page_header: [1-9]'
+
+# An area whose size is not a multiple of the 4096-byte host page: the file
+# is 100 bytes short of 4 MiB and the meta page's area_len says so (the
+# rings end 8 KiB before 4 MiB with 4 cores).
+rm -f "$area"
+"$fwsim" --area "$area" --size 4M --cores 4 --quiet --rate 0 --count 5000 \
+	--truth "$dir/odd.json" 2>"$dir/odd.fwsim.err" || cat "$dir/odd.fwsim.err"
+cp "$area" "$dir/area.full"
+truncate -s $((4194304 - 100)) "$area"
+# area_len (meta offset 32, u64 little-endian) = 4194204 = 0x3fff9c
+printf '\x9c\xff\x3f\x00\x00\x00\x00\x00' | dd of="$area" bs=1 seek=32 conv=notrunc status=none
+read_file odd-size "$area" --truth "$dir/odd.json"
+expect odd-size "an area_len that is not a multiple of 4096 is read" \
+	'^verify: ok: .* in 1 of the 1 generations'
+expect_rc odd-size 0
+
+# area_len beyond the file: refused, and the reason is given.
+cp "$dir/area.full" "$area"
+printf '\x00\x00\x80\x00\x00\x00\x00\x00' | dd of="$area" bs=1 seek=32 conv=notrunc status=none
+read_file too-long "$area"
+expect too-long "the reason for refusing the area" \
+	'area broken: area_len in the meta page is 8388608 bytes, more than the 4194304 bytes mapped'
+expect_rc too-long 2
 
 exit $((fails != 0))
