@@ -48,6 +48,7 @@ struct Options {
   uint32_t poll_us = 200;
   uint32_t show = 8;
   std::string truth;
+  std::string records;  // every record, decoded, one line each ("" = none)
   bool quiet = false;
 };
 
@@ -184,6 +185,7 @@ struct Reader {
   std::map<std::string, uint64_t> per_event;
   std::vector<std::string> shown;
   uint32_t show = 0;
+  FILE* records = nullptr;  // --records: every record, decoded
   bool need_dict = true;
   bool quiet = false;
 
@@ -253,6 +255,17 @@ struct Reader {
     if (CoreCounts* counts = self->Counts(r->core)) counts->delivered++;
     const EventDesc* ev = self->dict ? self->dict->Find(r->event_id) : nullptr;
     self->per_event[ev ? ev->name : "unknown#" + std::to_string(r->event_id)]++;
+    if (self->records) {
+      // The decoded part of hmbtrace-cmd report's and plugin_hmb.so's
+      // line for the same record, so that the three can be compared.
+      std::span<const uint8_t> payload(r->payload, r->len);
+      std::string text = ev ? ev->name + ": " + FormatEvent(*ev, payload)
+                            : "event_id=" + std::to_string(r->event_id) + " " +
+                                  (self->dict ? "(not in the dictionary)" : "(no dictionary yet)");
+      std::fprintf(self->records, "dev=0 core=%u seq=%llu fw_ts=%llu %s\n", r->core,
+                   static_cast<unsigned long long>(r->seq),
+                   static_cast<unsigned long long>(r->ts), text.c_str());
+    }
     if (self->shown.size() < self->show) {
       std::span<const uint8_t> payload(r->payload, r->len);
       std::string text =
@@ -472,6 +485,16 @@ int Run(const Options& opt) {
   Reader rd;
   rd.show = opt.show;
   rd.quiet = opt.quiet;
+  std::unique_ptr<FILE, int (*)(FILE*)> records(nullptr, fclose);
+  if (!opt.records.empty()) {
+    records.reset(std::fopen(opt.records.c_str(), "w"));
+    if (!records) {
+      std::fprintf(stderr, "hmb-read: --records %s: %s\n", opt.records.c_str(),
+                   std::strerror(errno));
+      return 2;
+    }
+    rd.records = records.get();
+  }
   rd.file_size = mapping->file_size();
   hmb_area area = mapping->area();
   hmb_consumer_ops ops{Reader::Deliver, Reader::Lost, Reader::Event};
@@ -537,6 +560,9 @@ int main(int argc, char** argv) {
   app.add_option("--truth", opt.truth,
                  "hmb-fwsim ground-truth JSON: verify delivered + lost == produced per core, "
                  "in every producer generation the reader saw");
+  app.add_option("--records", opt.records,
+                 "Write every record to this file, one line each: dev=0 core=C seq=S fw_ts=T and "
+                 "the record decoded as hmbtrace-cmd report prints it");
   app.add_flag("-q,--quiet", opt.quiet, "Do not report attach, reset and loss as they happen");
   CLI11_PARSE(app, argc, argv);
   signal(SIGINT, [](int) { hmbtrace::g_stop = 1; });
