@@ -94,6 +94,66 @@ uint32_t Get32(std::span<const uint8_t> area, size_t off) {
   return v;
 }
 
+// Hashes |events| (and, for a build derived from another, |parent|'s build
+// id and the build |number|) into a build id.
+std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> EventTableBuildId(
+    std::span<const hmb_trace_event_desc> events,
+    const std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN>* parent,
+    uint32_t number) {
+  std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> id{};
+  for (size_t lane = 0; lane * 8 < id.size(); lane++) {
+    uint64_t h = 0xcbf29ce484222325ull ^ (lane * 0x9e3779b97f4a7c15ull);
+    h = Fnv1aString(h, "hmb-fwsim");
+    if (parent) {
+      h = Fnv1a(h, parent->data(), parent->size());
+      h = Fnv1a(h, &number, sizeof(number));
+    }
+    for (const hmb_trace_event_desc& ev : events) {
+      const uint8_t roles[] = {ev.role,      ev.key_field, ev.latency_field,
+                               ev.qid_field, ev.cid_field, ev.value_field};
+      h = Fnv1a(h, &ev.id, sizeof(ev.id));
+      h = Fnv1a(h, &ev.pair_id, sizeof(ev.pair_id));
+      h = Fnv1a(h, roles, sizeof(roles));
+      h = Fnv1aString(h, ev.name);
+      h = Fnv1aString(h, ev.format);
+      for (uint16_t f = 0; f < ev.nr_fields; f++) {
+        const hmb_trace_field_desc& fd = ev.fields[f];
+        const uint16_t shape[] = {fd.offset, fd.size, fd.type, fd.display,
+                                  fd.nr_values};
+        h = Fnv1aString(h, fd.name);
+        h = Fnv1a(h, shape, sizeof(shape));
+        for (uint16_t v = 0; v < fd.nr_values; v++) {
+          h = Fnv1a(h, &fd.values[v].value, sizeof(fd.values[v].value));
+          h = Fnv1aString(h, fd.values[v].name);
+        }
+      }
+    }
+    for (size_t b = 0; b < 8 && lane * 8 + b < id.size(); b++)
+      id[lane * 8 + b] = static_cast<uint8_t>(h >> (8 * b));
+  }
+  return id;
+}
+
+// A word that leads the format of a frequent event in builds after the
+// first, or nullptr.
+const char* NewBuildFormatWord(uint16_t event_id) {
+  switch (event_id) {
+    case FW_EV_CMD_FETCH:
+      return "fetched";
+    case FW_EV_CMD_COMPLETE:
+      return "completed";
+    default:
+      return nullptr;
+  }
+}
+
+nlohmann::json EventsJson(std::span<const hmb_trace_event_desc> events) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const hmb_trace_event_desc& ev : events)
+    out.push_back({{"id", ev.id}, {"name", ev.name}});
+  return out;
+}
+
 // The garbage written over a page_seq: never a page_seq this ring slot can
 // legitimately hold (it is not page_seq modulo pages_per_core), so a
 // consumer recognises the page as invalid rather than as overwritten.
@@ -111,6 +171,8 @@ class Simulator {
         area_(area),
         producer_config_(producer_config),
         external_stop_(external_stop),
+        first_build_(FirmwareBuild::First()),
+        build_(first_build_),
         cores_(config.cores) {
     for (size_t k = 0; k < cores_.size(); k++) {
       for (const StallSpec& s : config.stalls)
@@ -184,6 +246,10 @@ class Simulator {
   hmb_trace_producer_config producer_config_;
   const std::atomic<bool>& external_stop_;
   hmb_trace_producer producer_{};
+  const std::shared_ptr<const FirmwareBuild> first_build_;
+  // The build whose dictionary the area holds; changed only by a reset,
+  // under mu_, when --new-build-at-reset.
+  std::shared_ptr<const FirmwareBuild> build_;
   std::vector<CoreState> cores_;
   std::vector<uint64_t> reset_at_;  // core 0 only
   size_t next_reset_ = 0;           // core 0 only
@@ -235,6 +301,7 @@ void Simulator::Enter(CoreState& cs, CoreWorkload& workload) {
 LifeTruth Simulator::SnapshotLife() {
   LifeTruth life;
   life.producer_gen = producer_.producer_gen;
+  life.build = build_;
   for (uint16_t k = 0; k < config_.cores; k++) {
     CoreState& cs = cores_[k];
     const hmb_trace_producer_core& pc = producer_.core[k];
@@ -261,6 +328,17 @@ void Simulator::FirmwareReset(uint64_t after) {
   const uint32_t old_gen = producer_.producer_gen;
   const uint64_t produced = producer_.core[0].next_seq;
   lives_.push_back(SnapshotLife());
+  // The firmware that comes back: the same build, or with
+  // --new-build-at-reset the next one (same records, other dictionary).
+  std::shared_ptr<const FirmwareBuild> next_build = build_;
+  if (config_.new_build_at_reset) {
+    next_build = build_->Next();
+    producer_config_.nr_events =
+        static_cast<uint16_t>(next_build->events().size());
+    producer_config_.events = next_build->events().data();
+    std::copy(next_build->build_id().begin(), next_build->build_id().end(),
+              producer_config_.build_id);
+  }
   const int err = hmb_trace_producer_init(&producer_, area_.data(),
                                           area_.size(), &producer_config_);
   nlohmann::json fault = {
@@ -271,10 +349,15 @@ void Simulator::FirmwareReset(uint64_t after) {
       {"after_records", after},
       {"new_producer_gen", producer_.producer_gen},
   };
+  if (config_.new_build_at_reset)
+    fault["new_build_id"] = Hex(next_build->build_id());
   if (err) {
-    // Cannot happen: the same configuration passed before. Stop cleanly.
+    // Cannot happen: the same geometry passed before, and a new build's
+    // table differs only in strings that fit. Stop cleanly.
     fault["error"] = err;
     stop_.store(true);
+  } else {
+    build_ = std::move(next_build);
   }
   faults_.push_back(std::move(fault));
   life_++;
@@ -515,8 +598,7 @@ Result<SimResult> Simulator::Run(const ProgressFn& progress) {
   result.ring_offset = producer_.ring_offset;
   result.dict_offset = Get64(area_, offsetof(hmb_trace_meta, dict_offset));
   result.dict_len = Get32(area_, offsetof(hmb_trace_meta, dict_len));
-  std::copy(std::begin(producer_config_.build_id),
-            std::end(producer_config_.build_id), result.build_id.begin());
+  result.build_id = first_build_->build_id();
   result.clock_epoch_ns = epoch_ns_;
   result.lives = std::move(lives_);
   result.faults = std::move(faults_);
@@ -543,35 +625,38 @@ Status CheckAreaSizePowerOfTwo(uint64_t size) {
 }
 
 std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> FwEventsBuildId() {
-  std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> id{};
-  for (size_t lane = 0; lane * 8 < id.size(); lane++) {
-    uint64_t h = 0xcbf29ce484222325ull ^ (lane * 0x9e3779b97f4a7c15ull);
-    h = Fnv1aString(h, "hmb-fwsim");
-    for (uint16_t i = 0; i < fw_nr_events; i++) {
-      const hmb_trace_event_desc& ev = fw_events[i];
-      const uint8_t roles[] = {ev.role,      ev.key_field, ev.latency_field,
-                               ev.qid_field, ev.cid_field, ev.value_field};
-      h = Fnv1a(h, &ev.id, sizeof(ev.id));
-      h = Fnv1a(h, &ev.pair_id, sizeof(ev.pair_id));
-      h = Fnv1a(h, roles, sizeof(roles));
-      h = Fnv1aString(h, ev.name);
-      h = Fnv1aString(h, ev.format);
-      for (uint16_t f = 0; f < ev.nr_fields; f++) {
-        const hmb_trace_field_desc& fd = ev.fields[f];
-        const uint16_t shape[] = {fd.offset, fd.size, fd.type, fd.display,
-                                  fd.nr_values};
-        h = Fnv1aString(h, fd.name);
-        h = Fnv1a(h, shape, sizeof(shape));
-        for (uint16_t v = 0; v < fd.nr_values; v++) {
-          h = Fnv1a(h, &fd.values[v].value, sizeof(fd.values[v].value));
-          h = Fnv1aString(h, fd.values[v].name);
-        }
-      }
-    }
-    for (size_t b = 0; b < 8 && lane * 8 + b < id.size(); b++)
-      id[lane * 8 + b] = static_cast<uint8_t>(h >> (8 * b));
+  return EventTableBuildId({fw_events, fw_nr_events}, nullptr, 1);
+}
+
+std::shared_ptr<const FirmwareBuild> FirmwareBuild::First() {
+  std::shared_ptr<FirmwareBuild> b(new FirmwareBuild());
+  b->number_ = 1;
+  b->events_.assign(fw_events, fw_events + fw_nr_events);
+  b->build_id_ = FwEventsBuildId();
+  return b;
+}
+
+std::shared_ptr<const FirmwareBuild> FirmwareBuild::Next() const {
+  std::shared_ptr<FirmwareBuild> b(new FirmwareBuild());
+  b->number_ = number_ + 1;
+  const std::string suffix = "_b" + std::to_string(b->number_);
+  // Every string first, then the pointers to them: names_ and formats_
+  // do not change size afterwards.
+  for (uint16_t i = 0; i < fw_nr_events; i++) {
+    const hmb_trace_event_desc& ev = fw_events[i];
+    b->names_.push_back(std::string(ev.name) + suffix);
+    const char* word = NewBuildFormatWord(ev.id);
+    b->formats_.push_back(word ? std::string(word) + " " + ev.format
+                               : std::string(ev.format));
   }
-  return id;
+  for (uint16_t i = 0; i < fw_nr_events; i++) {
+    hmb_trace_event_desc ev = fw_events[i];
+    ev.name = b->names_[i].c_str();
+    ev.format = b->formats_[i].c_str();
+    b->events_.push_back(ev);
+  }
+  b->build_id_ = EventTableBuildId(b->events_, &build_id_, b->number_);
+  return b;
 }
 
 Result<hmb_trace_producer_config> MakeProducerConfig(const SimConfig& config,
@@ -685,12 +770,16 @@ nlohmann::json TruthJson(const SimResult& r) {
           {"event_counts", counts},
       });
     }
-    lives.push_back({{"producer_gen", life.producer_gen}, {"cores", cores}});
+    json entry = {{"producer_gen", life.producer_gen}, {"cores", cores}};
+    // Only with the option, so that the truth is otherwise unchanged.
+    if (r.config.new_build_at_reset && life.build) {
+      entry["build_id"] = Hex(life.build->build_id());
+      entry["events"] = EventsJson(life.build->events());
+    }
+    lives.push_back(std::move(entry));
   }
   const SimConfig& c = r.config;
-  json events = json::array();
-  for (uint16_t i = 0; i < fw_nr_events; i++)
-    events.push_back({{"id", fw_events[i].id}, {"name", fw_events[i].name}});
+  const json events = EventsJson({fw_events, fw_nr_events});
   return {
       {"tool", "hmb-fwsim"},
       {"seed", c.seed},

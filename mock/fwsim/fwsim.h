@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -55,10 +56,47 @@ struct SimConfig {
   std::vector<uint64_t> reset_at;
   std::vector<StallSpec> stalls;
   std::vector<CorruptSpec> corruptions;
+  // Each reset brings back a different firmware build (FirmwareBuild::Next):
+  // same records, a different dictionary and build id.
+  bool new_build_at_reset = false;
   // Start control: wait for this path to exist, then for start_delay_s,
   // before the first record (the area is initialised before either).
   std::string wait_for;
   double start_delay_s = 0;
+};
+
+// One firmware build: the event table it publishes as the dictionary, and
+// its build id. Build 1 is fw_events as compiled, with FwEventsBuildId().
+// Build n > 1 is what --new-build-at-reset brings back from the (n-1)th
+// reset: the same event ids, roles, fields and payload layouts (so the same
+// records), but every event name suffixed "_b<n>" (cmd_fetch_b2), the
+// cmd_fetch and cmd_complete formats led by a word ("fetched qid=%u ...",
+// "completed qid=%u ..."), and a build id derived from build n-1's and n.
+// A decoder that applies one build's dictionary to another's records prints
+// visibly different text. Immutable; events() points into the object.
+class FirmwareBuild {
+ public:
+  static std::shared_ptr<const FirmwareBuild> First();
+  // Build number() + 1; the same every time for the same build.
+  std::shared_ptr<const FirmwareBuild> Next() const;
+
+  uint32_t number() const { return number_; }
+  const std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN>& build_id() const {
+    return build_id_;
+  }
+  std::span<const hmb_trace_event_desc> events() const { return events_; }
+
+  FirmwareBuild(const FirmwareBuild&) = delete;
+  FirmwareBuild& operator=(const FirmwareBuild&) = delete;
+
+ private:
+  FirmwareBuild() = default;
+
+  uint32_t number_ = 1;
+  std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> build_id_{};
+  std::vector<std::string> names_;    // events_[i].name points here
+  std::vector<std::string> formats_;  // events_[i].format points here
+  std::vector<hmb_trace_event_desc> events_;
 };
 
 // What one core produced in one producer generation.
@@ -71,6 +109,7 @@ struct CoreTruth {
 
 struct LifeTruth {
   uint32_t producer_gen = 0;
+  std::shared_ptr<const FirmwareBuild> build;  // whose dictionary it published
   std::vector<CoreTruth> cores;
 };
 
@@ -81,6 +120,7 @@ struct SimResult {
   uint64_t dict_offset = 0;
   uint32_t dict_len = 0;
   uint64_t ring_offset = 0;
+  // The first build's; lives[i].build has each life's.
   std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> build_id{};
   uint64_t clock_epoch_ns = 0;  // CLOCK_MONOTONIC when firmware time was 0
   std::vector<LifeTruth> lives;
@@ -109,7 +149,7 @@ Result<hmb_trace_producer_config> MakeProducerConfig(const SimConfig& config,
 Status CheckConfig(const SimConfig& config, uint64_t area_len);
 
 // A build id derived from the event table: it changes whenever the
-// dictionary does.
+// dictionary does. FirmwareBuild::First()'s.
 std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> FwEventsBuildId();
 
 // Initialises |area| with the reference producer and runs the cores until
@@ -120,7 +160,9 @@ Result<SimResult> RunSimulation(const SimConfig& config,
                                 const std::atomic<bool>& stop,
                                 const ProgressFn& progress = {});
 
-// The ground-truth document for |result|.
+// The ground-truth document for |result|. With new_build_at_reset, each
+// life also has "build_id" and "events" (its build's) and each reset fault
+// "new_build_id"; otherwise those keys are absent.
 nlohmann::json TruthJson(const SimResult& result);
 
 // Writes |contents| to |path| through a temporary file and a rename, so a

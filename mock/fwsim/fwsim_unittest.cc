@@ -218,6 +218,131 @@ TEST(FwsimTest, ResetStartsANewLifeAndTheAreaShowsTheLastOne) {
   EXPECT_EQ(r->faults[0]["producer_gen"], r->lives[0].producer_gen);
 }
 
+std::string HexId(std::span<const uint8_t> id) {
+  std::string out;
+  char buf[3];
+  for (uint8_t b : id) {
+    std::snprintf(buf, sizeof(buf), "%02x", b);
+    out += buf;
+  }
+  return out;
+}
+
+TEST(FwsimTest, NewBuildAtResetPublishesAnotherDictionaryAndBuildId) {
+  InMemoryArea area;
+  SimConfig config = CountConfig(2, 1000);
+  config.reset_at = {300};
+  config.new_build_at_reset = true;
+  Result<SimResult> r = RunInMemory(config, area);
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(r->lives.size(), 2u);
+
+  // The area holds the second build: its build id and its dictionary.
+  const auto first = FirmwareBuild::First();
+  const auto second = first->Next();
+  EXPECT_EQ(second->number(), 2u);
+  EXPECT_NE(second->build_id(), first->build_id());
+  EXPECT_EQ(first->build_id(), FwEventsBuildId());
+  std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> area_id;
+  std::memcpy(area_id.data(),
+              area.bytes().data() + offsetof(hmb_trace_meta, build_id),
+              area_id.size());
+  EXPECT_EQ(area_id, second->build_id());
+
+  std::string error;
+  auto dict = Dictionary::Parse(
+      area.bytes().subspan(r->dict_offset, r->dict_len), &error);
+  ASSERT_TRUE(dict.has_value()) << error;
+  ASSERT_EQ(dict->events().size(), fw_nr_events);
+  for (uint16_t i = 0; i < fw_nr_events; i++) {
+    const EventDesc& ev = dict->events()[i];
+    EXPECT_EQ(ev.id, fw_events[i].id);
+    EXPECT_EQ(ev.name, std::string(fw_events[i].name) + "_b2");
+    ASSERT_EQ(ev.fields.size(), fw_events[i].nr_fields);
+    for (size_t f = 0; f < ev.fields.size(); f++) {
+      EXPECT_EQ(ev.fields[f].offset, fw_events[i].fields[f].offset);
+      EXPECT_EQ(ev.fields[f].size, fw_events[i].fields[f].size);
+    }
+  }
+  EXPECT_EQ(dict->Find(FW_EV_CMD_FETCH)->format,
+            std::string("fetched ") + fw_events[0].format);
+
+  // The records did not change: the new dictionary renders them, with the
+  // new word.
+  Drained d = DrainWithConsumer(area, 2, /*keep=*/true);
+  bool saw_fetch = false;
+  for (const auto& [id, payload] : d.records) {
+    const std::string text = FormatRecord(dict.value(), id, payload);
+    EXPECT_EQ(text.find("<truncated>"), std::string::npos) << text;
+    EXPECT_EQ(text.find("<?>"), std::string::npos) << text;
+    if (id == FW_EV_CMD_FETCH) {
+      EXPECT_TRUE(text.starts_with("fetched qid=")) << text;
+      saw_fetch = true;
+    }
+  }
+  EXPECT_TRUE(saw_fetch);
+
+  // The truth records both builds; the existing keys keep the first's.
+  const nlohmann::json truth = TruthJson(r.value());
+  const std::string id1 = HexId(first->build_id());
+  const std::string id2 = HexId(second->build_id());
+  EXPECT_EQ(truth["build_id"], id1);
+  EXPECT_EQ(truth["events"][0]["name"], "cmd_fetch");
+  EXPECT_EQ(truth["lives"][0]["build_id"], id1);
+  EXPECT_EQ(truth["lives"][1]["build_id"], id2);
+  ASSERT_EQ(truth["lives"][1]["events"].size(), fw_nr_events);
+  for (uint16_t i = 0; i < fw_nr_events; i++) {
+    EXPECT_EQ(truth["lives"][0]["events"][i]["name"], fw_events[i].name);
+    EXPECT_EQ(truth["lives"][1]["events"][i]["id"], fw_events[i].id);
+    EXPECT_EQ(truth["lives"][1]["events"][i]["name"],
+              std::string(fw_events[i].name) + "_b2");
+  }
+  EXPECT_TRUE(
+      truth["lives"][1]["cores"][0]["event_counts"].contains("cmd_fetch"));
+  ASSERT_EQ(truth["faults"].size(), 1u);
+  EXPECT_EQ(truth["faults"][0]["new_build_id"], id2);
+}
+
+TEST(FwsimTest, EveryResetBringsANewBuildDerivedFromTheLast) {
+  InMemoryArea area;
+  SimConfig config = CountConfig(1, 1000);
+  config.reset_at = {200, 500};
+  config.new_build_at_reset = true;
+  Result<SimResult> r = RunInMemory(config, area);
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(r->lives.size(), 3u);
+  for (uint32_t n = 1; n <= 3; n++)
+    EXPECT_EQ(r->lives[n - 1].build->number(), n);
+  const auto third = FirmwareBuild::First()->Next()->Next();
+  EXPECT_EQ(r->lives[2].build->build_id(), third->build_id());
+  EXPECT_NE(third->build_id(), r->lives[1].build->build_id());
+  EXPECT_EQ(third->events()[1].name, std::string("cmd_complete_b3"));
+  EXPECT_EQ(third->events()[1].format,
+            std::string("completed ") + fw_events[1].format);
+  const nlohmann::json truth = TruthJson(r.value());
+  EXPECT_EQ(truth["faults"][1]["new_build_id"], truth["lives"][2]["build_id"]);
+  EXPECT_EQ(truth["lives"][2]["events"][0]["name"], "cmd_fetch_b3");
+}
+
+TEST(FwsimTest, WithoutNewBuildAtResetTheTruthHasNoBuildPerLife) {
+  InMemoryArea area;
+  SimConfig config = CountConfig(1, 500);
+  config.reset_at = {200};
+  Result<SimResult> r = RunInMemory(config, area);
+  ASSERT_TRUE(r.ok()) << r.message();
+  const nlohmann::json truth = TruthJson(r.value());
+  for (const nlohmann::json& life : truth["lives"]) {
+    EXPECT_FALSE(life.contains("build_id"));
+    EXPECT_FALSE(life.contains("events"));
+  }
+  EXPECT_FALSE(truth["faults"][0].contains("new_build_id"));
+  std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> area_id;
+  std::memcpy(area_id.data(),
+              area.bytes().data() + offsetof(hmb_trace_meta, build_id),
+              area_id.size());
+  EXPECT_EQ(area_id, FwEventsBuildId());
+}
+
 TEST(FwsimTest, CorruptedPageIsRecordedAndLostAsInvalid) {
   InMemoryArea area;
   SimConfig config = CountConfig(2, 1000);

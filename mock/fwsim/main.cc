@@ -222,6 +222,10 @@ int Main(int argc, char** argv) {
                  "Firmware reset (producer re-initialised, new generation) "
                  "after core 0 has produced N records in total; repeatable")
       ->type_name("N");
+  app.add_flag("--new-build-at-reset", config.new_build_at_reset,
+               "Each reset brings back another firmware build: new build_id,"
+               " event names suffixed _b2, _b3..., cmd_fetch and cmd_complete"
+               " formats reworded; the same records");
   app.add_option("--stall-core", opt.stalls,
                  "Core K stops after AFTER records (default 1000) for SECONDS,"
                  " or for good without SECONDS; repeatable")
