@@ -39,10 +39,7 @@
 #define CORE_OFF_PREV_GEN	40
 
 static const char *const lost_names[HMB_LOST_NR] = {
-	[HMB_LOST_OVERWRITTEN] = "overwritten",
-	[HMB_LOST_TORN] = "torn",
-	[HMB_LOST_INVALID] = "invalid",
-	[HMB_LOST_RESET] = "reset",
+	HMB_ABI_NAMES(HMB_LOST_REASON_LIST)
 };
 
 static const char *const error_names[HMB_ERR_NR] = {
@@ -511,13 +508,38 @@ static int gap_plausible(const struct hmb_geometry *g,
 	return first - cc->next_seq <= pages * per_page;
 }
 
+/*
+ * Is the producer READY in the generation we are attached to? Two words
+ * read like a seqlock (see hmb_consumer_poll()): before a copy gen, fence,
+ * state; after it (@closing) state, fence, gen. A copy that overlapped any
+ * store of a re-initialisation then sees INIT or a new generation in the
+ * closing reads. Paired with the producer's hmb_trace_producer_init(),
+ * which stores state = INIT before touching anything and releases before
+ * state = READY.
+ */
+static int meta_ready(const struct hmb_consumer *c, int closing)
+{
+	const uint8_t *m = area_ptr(c, 0, sizeof(struct hmb_trace_meta));
+	uint32_t s, g;
+
+	if (!m)
+		return 0;
+	if (closing) {
+		s = hmb_load32(m + META_OFF_STATE);
+		hmb_rmb(); /* state before gen */
+		g = hmb_load32(m + META_OFF_GEN);
+	} else {
+		g = hmb_load32(m + META_OFF_GEN);
+		hmb_rmb(); /* gen before state */
+		s = hmb_load32(m + META_OFF_STATE);
+	}
+	return s == HMB_TRACE_STATE_READY && g == c->geo.producer_gen;
+}
+
 /* A re-init of the whole area started since we polled the meta page. */
 static int meta_changed(const struct hmb_consumer *c)
 {
-	const uint8_t *m = area_ptr(c, 0, sizeof(struct hmb_trace_meta));
-
-	return !m || hmb_load32(m + META_OFF_STATE) != HMB_TRACE_STATE_READY ||
-	       hmb_load32(m + META_OFF_GEN) != c->geo.producer_gen;
+	return !meta_ready(c, 1);
 }
 
 /* A consistent snapshot of one page header. */
@@ -689,4 +711,53 @@ uint32_t hmb_consumer_drain_core(struct hmb_consumer *c, uint16_t core,
 			break;
 	}
 	return delivered;
+}
+
+enum hmb_dict_snapshot hmb_consumer_dict_len(const struct hmb_consumer *c,
+					     uint32_t *len)
+{
+	const struct hmb_geometry *g = &c->geo;
+	uint8_t hdr[sizeof(struct hmb_trace_dict_header)];
+	uint32_t total;
+
+	if (c->state != HMB_CONSUMER_ATTACHED || !meta_ready(c, 0))
+		return HMB_DICT_RETRY;
+	hmb_rmb(); /* pairs with the producer's release before state = READY */
+	if (!g->dict_len)
+		return HMB_DICT_NONE;
+	if (g->dict_len < sizeof(hdr) ||
+	    hmb_area_read(c, g->dict_offset, hdr, sizeof(hdr)))
+		return HMB_DICT_INVALID;
+	total = hmb_get32(hdr + offsetof(struct hmb_trace_dict_header,
+					 total_len));
+	if (hmb_get32(hdr + offsetof(struct hmb_trace_dict_header, magic)) !=
+		    HMB_TRACE_DICT_MAGIC ||
+	    total < sizeof(hdr) || total > g->dict_len ||
+	    total > HMB_CONSUMER_DICT_MAX)
+		return meta_ready(c, 1) ? HMB_DICT_INVALID : HMB_DICT_RETRY;
+	*len = total;
+	return HMB_DICT_OK;
+}
+
+enum hmb_dict_snapshot hmb_consumer_dict_copy(const struct hmb_consumer *c,
+					      uint8_t *buf, uint32_t len)
+{
+	const struct hmb_geometry *g = &c->geo;
+
+	if (c->state != HMB_CONSUMER_ATTACHED || !meta_ready(c, 0))
+		return HMB_DICT_RETRY;
+	hmb_rmb(); /* pairs with the producer's release before state = READY */
+	if (len < sizeof(struct hmb_trace_dict_header) || len > g->dict_len ||
+	    hmb_area_read(c, g->dict_offset, buf, len))
+		return HMB_DICT_INVALID;
+	hmb_rmb(); /* the copy before the re-check */
+	if (!meta_ready(c, 1))
+		return HMB_DICT_RETRY;
+	/* Decoders parse the copied header: it must be the one we sized. */
+	if (hmb_get32(buf + offsetof(struct hmb_trace_dict_header, magic)) !=
+		    HMB_TRACE_DICT_MAGIC ||
+	    hmb_get32(buf + offsetof(struct hmb_trace_dict_header,
+				     total_len)) != len)
+		return HMB_DICT_INVALID;
+	return HMB_DICT_OK;
 }

@@ -175,6 +175,42 @@ uint64_t hmb_consumer_lost_total(const struct hmb_consumer_core *cc);
 int hmb_area_read(const struct hmb_consumer *c, uint64_t off, void *dst,
 		  uint32_t len);
 
+/*
+ * The dictionary of the generation the consumer is attached to, copied the
+ * way the meta page is (hmb_consumer_poll()): READY and the generation are
+ * checked before the copy and again after it, so that a copy that
+ * overlapped a re-initialisation is never used. Two steps, so that the
+ * caller allocates (kvmalloc in the kernel) between them:
+ *
+ *	ret = hmb_consumer_dict_len(c, &len);      HMB_DICT_OK: len is known
+ *	buf = alloc(len);
+ *	ret = hmb_consumer_dict_copy(c, buf, len); HMB_DICT_OK: buf is it
+ *
+ * HMB_DICT_RETRY means the producer is re-initialising (poll again, then
+ * retry); HMB_DICT_INVALID that this generation's dictionary header is bad
+ * (wrong magic, total_len not within the header, dict_len and
+ * HMB_CONSUMER_DICT_MAX): decoders must not use it.
+ */
+#define HMB_CONSUMER_DICT_MAX	(1u << 20)
+
+enum hmb_dict_snapshot {
+	HMB_DICT_OK = 0,
+	HMB_DICT_NONE,		/* dict_len is 0: no dictionary published */
+	HMB_DICT_RETRY,		/* not READY in our generation: try later */
+	HMB_DICT_INVALID,	/* the header is implausible */
+};
+
+/** hmb_consumer_dict_len() - validate the header, give its total_len. */
+enum hmb_dict_snapshot hmb_consumer_dict_len(const struct hmb_consumer *c,
+					     uint32_t *len);
+
+/**
+ * hmb_consumer_dict_copy() - copy @len bytes (from hmb_consumer_dict_len())
+ * into @buf and check that they are this generation's dictionary.
+ */
+enum hmb_dict_snapshot hmb_consumer_dict_copy(const struct hmb_consumer *c,
+					      uint8_t *buf, uint32_t len);
+
 /** Names for counters, for status files and tools. */
 const char *hmb_lost_reason_name(enum hmb_lost_reason r);
 const char *hmb_consumer_error_name(enum hmb_consumer_error e);

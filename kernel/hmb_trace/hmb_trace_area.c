@@ -72,33 +72,6 @@ static bool hmb_trace_drain_emits(const struct hmb_trace_drain *d)
 	return d->index == 0 || d->index < d->c.geo.nr_cores;
 }
 
-#define HMB_TRACE_META_STATE	offsetof(struct hmb_trace_meta, state)
-#define HMB_TRACE_META_GEN	offsetof(struct hmb_trace_meta, producer_gen)
-
-/*
- * Is the producer READY in generation @gen? Two words read like a seqlock:
- * before a copy gen, fence, state; after it state, fence, gen. A copy that
- * overlapped any store of a re-initialisation then sees INIT or a new
- * generation in the closing reads.
- */
-static bool hmb_trace_meta_ready(const struct hmb_trace_area *a, u32 gen,
-				 bool closing)
-{
-	const u8 *m = a->pages[0];
-	u32 s, g;
-
-	if (closing) {
-		s = hmb_load32(m + HMB_TRACE_META_STATE);
-		hmb_rmb(); /* state before gen */
-		g = hmb_load32(m + HMB_TRACE_META_GEN);
-	} else {
-		g = hmb_load32(m + HMB_TRACE_META_GEN);
-		hmb_rmb(); /* gen before state */
-		s = hmb_load32(m + HMB_TRACE_META_STATE);
-	}
-	return s == HMB_TRACE_STATE_READY && g == gen;
-}
-
 static void hmb_trace_dict_invalid(struct hmb_trace_area *a, u32 gen)
 {
 	lockdep_assert_held(&a->dict_lock);
@@ -115,16 +88,16 @@ static void hmb_trace_dict_invalid(struct hmb_trace_area *a, u32 gen)
 }
 
 /*
- * Make a->dict the dictionary of @d's generation. It is copied like the
- * meta page is (see hmb_consumer_poll()): check READY and the generation,
- * copy, check again; a producer re-initialising meanwhile makes us retry.
+ * Make a->dict the dictionary of @d's generation, with the consumer core's
+ * snapshot read (hmb_consumer_dict_len/_copy: READY and the generation
+ * checked before and after the copy).
  * Return: 0, -EAGAIN (retry later), -ENOENT (none), -EINVAL, -ENOMEM.
  */
 static int hmb_trace_dict_refresh(struct hmb_trace_drain *d)
 {
 	struct hmb_trace_area *a = d->area;
 	const struct hmb_geometry *g = &d->c.geo;
-	u8 hdr[sizeof(struct hmb_trace_dict_header)];
+	enum hmb_dict_snapshot snap;
 	u32 len;
 	u8 *buf;
 
@@ -135,35 +108,26 @@ static int hmb_trace_dict_refresh(struct hmb_trace_drain *d)
 		return 0;
 	if (a->dict_bad && a->dict_bad_gen == g->producer_gen)
 		return -EINVAL;
-	if (!hmb_trace_meta_ready(a, g->producer_gen, false))
-		return -EAGAIN;
-	hmb_rmb(); /* pairs with the producer's release before state = READY */
-	if (!g->dict_len)
-		return -ENOENT; /* the firmware publishes no dictionary */
-	if (g->dict_len < sizeof(hdr) ||
-	    hmb_area_read(&d->c, g->dict_offset, hdr, sizeof(hdr)))
-		goto err_invalid;
-	len = hmb_get32(hdr + offsetof(struct hmb_trace_dict_header, total_len));
-	if (hmb_get32(hdr) != HMB_TRACE_DICT_MAGIC || len < sizeof(hdr) ||
-	    len > g->dict_len || len > HMB_TRACE_DICT_MAX)
-		goto err_invalid;
-
-	buf = kvmalloc(len, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	if (hmb_area_read(&d->c, g->dict_offset, buf, len))
-		goto err_free;
-	hmb_rmb(); /* the copy before the re-check */
-	if (!hmb_trace_meta_ready(a, g->producer_gen, true)) {
-		kvfree(buf);
-		return -EAGAIN;
+	snap = hmb_consumer_dict_len(&d->c, &len);
+	if (snap == HMB_DICT_OK) {
+		buf = kvmalloc(len, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+		snap = hmb_consumer_dict_copy(&d->c, buf, len);
+		if (snap != HMB_DICT_OK)
+			kvfree(buf);
 	}
-	/* The header decoders will parse is the copied one: check it too. */
-	if (hmb_get32(buf) != HMB_TRACE_DICT_MAGIC ||
-	    hmb_get32(buf + offsetof(struct hmb_trace_dict_header,
-				     total_len)) != len)
-		goto err_free;
-
+	switch (snap) {
+	case HMB_DICT_OK:
+		break;
+	case HMB_DICT_NONE:
+		return -ENOENT; /* the firmware publishes no dictionary */
+	case HMB_DICT_RETRY:
+		return -EAGAIN;
+	default:
+		hmb_trace_dict_invalid(a, g->producer_gen);
+		return -EINVAL;
+	}
 	kvfree(a->dict);
 	a->dict = buf;
 	a->dict_len = len;
@@ -171,12 +135,6 @@ static int hmb_trace_dict_refresh(struct hmb_trace_drain *d)
 	memcpy(a->dict_build_id, g->build_id, sizeof(a->dict_build_id));
 	a->dict_bad = false;
 	return 0;
-
-err_free:
-	kvfree(buf);
-err_invalid:
-	hmb_trace_dict_invalid(a, g->producer_gen);
-	return -EINVAL;
 }
 
 /* Emit the dictionary of @d's generation into this CPU's buffer. */

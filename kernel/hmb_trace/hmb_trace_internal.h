@@ -15,7 +15,6 @@
 #include "hmb_trace.h"
 
 #define HMB_TRACE_AREA_NAME_LEN	32
-#define HMB_TRACE_DICT_MAX	SZ_1M		/* larger dictionaries are refused */
 #define HMB_TRACE_DICT_CHUNK	1024u		/* bytes per hmb_dict event */
 
 struct device;

@@ -193,18 +193,34 @@ struct Reader {
     return generations.empty() ? nullptr : &generations.back().cores[core];
   }
 
-  // Copies the dictionary of the generation the consumer is attached to.
-  // Another change moves this to a snapshot taken by the consumer core.
+  // Copies the dictionary of the generation the consumer is attached to,
+  // with the consumer core's snapshot read (READY and the generation are
+  // checked before and after the copy); a copy that overlapped a
+  // re-initialisation is retried at the next poll.
   void LoadDictionary() {
-    need_dict = false;
-    std::vector<uint8_t> bytes(consumer.geo.dict_len);
-    if (hmb_area_read(&consumer, consumer.geo.dict_offset, bytes.data(),
-                      static_cast<uint32_t>(bytes.size()))) {
-      dict_error = "dictionary lies outside the area";
-      dict.reset();
-      return;
+    uint32_t len = 0;
+    std::vector<uint8_t> bytes;
+    hmb_dict_snapshot snap = hmb_consumer_dict_len(&consumer, &len);
+    if (snap == HMB_DICT_OK) {
+      bytes.resize(len);
+      snap = hmb_consumer_dict_copy(&consumer, bytes.data(), len);
     }
-    dict = Dictionary::Parse(bytes, &dict_error);
+    switch (snap) {
+      case HMB_DICT_OK:
+        need_dict = false;
+        dict = Dictionary::Parse(bytes, &dict_error);
+        return;
+      case HMB_DICT_RETRY:
+        return;  // need_dict stays set
+      case HMB_DICT_NONE:
+        dict_error = "the producer publishes no dictionary (dict_len 0)";
+        break;
+      case HMB_DICT_INVALID:
+        dict_error = "the dictionary header is invalid (magic, or total_len beyond dict_len)";
+        break;
+    }
+    need_dict = false;
+    dict.reset();
   }
 
   // Why the consumer refused the meta page, in words: it counts only the
