@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Run one QEMU scenario: mock/qemu/scenarios/NAME/{host.sh,guest.sh}.
+# Run one QEMU scenario, NAME/{host.sh,guest.sh} in one of
+#   mock/qemu/scenarios/   the harness's own: smoke, demo
+#   tests/e2e/scenarios/   the end-to-end tests (tests/e2e/run-all.sh) and
+#                          the measurements measure-rate, measure-latency
 #
 # Usage: run-scenario.sh NAME [--module KO | --no-module] [--fwsim BIN]
 #                        [--out DIR] [--area-size N] [--timeout S] [--keep]
@@ -56,9 +59,16 @@ while (($#)); do
 done
 [[ -n "$name" ]] || usage
 
-scenario="$hmbq_dir/scenarios/$name"
-[[ -f "$scenario/host.sh" && -f "$scenario/guest.sh" ]] ||
-	hmbq_die "no scenario '$name': want $scenario/host.sh and guest.sh (have: $(cd "$hmbq_dir/scenarios" && echo *))"
+scenario_dirs=("$hmbq_dir/scenarios" "$hmbq_repo/tests/e2e/scenarios")
+scenario=""
+for d in "${scenario_dirs[@]}"; do
+	if [[ -f "$d/$name/host.sh" && -f "$d/$name/guest.sh" ]]; then
+		scenario="$d/$name"
+		break
+	fi
+done
+[[ -n "$scenario" ]] ||
+	hmbq_die "no scenario '$name' (NAME/host.sh and guest.sh) in ${scenario_dirs[*]#"$hmbq_repo/"}; have: $(for d in "${scenario_dirs[@]}"; do (cd "$d" && echo *); done | xargs)"
 
 if [[ "$module" == default ]]; then
 	module=""

@@ -1,24 +1,54 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 #
-# Host-side helpers for the e2e scenarios (mock/qemu/scenarios/*/host.sh),
-# sourced after scenario-lib.sh:
+# The host side of the e2e scenarios: every tests/e2e/scenarios/*/host.sh
+# starts with this prologue (run-scenario.sh runs host.sh from its folder):
 #
-#   source "$HMBQ_LIB"
-#   source "$HMBQ_REPO/tests/e2e/e2e-lib.sh"
+#   # shellcheck source=tests/e2e/e2e-lib.sh
+#   source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
 #
+# It sets the shell options (-u, pipefail; not -e: every check runs) and
+# sources the harness's scenario-lib.sh (hmbq_*, HMBQ_*), then defines:
+#
+# e2e_boot FWSIM-ARGS  copy guest-lib.sh into the share, start hmb-fwsim
+#                      (FWSIM-ARGS --quiet, truth in truth.json), boot the
+#                      guest, stop hmb-fwsim, check the guest scenario ran
+#                      to the end
 # e2e_prepare          copy guest-lib.sh into the share (the guest sources it)
 # e2e_check DESC CMD.. like hmbq_check, but shows CMD's output (indented) so a
 #                      failure says what was expected and what was seen
 # e2e_verify DESC ARGS verify_trace.py ARGS as a check
-# e2e_report DAT TXT   trace-cmd report of the guest's capture, on the host
-# e2e_guest_ok         the guest scenario exited 0 (shows its FAIL lines if not)
-# e2e_cmd_stat DAT [--no-loss]
-#                      hmbtrace-cmd stat --json of the capture agrees with the
-#                      truth (tests/e2e/verify_stat.py)
+# e2e_check_produced   check: hmb-fwsim produced its --count and wrote the truth
+# e2e_check_capture NAME
+#                      check: NAME.dat came back and trace-cmd report on the
+#                      host turns it into NAME.txt
+# e2e_check_stat NAME [--no-loss]
+#                      check: hmbtrace-cmd stat --json of NAME.dat agrees with
+#                      the truth (tests/e2e/verify_stat.py)
+# e2e_finish           check: no kernel WARNING/BUG/Oops; then exit 0 if every
+#                      check passed, 1 otherwise
+# e2e_sweep_start FUNC RATE...
+#                      (measurements) one hmb-fwsim per rate, in turn
+# e2e_sweep_stop       (measurements) stop what is left of the sweep
+# e2e_report DAT TXT, e2e_guest_ok, e2e_cmd_stat DAT [--no-loss],
+# e2e_no_kernel_errors, e2e_fwsim_finished REASON: the checks' commands
 
-E2E_DIR="$HMBQ_REPO/tests/e2e"
+set -uo pipefail
+# shellcheck source=mock/qemu/scenario-lib.sh
+source "$HMBQ_LIB"
+
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 E2E_VERIFY="$E2E_DIR/verify_trace.py"
+
+e2e_boot() {
+	e2e_prepare
+	hmbq_fwsim_start "$@" --quiet --truth "$HMBQ_SHARE/truth.json" ||
+		{ echo "FAIL: hmb-fwsim"; exit 1; }
+	# shellcheck disable=SC2119 # no extra run-guest.sh arguments
+	hmbq_boot
+	hmbq_fwsim_stop
+	e2e_check "guest scenario ran to the end" e2e_guest_ok
+}
 
 e2e_prepare() {
 	cp "$E2E_DIR/guest-lib.sh" "$HMBQ_SHARE/guest-lib.sh"
@@ -42,6 +72,25 @@ e2e_verify() {
 	local desc=$1
 	shift
 	e2e_check "$desc" python3 "$E2E_VERIFY" "$@"
+}
+
+e2e_check_produced() {
+	e2e_check "hmb-fwsim produced its count and wrote the truth" e2e_fwsim_finished count
+}
+
+e2e_check_capture() {
+	e2e_check "the capture came back and decodes on the host" e2e_report "$1.dat" "$1.txt"
+}
+
+e2e_check_stat() {
+	local name=$1
+	shift
+	e2e_check "hmbtrace-cmd stat of the capture agrees with the truth" e2e_cmd_stat "$name.dat" "$@"
+}
+
+e2e_finish() {
+	e2e_check "no kernel WARNING/BUG/Oops" e2e_no_kernel_errors
+	hmbq_finish
 }
 
 # trace-cmd report on the host: raw fields (-R), nanosecond timestamps (-t),
@@ -95,4 +144,43 @@ e2e_fwsim_finished() {
 		"$HMBQ_SHARE/truth.json")
 	[[ "$got" == "$want" ]] || { echo "expected hmb-fwsim stop_reason $want, saw $got"; return 1; }
 	[[ "${HMBQ_FWSIM_STATUS:-0}" == 0 ]] || { echo "expected hmb-fwsim status 0, saw $HMBQ_FWSIM_STATUS"; tail -n 5 "$HMBQ_SHARE/fwsim.log"; return 1; }
+}
+
+# e2e_sweep_start FUNC RATE...: the measurements' producer. Writes the
+# rates to the share (sweep-rates, one a line; sweep-steps, their number);
+# then, in the background, for each step i one hmb-fwsim on the area that
+# waits for the guest's /mnt/ready.i and writes truth.i.json. FUNC i RATE
+# sets the array E2E_STEP_ARGS to that step's other arguments (cores,
+# rate, count or duration). Each step re-initialises the area, so the
+# module sees a reset between steps.
+e2e_sweep_start() {
+	local fn=$1
+	shift
+	local rates=("$@")
+	hmbq_have_fwsim || { echo "FAIL: hmb-fwsim not built"; exit 1; }
+	printf '%s\n' "${rates[@]}" >"$HMBQ_SHARE/sweep-rates"
+	echo "${#rates[@]}" >"$HMBQ_SHARE/sweep-steps"
+	(
+		for i in "${!rates[@]}"; do
+			E2E_STEP_ARGS=()
+			"$fn" "$i" "${rates[$i]}"
+			"$HMBQ_FWSIM" --area "$HMBQ_AREA" --size "$HMBQ_AREA_SIZE" \
+				"${E2E_STEP_ARGS[@]}" --seed "$((i + 1))" --quiet \
+				--wait-for "$HMBQ_SHARE/ready.$i" \
+				--truth "$HMBQ_SHARE/truth.$i.json" >>"$HMBQ_SHARE/fwsim.log" 2>&1 &
+			echo $! >"$HMBQ_SHARE/fwsim.pid"
+			wait $! || exit 1
+		done
+	) &
+	E2E_SWEEPER=$!
+}
+
+# e2e_sweep_stop: after the guest ended, stop the sweep's current hmb-fwsim
+# and the sweep itself if they still run.
+e2e_sweep_stop() {
+	if kill -0 "$E2E_SWEEPER" 2>/dev/null; then
+		kill -TERM "$(cat "$HMBQ_SHARE/fwsim.pid")" 2>/dev/null
+		kill -TERM "$E2E_SWEEPER" 2>/dev/null
+	fi
+	wait "$E2E_SWEEPER" 2>/dev/null
 }

@@ -2,12 +2,17 @@
 # shellcheck shell=sh
 #
 # Guest-side helpers for the e2e scenarios (busybox sh). host.sh copies this
-# file into the share; guest.sh sources it as /mnt/guest-lib.sh.
+# file into the share (e2e_boot, e2e_prepare); every guest.sh starts with
+#
+#   . /mnt/guest-lib.sh
+#   setup [BUFFER_KB]
 #
 #   T, I        tracefs root and the hmb instance
 #   S           /sys/class/hmb_trace/<area> (set by load_module)
 #   step MSG    log a step with the guest uptime
 #   fail MSG    log a failure and count it (the scenario's exit status)
+#   setup [BUFFER_KB]   load_module, or finish if it fails; with BUFFER_KB,
+#               set the instance's buffer_size_kb (per CPU)
 #   load_module insmod /hmb_trace.ko with /mnt/module-params, find S
 #   wait_file PATH SECONDS   wait until PATH exists (0) or time out (1)
 #   dump_status FILE         every status file as "name: value" lines
@@ -17,6 +22,10 @@
 #               sourced); the capture is copied to /mnt/NAME.dat
 #   collect NAME             status, dictionary and ftrace stats to
 #               /mnt/NAME-status.txt, NAME-dictionary.bin, NAME-ftrace-stats.txt
+#   capture_all NAME         capture NAME until hmb-fwsim has written its
+#               truth file, plus 2 s (the last poll, a periodic
+#               dictionary); then collect NAME
+#   alive       show that the guest still runs commands: /mnt/alive
 #   finish      dmesg to /mnt/dmesg.txt, exit with the failure count
 
 T=/sys/kernel/tracing
@@ -31,6 +40,13 @@ step() {
 fail() {
 	echo "FAIL: $*"
 	fails=$((fails + 1))
+}
+
+setup() {
+	load_module || finish
+	if [ -n "${1:-}" ]; then
+		echo "$1" >"$I/buffer_size_kb" || fail "buffer_size_kb $1"
+	fi
 }
 
 load_module() {
@@ -106,6 +122,16 @@ collect() {
 	cat "/mnt/$1-status.txt"
 	cat "$S/dictionary" >"/mnt/$1-dictionary.bin"
 	dump_ftrace_stats "/mnt/$1-ftrace-stats.txt"
+}
+
+capture_all() {
+	capture "$1" 'wait_truth; sleep 2'
+	collect "$1"
+}
+
+alive() {
+	step "still alive: $(cat /proc/loadavg)"
+	echo alive >/mnt/alive
 }
 
 # wait_truth [SECONDS]: until hmb-fwsim (host) wrote its truth file: it has

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Summarise the measurement scenarios (mock/qemu/scenarios/measure-*).
+"""Summarise the measurement scenarios (tests/e2e/scenarios/measure-*).
 
   measure.py rate RUN_DIR      rate sweep + tracepoint benchmark table
   measure.py latency RUN_DIR   producer write -> trace_pipe latency

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # End-to-end suite: builds hmb_trace.ko and hmb-fwsim, then runs every e2e
-# scenario in QEMU (mock/qemu/run-scenario.sh) and compares what came back
-# from the guest with hmb-fwsim's truth (tests/e2e/verify_trace.py).
+# test scenario (tests/e2e/scenarios/NAME/{host.sh,guest.sh}; not the
+# measure-* measurements) in QEMU with the harness's run-scenario.sh
+# (mock/qemu) and compares what came back from the guest with hmb-fwsim's
+# truth (tests/e2e/verify_*.py).
 #
 # Usage: tests/e2e/run-all.sh [BUILD_DIR] [SCENARIO...]
 #

@@ -4,7 +4,7 @@
 
 usage: verify_stream.py --dir RUN_DIR [--marker TEXT] [-v]
 
-RUN_DIR holds what mock/qemu/scenarios/cmd/guest.sh brought back and
+RUN_DIR holds what tests/e2e/scenarios/cmd/guest.sh brought back and
 hmb-fwsim's truth.json. Checks:
   - stream.txt has every record of every core exactly once, in sequence
     order per core (0 .. produced-1, the truth's count), on CPU core mod

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Compare what came back from the QEMU guest with hmb-fwsim's ground truth.
 
-Inputs (all produced by the e2e scenarios, see mock/qemu/scenarios/*/):
+Inputs (all produced by the e2e scenarios, see tests/e2e/scenarios/*/):
   --truth   hmb-fwsim --truth JSON: per life (producer generation) and core
             the records produced, and the injected faults
   --report  `trace-cmd report -R -t -N` of the guest's capture (raw fields,

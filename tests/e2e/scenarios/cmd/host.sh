@@ -15,12 +15,8 @@
 # are its exit status and summary, that the capture holds those events
 # (only `-e hmb` after `-B hmb` records them), decodes cleanly, and that
 # stat --json says seq_check agrees and 0 lost on every core it has.
-set -uo pipefail
-# shellcheck source=mock/qemu/scenario-lib.sh
-source "$HMBQ_LIB"
 # shellcheck source=tests/e2e/e2e-lib.sh
-# shellcheck disable=SC2153 # HMBQ_REPO comes from run-scenario.sh
-source "$HMBQ_REPO/tests/e2e/e2e-lib.sh"
+source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
 
 rate=${E2E_CMD_RATE:-2000}
 count=${E2E_CMD_COUNT:-8000}
@@ -55,19 +51,12 @@ check_record() {
 	EOF
 }
 
-e2e_prepare
 echo "$duration" >"$HMBQ_SHARE/stream-duration"
 HMBQ_EXTRAS=("$cmd:/usr/bin/hmbtrace-cmd")
-hmbq_fwsim_start --cores 4 --rate "$rate" --count "$count" --seed 11 --quiet \
-	--truth "$HMBQ_SHARE/truth.json" || { echo "FAIL: hmb-fwsim"; exit 1; }
-# shellcheck disable=SC2119
-hmbq_boot
-hmbq_fwsim_stop
+e2e_boot --cores 4 --rate "$rate" --count "$count" --seed 11
 
-e2e_check "guest scenario ran to the end" e2e_guest_ok
-e2e_check "hmb-fwsim produced its count and wrote the truth" e2e_fwsim_finished count
+e2e_check_produced
 e2e_check "hmbtrace-cmd status, stream, marker: $count records x 4 cores at $rate/s, exact" \
-	python3 "$HMBQ_REPO/tests/e2e/verify_stream.py" --dir "$HMBQ_SHARE"
+	python3 "$E2E_DIR/verify_stream.py" --dir "$HMBQ_SHARE"
 e2e_check "hmbtrace-cmd record --duration 3: exit 0, summary, hmb events, no loss" check_record
-e2e_check "no kernel WARNING/BUG/Oops" e2e_no_kernel_errors
-hmbq_finish
+e2e_finish

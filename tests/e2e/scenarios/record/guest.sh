@@ -10,8 +10,6 @@
 # shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
-load_module || finish
-echo 16384 >"$I/buffer_size_kb" || fail "buffer_size_kb"
-capture record 'wait_truth; sleep 2'
-collect record
+setup 16384
+capture_all record
 finish

@@ -9,35 +9,22 @@
 # status files; no ftrace-side overrun; hmb_state and a complete dictionary
 # (hmb_dict chunks reassembling to total_len, equal to the status file);
 # trace-cmd report with plugin_hmb.so decodes the records with it.
-set -uo pipefail
-# shellcheck source=mock/qemu/scenario-lib.sh
-source "$HMBQ_LIB"
 # shellcheck source=tests/e2e/e2e-lib.sh
-# shellcheck disable=SC2153 # HMBQ_REPO comes from run-scenario.sh
-source "$HMBQ_REPO/tests/e2e/e2e-lib.sh"
+source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
 
 rate=${E2E_RECORD_RATE:-5000}
 count=${E2E_RECORD_COUNT:-20000}
-e2e_prepare
-hmbq_fwsim_start --cores 4 --rate "$rate" --count "$count" --seed 7 --quiet \
-	--truth "$HMBQ_SHARE/truth.json" || { echo "FAIL: hmb-fwsim"; exit 1; }
-# shellcheck disable=SC2119
-hmbq_boot
-hmbq_fwsim_stop
+e2e_boot --cores 4 --rate "$rate" --count "$count" --seed 7
 
-e2e_check "guest scenario ran to the end" e2e_guest_ok
-e2e_check "hmb-fwsim produced its count and wrote the truth" \
-	e2e_fwsim_finished count
-e2e_check "the capture came back and decodes on the host" \
-	e2e_report record.dat record.txt
+e2e_check_produced
+e2e_check_capture record
 e2e_verify "record: $count records x 4 cores at $rate/s, exact" record \
 	--truth "$HMBQ_SHARE/truth.json" --report "$HMBQ_SHARE/record.txt" \
 	--status "$HMBQ_SHARE/record-status.txt" --dictionary "$HMBQ_SHARE/record-dictionary.bin" \
 	--stats "$HMBQ_SHARE/record-ftrace-stats.txt" --stat-report "$HMBQ_SHARE/record.stat"
 e2e_check "trace-cmd report with plugin_hmb.so" hmbq_decoded_report record.dat record-decoded.txt
 e2e_check "plugin_hmb.so decodes every record after the dictionary, as the payload says" \
-	python3 "$HMBQ_REPO/tests/e2e/verify_decoded.py" \
+	python3 "$E2E_DIR/verify_decoded.py" \
 	--raw "$HMBQ_SHARE/record.txt" --decoded "$HMBQ_SHARE/record-decoded.txt"
-e2e_check "hmbtrace-cmd stat of the capture agrees with the truth" e2e_cmd_stat record.dat --no-loss
-e2e_check "no kernel WARNING/BUG/Oops" e2e_no_kernel_errors
-hmbq_finish
+e2e_check_stat record --no-loss
+e2e_finish

@@ -19,40 +19,24 @@
 # smallest P, ~10 us). The per-second minima of (emit - fw_ts) staying within
 # tens of us of the overall minimum checks both assumptions (no drift, write
 # phases spread over the poll period); measure.py prints that spread.
-set -uo pipefail
-# shellcheck source=mock/qemu/scenario-lib.sh
-source "$HMBQ_LIB"
 # shellcheck source=tests/e2e/e2e-lib.sh
-# shellcheck disable=SC2153 # HMBQ_REPO comes from run-scenario.sh
-source "$HMBQ_REPO/tests/e2e/e2e-lib.sh"
+source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
 
 read -r -a rates <<<"${E2E_LATENCY_RATES:-97 997}"
 secs=${E2E_LATENCY_SECONDS:-8}
 e2e_prepare
 gcc -O2 -static -Wall -o "$HMBQ_SHARE/pipe-stamp" "$E2E_DIR/pipe-stamp.c" ||
 	{ echo "FAIL: cannot build pipe-stamp"; exit 1; }
-printf '%s\n' "${rates[@]}" >"$HMBQ_SHARE/sweep-rates"
-echo "${#rates[@]}" >"$HMBQ_SHARE/sweep-steps"
 echo "$secs" >"$HMBQ_SHARE/sweep-seconds"
-hmbq_have_fwsim || { echo "FAIL: hmb-fwsim not built"; exit 1; }
-(
-	for i in "${!rates[@]}"; do
-		"$HMBQ_FWSIM" --area "$HMBQ_AREA" --size "$HMBQ_AREA_SIZE" --cores 2 \
-			--rate "${rates[$i]}" --duration "$secs" --seed "$((i + 1))" --quiet \
-			--wait-for "$HMBQ_SHARE/ready.$i" \
-			--truth "$HMBQ_SHARE/truth.$i.json" >>"$HMBQ_SHARE/fwsim.log" 2>&1 &
-		echo $! >"$HMBQ_SHARE/fwsim.pid"
-		wait $! || exit 1
-	done
-) &
-sweeper=$!
+# step_args I RATE: 2 cores at RATE for SECS.
+# shellcheck disable=SC2317 # called by e2e_sweep_start
+step_args() {
+	E2E_STEP_ARGS=(--cores 2 --rate "$2" --duration "$secs")
+}
+e2e_sweep_start step_args "${rates[@]}"
 # shellcheck disable=SC2119
 hmbq_boot
-if kill -0 "$sweeper" 2>/dev/null; then
-	kill -TERM "$(cat "$HMBQ_SHARE/fwsim.pid")" 2>/dev/null
-	kill -TERM "$sweeper" 2>/dev/null
-fi
-wait "$sweeper" 2>/dev/null
+e2e_sweep_stop
 
 e2e_check "guest scenario ran to the end" e2e_guest_ok
 for i in "${!rates[@]}"; do

@@ -7,9 +7,7 @@
 # shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
-load_module || finish
-echo 32768 >"$I/buffer_size_kb" || fail "buffer_size_kb"
+setup 32768
 echo "poll_interval_us=$(cat /sys/module/hmb_trace/parameters/poll_interval_us)"
-capture overrun 'wait_truth; sleep 2'
-collect overrun
+capture_all overrun
 finish

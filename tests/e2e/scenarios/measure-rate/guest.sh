@@ -13,8 +13,7 @@
 # shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
-load_module || finish
-echo 16384 >"$I/buffer_size_kb" || fail "buffer_size_kb"
+setup 16384
 B=/sys/kernel/debug/hmb_trace/bench_record
 step "tracepoint benchmark"
 for len in 14 14 14; do

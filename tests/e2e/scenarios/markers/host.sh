@@ -10,27 +10,16 @@
 # write were emitted before it, records not counted after it came after it);
 # most markers were written mid-stream, so the check is not vacuous; plus the
 # exact delivery of the record scenario.
-set -uo pipefail
-# shellcheck source=mock/qemu/scenario-lib.sh
-source "$HMBQ_LIB"
 # shellcheck source=tests/e2e/e2e-lib.sh
-# shellcheck disable=SC2153 # HMBQ_REPO comes from run-scenario.sh
-source "$HMBQ_REPO/tests/e2e/e2e-lib.sh"
+source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
 
 rate=${E2E_MARKERS_RATE:-2000}
 count=${E2E_MARKERS_COUNT:-8000}
-e2e_prepare
-hmbq_fwsim_start --cores 4 --rate "$rate" --count "$count" --seed 3 --quiet \
-	--truth "$HMBQ_SHARE/truth.json" || { echo "FAIL: hmb-fwsim"; exit 1; }
-# shellcheck disable=SC2119
-hmbq_boot
-hmbq_fwsim_stop
+e2e_boot --cores 4 --rate "$rate" --count "$count" --seed 3
 
-e2e_check "guest scenario ran to the end" e2e_guest_ok
-e2e_check "hmb-fwsim produced its count and wrote the truth" e2e_fwsim_finished count
-e2e_check "the capture came back and decodes on the host" e2e_report markers.dat markers.txt
+e2e_check_produced
+e2e_check_capture markers
 e2e_verify "markers: trace_marker lines between the right firmware records" markers \
 	--truth "$HMBQ_SHARE/truth.json" --report "$HMBQ_SHARE/markers.txt" \
 	--status "$HMBQ_SHARE/markers-status.txt" --markers "$HMBQ_SHARE/marker-log.txt"
-e2e_check "no kernel WARNING/BUG/Oops" e2e_no_kernel_errors
-hmbq_finish
+e2e_finish

@@ -8,8 +8,7 @@
 # shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
-load_module || finish
-echo 16384 >"$I/buffer_size_kb" || fail "buffer_size_kb"
+setup 16384
 touch /mnt/ready
 sleep 1.5
 n=$(grep -c ' hmb_record:' "$I/trace")
@@ -32,5 +31,5 @@ echo "enable: $(cat "$I/events/hmb/enable")"
 sleep 2
 cat "$I/trace" >/mnt/enabled-trace.txt
 dump_status /mnt/disabled-status.txt
-echo alive >/mnt/alive
+alive
 finish

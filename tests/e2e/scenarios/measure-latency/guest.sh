@@ -10,7 +10,8 @@
 # shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
-load_module || finish
+# shellcheck disable=SC2119 # the default buffer size
+setup
 echo mono >"$I/trace_clock" || fail "trace_clock mono"
 echo 1 >"$I/events/workqueue/workqueue_execute_start/enable" || fail "workqueue_execute_start"
 echo "trace_clock: $(cat "$I/trace_clock")"

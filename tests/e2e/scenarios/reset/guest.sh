@@ -6,10 +6,7 @@
 # shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
-load_module || finish
-echo 16384 >"$I/buffer_size_kb" || fail "buffer_size_kb"
-capture reset 'wait_truth; sleep 2'
-collect reset
-step "still alive: $(cat /proc/loadavg)"
-echo alive >/mnt/alive
+setup 16384
+capture_all reset
+alive
 finish

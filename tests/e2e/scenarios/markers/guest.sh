@@ -9,8 +9,7 @@
 # shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
-load_module || finish
-echo 16384 >"$I/buffer_size_kb" || fail "buffer_size_kb"
+setup 16384
 rm -f /mnt/marker-log.txt
 # shellcheck disable=SC2016 # expanded by the traced shell
 capture markers '

@@ -35,9 +35,8 @@ wait_enabled() {
 	return 0
 }
 
-load_module || finish
+setup 16384
 [ -x "$C" ] || { fail "no $C in the initramfs"; finish; }
-echo 16384 >"$I/buffer_size_kb" || fail "buffer_size_kb"
 
 step "hmbtrace-cmd status (before producing)"
 $C status >/mnt/status-start.txt 2>&1 || fail "hmbtrace-cmd status (start)"
