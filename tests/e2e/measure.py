@@ -71,9 +71,10 @@ def cmd_rate(run):
             continue
         dl = [a - b for a, b in zip(kv["after_delivered"], kv["before_delivered"])]
         lost = [0] * len(dl)
-        for r in ("overwritten", "torn", "invalid"):
-            lost = [x + a - b for x, a, b in
-                    zip(lost, kv[f"after_lost_{r}"], kv[f"before_lost_{r}"])]
+        # Every lost/<reason> the guest dumped (the module names them).
+        for key in kv:
+            if key.startswith("after_lost_") and "before" + key[5:] in kv:
+                lost = [x + a - b for x, a, b in zip(lost, kv[key], kv["before" + key[5:]])]
         missing = [p - d - l for p, d, l in zip(produced, dl, lost)]
         ovr = sum(s.get("overrun", 0) + s.get("dropped events", 0) + s.get("commit overrun", 0)
                   for s in stats.values())

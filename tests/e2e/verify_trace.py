@@ -27,9 +27,12 @@ from collections import defaultdict
 LINE_RE = re.compile(
     r"\[(\d+)\]\s+(?:[^\s:]+\s+)?(\d+)\.(\d+):\s+([\w]+):\s?(.*)$")
 FIELD_RE = re.compile(r"(\w+)=(ARRAY\[[^\]]*\]|\S*)")
-LOST_REASONS = {"0": "overwritten", "1": "torn", "2": "invalid", "3": "reset"}
-STATES = {"0": "attached", "1": "reset", "2": "producer_init",
-          "3": "broken", "4": "detached"}
+# hmb_lost.reason value -> name, read from the capture's own event formats
+# (the module's __print_symbolic, generated from hmb_trace_events_abi.h), so
+# that this file does not restate the event ABI: load_lost_reasons().
+LOST_REASONS = {}
+SYMBOLIC_RE = re.compile(r"__print_symbolic\(REC->reason,([^)]*)\)")
+SYMBOL_RE = re.compile(r"\{\s*(-?\d+),\s*\"([^\"]*)\"\s*\}")
 DICT_MAGIC = b"HMBD"
 
 
@@ -111,6 +114,23 @@ def parse_report(path):
             events.append(Event(len(events), int(cpu), ts, name, fields,
                                 rest, lineno))
     return events
+
+
+def load_lost_reasons(report):
+    """Fills LOST_REASONS from REPORT's sibling .formats file (`trace-cmd
+    report --events` of the capture, written by e2e_report)."""
+    path = re.sub(r"\.txt$", "", report) + ".formats"
+    try:
+        with open(path, errors="replace") as fh:
+            text = fh.read()
+    except OSError as e:
+        die(f"cannot read the capture's event formats {path}: {e} "
+            f"(e2e_report writes it with trace-cmd report --events)")
+    block = text[text.find("name: hmb_lost"):]
+    m = SYMBOLIC_RE.search(block)
+    if not m:
+        die(f"{path}: no __print_symbolic(REC->reason, ...) in hmb_lost's print fmt")
+    LOST_REASONS.update({v: n for v, n in SYMBOL_RE.findall(m.group(1))})
 
 
 def parse_status(path):
@@ -803,6 +823,8 @@ def main(argv=None):
 
     a = p.parse_args(argv)
     Failures.verbose = a.verbose
+    if getattr(a, "report", None) and a.cmd != "summary":
+        load_lost_reasons(a.report)
     return finish(a.func(a), a.cmd)
 
 
