@@ -5,10 +5,18 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <random>
 #include <thread>
 
 #include "test_area.h"
+
+// The consumer's test hook (hmb_consumer_port.h): this binary links the
+// consumer built with HMB_CONSUMER_TEST_HOOKS, which calls it between the
+// copy of a page and the re-check of its header.
+extern "C" {
+void (*hmb_consumer_after_copy)(const hmb_consumer* c, uint16_t core) = nullptr;
+}
 
 namespace hmbtrace::testing {
 namespace {
@@ -353,6 +361,87 @@ TEST(ConsumerThreaded, ResetWhileReadingCarriesOn) {
   EXPECT_EQ(sink.core[1].last_seq, 29999u);
   EXPECT_EQ(sink.core[0].bad_payload + sink.core[1].bad_payload, 0u);
   EXPECT_EQ(consumer.get()->errors[HMB_ERR_BAD_RECORD], 0u);
+}
+
+// ---- A page overwritten between the consumer's copy and its re-check ----
+
+// Runs `fn` once, the next time the consumer has copied a page's records
+// and not yet re-checked the page header: the moment a producer that laps
+// the ring makes the copy torn.
+class AfterCopyOnce {
+ public:
+  using Fn = std::function<void(const hmb_consumer*, uint16_t)>;
+  explicit AfterCopyOnce(Fn fn) {
+    fn_ = std::move(fn);
+    hmb_consumer_after_copy = Call;
+  }
+  ~AfterCopyOnce() {
+    hmb_consumer_after_copy = nullptr;
+    fn_ = nullptr;
+  }
+  AfterCopyOnce(const AfterCopyOnce&) = delete;
+  AfterCopyOnce& operator=(const AfterCopyOnce&) = delete;
+
+ private:
+  static void Call(const hmb_consumer* c, uint16_t core) {
+    hmb_consumer_after_copy = nullptr;
+    fn_(c, core);
+  }
+  static inline Fn fn_;
+};
+
+TEST(ConsumerTorn, PageOverwrittenWhileCopiedIsLostAsTornNotDelivered) {
+  Rig r(4096, 4, 1);
+  const uint32_t pp = r.RecordsPerPage(16);
+  r.Emit(0, 10, 16);  // page 0 open with records 0..9
+  ASSERT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_ATTACHED);
+  int fired = 0;
+  AfterCopyOnce hook([&](const hmb_consumer* c, uint16_t core) {
+    fired++;
+    EXPECT_EQ(core, 0u);
+    EXPECT_EQ(c->core[0].next_page, 0u);  // the copy is of page 0's 10 records
+    // The producer fills page 0 and laps the ring: page 4 takes slot 0.
+    r.Emit(0, 4 * pp - 10 + 1, 16);
+  });
+  r.sink.keep_seqs = true;
+  r.consumer.DrainAll();
+  EXPECT_EQ(fired, 1);
+  const auto& k = r.sink.core[0];
+  // The 10 records of the torn copy are lost as torn, not delivered; the
+  // rest of page 0, written after the copy, was never seen: overwritten.
+  EXPECT_EQ(k.lost[HMB_LOST_TORN], 10u);
+  EXPECT_EQ(k.lost[HMB_LOST_OVERWRITTEN], pp - 10u);
+  EXPECT_EQ(k.lost[HMB_LOST_INVALID] + k.lost[HMB_LOST_RESET], 0u);
+  EXPECT_EQ(k.delivered, 3u * pp + 1u);  // pages 1..4
+  ASSERT_FALSE(k.seqs.empty());
+  EXPECT_EQ(k.seqs.front(), pp);
+  EXPECT_EQ(k.lost_at, std::vector<uint64_t>({pp, pp}));
+  ExpectExact(r, 0, pp);
+  for (int e = 0; e < HMB_ERR_NR; e++)
+    EXPECT_EQ(r.consumer.get()->errors[e], 0u)
+        << hmb_consumer_error_name(static_cast<hmb_consumer_error>(e));
+}
+
+TEST(ConsumerTorn, TornCopyOfAHalfReadPageChargesOnlyItsUnreadRecords) {
+  Rig r(4096, 4, 1);
+  const uint32_t pp = r.RecordsPerPage(16);
+  r.Emit(0, 10, 16);
+  r.consumer.DrainAll();  // records 0..9 delivered from the open page 0
+  ASSERT_EQ(r.sink.core[0].delivered, 10u);
+  r.Emit(0, 5, 16);  // records 10..14 on page 0
+  int fired = 0;
+  AfterCopyOnce hook([&](const hmb_consumer* c, uint16_t) {
+    fired++;
+    EXPECT_EQ(c->core[0].page_recs, 10u);  // resuming mid-page
+    r.Emit(0, 4 * pp - 15 + 1, 16);
+  });
+  r.consumer.DrainAll();
+  EXPECT_EQ(fired, 1);
+  const auto& k = r.sink.core[0];
+  EXPECT_EQ(k.lost[HMB_LOST_TORN], 5u);  // 10..14; 0..9 were delivered
+  EXPECT_EQ(k.lost[HMB_LOST_OVERWRITTEN], pp - 15u);
+  EXPECT_EQ(k.delivered, 10u + 3u * pp + 1u);
+  ExpectExact(r, 0, pp - 10u);
 }
 
 // ---- Hostile areas: errors counted, never a crash ----

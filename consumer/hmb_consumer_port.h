@@ -17,6 +17,8 @@
 #define hmb_rmb()		smp_rmb()
 #define hmb_memcpy(d, s, n)	memcpy((d), (s), (n))
 #define hmb_memset(d, v, n)	memset((d), (v), (n))
+/* A user-space test hook (below): never in the kernel. */
+#define hmb_test_after_copy(c, core)	do { } while (0)
 
 static inline uint32_t hmb_load32(const void *p)
 {
@@ -33,6 +35,29 @@ static inline uint64_t hmb_load64(const void *p)
 #define hmb_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define hmb_memcpy(d, s, n)	memcpy((d), (s), (n))
 #define hmb_memset(d, v, n)	memset((d), (v), (n))
+
+/*
+ * Test hook, user space only. A producer that rewrites a page between the
+ * consumer's copy of it and the re-check (a torn copy) is a race no test can
+ * hit on demand, so the unit tests build the consumer with
+ * HMB_CONSUMER_TEST_HOOKS (consumer/meson.build) and set
+ * hmb_consumer_after_copy to a function that rewrites the page right there.
+ * A build with the macro must define the pointer (consumer_unittest.cc
+ * does). Everywhere else - the kernel module, the tools, the benchmark, the
+ * fuzzer - the hook compiles to nothing.
+ */
+#ifdef HMB_CONSUMER_TEST_HOOKS
+struct hmb_consumer;
+extern void (*hmb_consumer_after_copy)(const struct hmb_consumer *c,
+				       uint16_t core);
+#define hmb_test_after_copy(c, core)					\
+	do {								\
+		if (hmb_consumer_after_copy)				\
+			hmb_consumer_after_copy((c), (core));		\
+	} while (0)
+#else
+#define hmb_test_after_copy(c, core)	do { } while (0)
+#endif
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define hmb_le16(x)	__builtin_bswap16(x)

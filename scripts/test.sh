@@ -26,11 +26,22 @@ done
 passed=0
 failed=0
 # Adds the results of one meson build dir's last test run to the totals.
+# A run that left no log, or no result in it, counts as a failure: the
+# tests of that stage did not run, which must not read as "0 failed".
 count_meson() {
-	local log=$1/meson-logs/testlog.json p f
-	[[ -f $log ]] || return 0
+	local log=$1/meson-logs/testlog.json what=$2 p f
+	if [[ ! -f $log ]]; then
+		echo "$what: no test log $log — meson test did not run" >&2
+		failed=$((failed + 1))
+		return
+	fi
 	p=$(grep -c '"result": "OK"' "$log" || true)
 	f=$(grep -c -E '"result": "(FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS)"' "$log" || true)
+	if ((p + f == 0)); then
+		echo "$what: no test results in $log — no test of the suite ran" >&2
+		failed=$((failed + 1))
+		return
+	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
 }
@@ -43,7 +54,7 @@ stage "unit (gcc, -Werror)"
 scripts/build.sh
 rm -f build/meson-logs/testlog.json
 meson test -C build --suite unit --print-errorlogs || true
-count_meson build
+count_meson build "unit (gcc)"
 
 stage "unit (clang, ASan + UBSan)"
 if [[ ! -f build-asan/build.ninja ]]; then
@@ -51,19 +62,20 @@ if [[ ! -f build-asan/build.ninja ]]; then
 		-Db_lundef=false -Dfuzz=true -Dbenchmarks=disabled \
 		-Dfuzz_seconds="${HMBTRACE_FUZZ_SECONDS:-30}"
 else
-	meson configure build-asan -Dfuzz_seconds="${HMBTRACE_FUZZ_SECONDS:-30}"
+	# -Dfuzz=true too: a build-asan set up without it has no fuzz suite.
+	meson configure build-asan -Dfuzz=true -Dfuzz_seconds="${HMBTRACE_FUZZ_SECONDS:-30}"
 fi
 ninja -C build-asan
 rm -f build-asan/meson-logs/testlog.json
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	meson test -C build-asan --suite unit --print-errorlogs || true
-count_meson build-asan
+count_meson build-asan "unit (clang, ASan + UBSan)"
 
 if ((run_fuzz)); then
 	stage "fuzz (${HMBTRACE_FUZZ_SECONDS:-30} s per target)"
 	rm -f build-asan/meson-logs/testlog.json
 	meson test -C build-asan --suite fuzz --print-errorlogs || true
-	count_meson build-asan
+	count_meson build-asan "fuzz"
 fi
 
 if ((run_e2e)); then
@@ -75,6 +87,9 @@ if ((run_e2e)); then
 	rm -f "$e2e_out"
 	if [[ -z $line ]]; then
 		echo "e2e: the scenario runner did not report results" >&2
+		failed=$((failed + 1))
+	elif [[ $line == "0 passed, 0 failed" ]]; then
+		echo "e2e: the scenario runner ran no scenario" >&2
 		failed=$((failed + 1))
 	else
 		passed=$((passed + $(echo "$line" | cut -d' ' -f1)))
