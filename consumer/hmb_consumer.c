@@ -27,16 +27,21 @@
 
 #define HDR_LEN		((uint32_t)sizeof(struct hmb_trace_page_header))
 #define REC_HDR_LEN	((uint32_t)sizeof(struct hmb_trace_record_header))
-#define OFF_PAGE_SEQ	0
-#define OFF_FIRST_SEQ	8
-#define OFF_BASE_TS	16
-#define OFF_COMMIT	24
-#define OFF_GEN		28
-#define META_OFF_STATE	12
-#define META_OFF_GEN	16
-#define CORE_OFF_HEAD	0
-#define CORE_OFF_PREV_NEXT_SEQ	32
-#define CORE_OFF_PREV_GEN	40
+/* Where each field lives: offsetof the ABI structs (tests/abi pins them). */
+#define META_OFF(f)	offsetof(struct hmb_trace_meta, f)
+#define CORE_OFF(f)	offsetof(struct hmb_trace_core, f)
+#define PAGE_OFF(f)	offsetof(struct hmb_trace_page_header, f)
+#define REC_OFF(f)	offsetof(struct hmb_trace_record_header, f)
+#define OFF_PAGE_SEQ	PAGE_OFF(page_seq)
+#define OFF_FIRST_SEQ	PAGE_OFF(first_seq)
+#define OFF_BASE_TS	PAGE_OFF(base_ts)
+#define OFF_COMMIT	PAGE_OFF(commit)
+#define OFF_GEN		PAGE_OFF(producer_gen)
+#define META_OFF_STATE	META_OFF(state)
+#define META_OFF_GEN	META_OFF(producer_gen)
+#define CORE_OFF_HEAD	CORE_OFF(head_page)
+#define CORE_OFF_PREV_NEXT_SEQ	CORE_OFF(prev_next_seq)
+#define CORE_OFF_PREV_GEN	CORE_OFF(prev_gen)
 
 static const char *const lost_names[HMB_LOST_NR] = {
 	HMB_ABI_NAMES(HMB_LOST_REASON_LIST)
@@ -146,21 +151,21 @@ static int is_pow2(uint64_t v)
 static int parse_meta(const struct hmb_consumer *c, const uint8_t *m,
 		      struct hmb_geometry *g)
 {
-	uint32_t meta_len = hmb_get32(m + 8);
-	uint16_t core_len = hmb_get16(m + 26);
+	uint32_t meta_len = hmb_get32(m + META_OFF(meta_len));
+	uint16_t core_len = hmb_get16(m + META_OFF(core_len));
 	uint64_t rings;
 
-	g->producer_gen = hmb_get32(m + 16);
-	g->page_size = hmb_get32(m + 20);
-	g->nr_cores = hmb_get16(m + 24);
-	g->pages_per_core = hmb_get32(m + 28);
-	g->area_len = hmb_get64(m + 32);
-	g->dict_offset = hmb_get64(m + 40);
-	g->dict_len = hmb_get32(m + 48);
-	g->ring_offset = hmb_get64(m + 56);
-	g->clock_hz = hmb_get64(m + 64);
-	hmb_memcpy(g->build_id, m + 72, HMB_TRACE_BUILD_ID_LEN);
-	g->core_offset = hmb_get32(m + 92);
+	g->producer_gen = hmb_get32(m + META_OFF(producer_gen));
+	g->page_size = hmb_get32(m + META_OFF(page_size));
+	g->nr_cores = hmb_get16(m + META_OFF(nr_cores));
+	g->pages_per_core = hmb_get32(m + META_OFF(pages_per_core));
+	g->area_len = hmb_get64(m + META_OFF(area_len));
+	g->dict_offset = hmb_get64(m + META_OFF(dict_offset));
+	g->dict_len = hmb_get32(m + META_OFF(dict_len));
+	g->ring_offset = hmb_get64(m + META_OFF(ring_offset));
+	g->clock_hz = hmb_get64(m + META_OFF(clock_hz));
+	hmb_memcpy(g->build_id, m + META_OFF(build_id), HMB_TRACE_BUILD_ID_LEN);
+	g->core_offset = hmb_get32(m + META_OFF(core_offset));
 
 	if (meta_len < sizeof(struct hmb_trace_meta) ||
 	    core_len < sizeof(struct hmb_trace_core))
@@ -286,11 +291,13 @@ enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
 	state = hmb_load32(m + META_OFF_STATE);
 	hmb_rmb();
 	if (state != HMB_TRACE_STATE_READY ||
-	    hmb_load32(m + META_OFF_GEN) != gen || hmb_get32(meta + 16) != gen)
+	    hmb_load32(m + META_OFF_GEN) != gen ||
+	    hmb_get32(meta + META_OFF_GEN) != gen)
 		return c->state; /* changed under us: try again next poll */
 
-	magic = hmb_get32(meta);
-	if (magic != HMB_TRACE_MAGIC || hmb_get16(meta + 4) != HMB_TRACE_ABI_MAJOR) {
+	magic = hmb_get32(meta + META_OFF(magic));
+	if (magic != HMB_TRACE_MAGIC ||
+	    hmb_get16(meta + META_OFF(abi_major)) != HMB_TRACE_ABI_MAJOR) {
 		if (c->state != HMB_CONSUMER_BROKEN)
 			c->errors[HMB_ERR_BAD_MAGIC]++;
 		return set_state(c, HMB_CONSUMER_BROKEN, HMB_EVENT_BROKEN);
@@ -444,10 +451,10 @@ static enum visit_result deliver_copy(struct hmb_consumer *c, uint16_t core,
 			bad = 1;
 			break;
 		}
-		len = hmb_get16(p + 2);
+		len = hmb_get16(p + REC_OFF(len));
 		size = (len + REC_HDR_LEN + HMB_TRACE_RECORD_ALIGN - 1) &
 		       ~(HMB_TRACE_RECORD_ALIGN - 1);
-		id = hmb_get16(p);
+		id = hmb_get16(p + REC_OFF(event_id));
 		if (id == 0 || size > (uint32_t)(end - p)) {
 			bad = 1;
 			break;
@@ -457,7 +464,7 @@ static enum visit_result deliver_copy(struct hmb_consumer *c, uint16_t core,
 			rec.event_id = (uint16_t)id;
 			rec.len = (uint16_t)len;
 			rec.seq = first + recs;
-			rec.ts = base_ts + hmb_get32(p + 4);
+			rec.ts = base_ts + hmb_get32(p + REC_OFF(ts_delta));
 			rec.payload = p + REC_HDR_LEN;
 			p += size;
 			recs++;
@@ -658,7 +665,6 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 	if (n) {
 		if (hmb_area_read(c, off + HDR_LEN + cc->page_off, c->scratch, n))
 			return VISIT_STOP;
-		hmb_test_after_copy(c, core);
 		/*
 		 * If the copy saw any byte of a rewrite, commit now reads BUSY
 		 * or a later page's header is visible (the producer's release
