@@ -665,6 +665,7 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 	if (n) {
 		if (hmb_area_read(c, off + HDR_LEN + cc->page_off, c->scratch, n))
 			return VISIT_STOP;
+		hmb_test_after_copy(c, core);
 		/*
 		 * If the copy saw any byte of a rewrite, commit now reads BUSY
 		 * or a later page's header is visible (the producer's release
