@@ -30,6 +30,14 @@
  */
 #include "hmb_trace_events_abi.h"
 
+/*
+ * hmb_record's reg/unreg: a tracer that enables it pins the module until
+ * it disables it again (hmb_trace_main.c), so that its capture keeps the
+ * event formats.
+ */
+int hmb_trace_record_reg(void);
+void hmb_trace_record_unreg(void);
+
 #endif /* HMB_TRACE_EVENTS_TYPES */
 
 #if !defined(_HMB_TRACE_EVENTS_H) || defined(TRACE_HEADER_MULTI_READ)
@@ -57,7 +65,7 @@ HMB_TRACE_EV_STATE_LIST(HMB_TRACE_DEFINE_ENUM, HMB_ABI_NOSEP)
  * hmb_record - one firmware record. @len is the payload length in the
  * area; @payload holds its first min(len, HMB_TRACE_EV_PAYLOAD_MAX) bytes.
  */
-TRACE_EVENT(hmb_record,
+TRACE_EVENT_FN(hmb_record,
 	    TP_PROTO(u16 dev, const struct hmb_record *rec),
 	    TP_ARGS(dev, rec),
 	    TP_STRUCT__entry(__field(u64, seq)
@@ -82,7 +90,8 @@ TRACE_EVENT(hmb_record,
 		      __entry->dev, __entry->core, __entry->seq,
 		      __entry->fw_ts, __entry->event_id, __entry->len,
 		      __print_hex(__get_dynamic_array(payload),
-				  __get_dynamic_array_len(payload)))
+				  __get_dynamic_array_len(payload))),
+	    hmb_trace_record_reg, hmb_trace_record_unreg
 );
 
 /* hmb_lost - @count records of @core before sequence @at_seq are gone. */

@@ -15,6 +15,7 @@
 #include <linux/trace_events.h>
 #include <linux/workqueue.h>
 
+#include "hmb_trace_events.h"
 #include "hmb_trace_internal.h"
 
 #define HMB_TRACE_INSTANCE	"hmb"
@@ -78,6 +79,46 @@ static struct trace_array *hmb_trace_instance_get(void)
 #else
 	return trace_array_get_by_name(HMB_TRACE_INSTANCE);
 #endif
+}
+
+/*
+ * A capture keeps what the module is only while it is loaded: trace-cmd
+ * writes the event formats into trace.dat when recording ends, and the
+ * tracing core removes a module's events when it unloads, so an rmmod
+ * during "trace-cmd record -B hmb -e hmb" left every hmb event of the
+ * capture UNKNOWN. So a tracer that enables hmb_record (its first probe
+ * registered while the module is live) takes a module reference, given
+ * back when the last probe goes: rmmod then fails with "Module hmb_trace
+ * is in use" until the recording ends (trace-cmd disables the events it
+ * enabled) or the events are disabled. The module's own enabling in
+ * hmb_trace_init() (module not yet live) pins nothing, so the default
+ * state unloads as before. Called under tracepoints_mutex, which
+ * serialises them.
+ */
+static bool hmb_trace_pinned;
+
+/**
+ * hmb_trace_record_reg() - hmb_record got its first probe.
+ * Return: 0 (enabling never fails here).
+ */
+int hmb_trace_record_reg(void)
+{
+	if (THIS_MODULE->state == MODULE_STATE_LIVE &&
+	    !hmb_trace_pinned) {
+		__module_get(THIS_MODULE);
+		hmb_trace_pinned = true;
+		pr_info("hmb_record enabled by a tracer: unloading waits until it is disabled\n");
+	}
+	return 0;
+}
+
+/** hmb_trace_record_unreg() - hmb_record lost its last probe. */
+void hmb_trace_record_unreg(void)
+{
+	if (hmb_trace_pinned) {
+		hmb_trace_pinned = false;
+		module_put(THIS_MODULE);
+	}
 }
 
 /*

@@ -8,7 +8,9 @@
 # sequence order, on CPU core mod 2; lost = 0 in the capture and in the
 # status files; no ftrace-side overrun; hmb_state and a complete dictionary
 # (hmb_dict chunks reassembling to total_len, equal to the status file);
-# trace-cmd report with plugin_hmb.so decodes the records with it.
+# trace-cmd report with plugin_hmb.so decodes the records with it. Then
+# rmmod during a second recording is refused (module in use) and that
+# capture decodes (no UNKNOWN EVENT).
 # shellcheck source=tests/e2e/e2e-lib.sh
 source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
 
@@ -27,4 +29,23 @@ e2e_check "plugin_hmb.so decodes every record after the dictionary, as the paylo
 	python3 "$E2E_DIR/verify_decoded.py" \
 	--raw "$HMBQ_SHARE/record.txt" --decoded "$HMBQ_SHARE/record-decoded.txt"
 e2e_check_stat record --no-loss
+
+# The capture recorded across the refused rmmod decodes: every hmb event
+# has its format (an unload during a recording made them UNKNOWN EVENT).
+# shellcheck disable=SC2317 # called through e2e_check
+pinned_capture_decodes() {
+	e2e_report pinned.dat pinned.txt || return 1
+	if grep -q "UNKNOWN EVENT" "$HMBQ_SHARE/pinned.txt"; then
+		echo "UNKNOWN EVENT in the capture:"
+		grep -m3 "UNKNOWN EVENT" "$HMBQ_SHARE/pinned.txt"
+		return 1
+	fi
+	local n
+	n=$(grep -c "hmb_state:" "$HMBQ_SHARE/pinned.txt")
+	echo "$n hmb_state events decoded"
+	((n > 0))
+}
+e2e_check "rmmod refused while trace-cmd records (module in use)" \
+	hmbq_grep '^refused: ' pinned-rmmod.txt
+e2e_check "the capture recorded across the refused rmmod decodes" pinned_capture_decodes
 e2e_finish
