@@ -1,16 +1,97 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // libFuzzer target: the consumer over arbitrary area bytes. The first bytes
 // of the input pick a geometry the meta page will claim and whether to start
-// from a valid producer-written area; the rest overwrites the area. Nothing
-// may crash, read out of bounds (ASan) or hit undefined behaviour (UBSan).
+// from a valid producer-written area; the rest overwrites the area. Between
+// polls the device changes under the reader as the input says: a new
+// generation with any core descriptors, a generation that goes back, INIT
+// then READY in the same generation, a state that is no state, and more
+// records from the producer.
+//
+// Nothing may crash, read out of bounds (ASan) or hit undefined behaviour
+// (UBSan), and the trace may not lie (abort on violation):
+//  - no (generation, core, seq) is delivered twice, and within a generation
+//    a core's sequence numbers strictly increase;
+//  - no charge to torn, invalid or reset exceeds the ring's capacity
+//    (hmb_consumer_capacity()); overwritten is bounded by the page numbers
+//    the head hint confirms, not by the ring, so it is not checked here;
+//  - no counter (delivered, lost[], errors[], resets) ever goes down, i.e.
+//    wraps; the consumer's delivered equals what the callback saw.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <map>
 
 #include "test_area.h"
 
 using namespace hmbtrace::testing;
+
+namespace {
+
+// Checks every delivery and loss against the invariants above.
+struct Checker {
+  const hmb_consumer* c = nullptr;
+  // Per core: generation -> highest sequence number delivered in it.
+  std::map<uint32_t, uint64_t> high[HMB_TRACE_MAX_CORES];
+  uint64_t delivered[HMB_TRACE_MAX_CORES] = {};
+
+  static int Deliver(void* ctx, const hmb_record* r) {
+    auto* k = static_cast<Checker*>(ctx);
+    if (r->core >= HMB_TRACE_MAX_CORES) __builtin_trap();
+    auto& h = k->high[r->core];
+    const uint32_t gen = k->c->geo.producer_gen;
+    auto it = h.find(gen);
+    if (it != h.end() && r->seq <= it->second)
+      __builtin_trap();  // delivered twice, or out of order
+    h[gen] = r->seq;
+    k->delivered[r->core]++;
+    return 0;
+  }
+  static void Lost(void* ctx, uint16_t core, uint64_t n, hmb_lost_reason reason,
+                   uint64_t) {
+    auto* k = static_cast<Checker*>(ctx);
+    if (core >= HMB_TRACE_MAX_CORES || n == 0) __builtin_trap();
+    if (reason != HMB_LOST_OVERWRITTEN && n > hmb_consumer_capacity(&k->c->geo))
+      __builtin_trap();  // a charge larger than the ring can hold
+  }
+  static void Event(void*, hmb_consumer_event, uint32_t) {}
+};
+
+// The consumer's counters, to check that none goes down.
+struct Counters {
+  uint64_t delivered[HMB_TRACE_MAX_CORES];
+  uint64_t lost[HMB_TRACE_MAX_CORES][HMB_LOST_NR];
+  uint64_t errors[HMB_ERR_NR];
+  uint64_t resets;
+
+  explicit Counters(const hmb_consumer& c) {
+    for (uint32_t k = 0; k < HMB_TRACE_MAX_CORES; k++) {
+      delivered[k] = c.core[k].delivered;
+      std::memcpy(lost[k], c.core[k].lost, sizeof(lost[k]));
+    }
+    std::memcpy(errors, c.errors, sizeof(errors));
+    resets = c.resets;
+  }
+  void CheckNotBelow(const Counters& before) const {
+    for (uint32_t k = 0; k < HMB_TRACE_MAX_CORES; k++) {
+      if (delivered[k] < before.delivered[k]) __builtin_trap();
+      for (int r = 0; r < HMB_LOST_NR; r++)
+        if (lost[k][r] < before.lost[k][r]) __builtin_trap();
+    }
+    for (int e = 0; e < HMB_ERR_NR; e++)
+      if (errors[e] < before.errors[e]) __builtin_trap();
+    if (resets < before.resets) __builtin_trap();
+  }
+};
+
+uint32_t Get32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+void Put32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   constexpr uint64_t kAreaLen = 64 * 1024;
@@ -18,14 +99,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static uint8_t* scratch = new uint8_t[HMB_CONSUMER_SCRATCH_LEN];
   if (size < 4) return 0;
   const uint8_t mode = data[0];
-  std::memset(area->mem(), 0, kAreaLen);
+  uint8_t* mem = area->mem();
+  std::memset(mem, 0, kAreaLen);
+  hmb_trace_producer p{};
+  bool producing = false;
   if (mode & 1) {
     // A real area as a starting point, so the fuzzer reaches deep states.
     hmb_trace_producer_config cfg = TestConfig(512u << (data[1] % 4), 2 + data[2] % 6,
                                                1 + data[3] % 4);
-    hmb_trace_producer p{};
     if (hmb_trace_area_size(&cfg) <= kAreaLen &&
-        hmb_trace_producer_init(&p, area->mem(), kAreaLen, &cfg) == 0) {
+        hmb_trace_producer_init(&p, mem, kAreaLen, &cfg) == 0) {
+      producing = true;
       for (uint32_t i = 0; i < (uint32_t)data[1] * 4; i++)
         EmitTestRecord(&p, i % cfg.nr_cores, p.core[i % cfg.nr_cores].next_seq,
                        i % 50, i);
@@ -39,35 +123,62 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     pos += 4;
     if (n > size - pos) n = static_cast<uint32_t>(size - pos);
     if (n > kAreaLen - off) n = static_cast<uint32_t>(kAreaLen - off);
-    std::memcpy(area->mem() + off, data + pos, n);
+    std::memcpy(mem + off, data + pos, n);
     pos += n;
   }
-  TestSink sink;
-  sink.check_payload = false;
+  Checker check;
   hmb_area a = area->area();
   // Sometimes claim a mapping shorter than the area to test the bounds.
   if (mode & 2) a.nr_pages = (data[2] % a.nr_pages) + 1;
-  hmb_consumer_ops ops = sink.Ops();
+  hmb_consumer_ops ops{Checker::Deliver, Checker::Lost, Checker::Event};
   hmb_consumer c;
-  hmb_consumer_init(&c, &a, &ops, &sink, scratch);
-  for (int round = 0; round < 3; round++) {
-    if (hmb_consumer_poll(&c) != HMB_CONSUMER_ATTACHED) break;
-    for (uint16_t k = 0; k < c.geo.nr_cores; k++)
-      hmb_consumer_drain_core(&c, k, 1 + (mode >> 2) * 16);
+  hmb_consumer_init(&c, &a, &ops, &check, scratch);
+  check.c = &c;
+  const uint8_t* meta_gen = data + 1;  // reused as a small choice stream
+  for (int round = 0; round < 6; round++) {
+    Counters before(c);
+    if (hmb_consumer_poll(&c) == HMB_CONSUMER_ATTACHED)
+      for (uint16_t k = 0; k < c.geo.nr_cores; k++)
+        hmb_consumer_drain_core(&c, k, 1 + (mode >> 2) * 16);
+    Counters after(c);
+    after.CheckNotBelow(before);
+    for (uint32_t k = 0; k < HMB_TRACE_MAX_CORES; k++)
+      if (c.core[k].delivered != check.delivered[k] && c.core[k].delivered != UINT64_MAX)
+        __builtin_trap();
     uint8_t dict[256];
     hmb_area_read(&c, c.geo.dict_offset, dict, sizeof(dict));
-    if (round == 0 && (mode & 4)) {
-      // The device changes under the reader: a new generation (a reset)
-      // whose core descriptors claim anything the input says.
-      uint32_t gen;
-      std::memcpy(&gen, area->mem() + 16, 4);
-      gen += 1 + data[3] % 3;
-      std::memcpy(area->mem() + 16, &gen, 4);
-      const size_t n = std::min<size_t>(size - 4, 32 * sizeof(hmb_trace_core));
-      std::memcpy(area->mem() + sizeof(hmb_trace_meta), data + size - n, n);
+    // The device changes under the reader, as the input says.
+    const uint8_t op = (meta_gen[round % 3] >> (2 * (round / 3))) & 7;
+    uint32_t gen = Get32(mem + offsetof(hmb_trace_meta, producer_gen));
+    switch (round == 0 && (mode & 4) ? 0 : op) {
+      case 0: {
+        // A new generation (a reset) whose core descriptors claim anything
+        // the input says.
+        Put32(mem + offsetof(hmb_trace_meta, producer_gen), gen + 1 + data[3] % 3);
+        const size_t n = std::min<size_t>(size - 4, 32 * sizeof(hmb_trace_core));
+        std::memcpy(mem + sizeof(hmb_trace_meta), data + size - n, n);
+        break;
+      }
+      case 1:  // the generation goes back
+        Put32(mem + offsetof(hmb_trace_meta, producer_gen), gen - 1 - data[2] % 2);
+        break;
+      case 2:  // INIT, seen by the reader, then READY in the same generation
+        Put32(mem + offsetof(hmb_trace_meta, state), HMB_TRACE_STATE_INIT);
+        hmb_consumer_poll(&c);
+        Put32(mem + offsetof(hmb_trace_meta, state), HMB_TRACE_STATE_READY);
+        break;
+      case 3:  // a state no producer writes, for one poll
+        Put32(mem + offsetof(hmb_trace_meta, state), 0x5a5a5a5a);
+        hmb_consumer_poll(&c);
+        Put32(mem + offsetof(hmb_trace_meta, state), HMB_TRACE_STATE_READY);
+        break;
+      default:  // the producer carries on over whatever the input left
+        if (producing)
+          for (uint32_t i = 0; i < (uint32_t)(op + data[1] % 8) * 8; i++)
+            EmitTestRecord(&p, i % p.nr_cores, p.core[i % p.nr_cores].next_seq,
+                           i % 50, 100000 + i);
+        break;
     }
   }
-  for (uint16_t k = 0; k < HMB_TRACE_MAX_CORES; k++)
-    if (sink.core[k].out_of_order) __builtin_trap();  // never repeat or reorder
   return 0;
 }

@@ -4,6 +4,7 @@
 // resets, and hostile areas.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <random>
@@ -349,8 +350,10 @@ TEST(ConsumerThreaded, ResetWhileReadingCarriesOn) {
     }
     for (uint64_t seq = 0; seq < 30000; seq++)
       for (uint16_t k = 0; k < 2; k++) EmitTestRecord(&p, k, seq, seq % 40, ++ts);
-    // Let the reader see this life's last records before the next reset.
-    while (sink.core[0].last_seq != 29999 || sink.core[1].last_seq != 29999)
+    // Let the reader see this life (resets count the changes observed)
+    // and its last records before the next reset.
+    while (sink.resets_seen.load(std::memory_order_acquire) != static_cast<uint32_t>(life) ||
+           sink.core[0].last_seq != 29999 || sink.core[1].last_seq != 29999)
       std::this_thread::yield();
   }
   stop = true;
@@ -625,6 +628,252 @@ TEST(ConsumerHostile, NonContiguousHostPagesReadCorrectly) {
     EXPECT_EQ(sink.core[k].bad_payload, 0u);
     EXPECT_EQ(sink.core[k].last_seq, 499u);
   }
+}
+
+
+// ---- A buggy SSD must not make the trace lie (issue 8) ----
+// Each test is one row of the issue's table: the damage is applied to an
+// area the real producer writes, the consumer's answer is bounded or
+// flagged, nothing is delivered twice, and honest records keep coming.
+
+hmb_trace_meta* Meta(Rig& r) { return reinterpret_cast<hmb_trace_meta*>(r.area.mem()); }
+hmb_trace_core* CoreDesc(Rig& r, uint16_t k) {
+  return reinterpret_cast<hmb_trace_core*>(r.area.mem() + sizeof(hmb_trace_meta)) + k;
+}
+hmb_trace_page_header* Header(Rig& r, uint16_t core, uint32_t slot) {
+  return reinterpret_cast<hmb_trace_page_header*>(r.Page(core, slot));
+}
+uint64_t Errors(Rig& r, hmb_consumer_error e) { return r.consumer.get()->errors[e]; }
+uint64_t Count(const std::vector<hmb_consumer_event>& v, hmb_consumer_event e) {
+  return static_cast<uint64_t>(std::count(v.begin(), v.end(), e));
+}
+// Every delivered sequence number once, in increasing order.
+void ExpectNoRepeats(const std::vector<uint64_t>& seqs) {
+  for (size_t i = 1; i < seqs.size(); i++)
+    ASSERT_LT(seqs[i - 1], seqs[i]) << "record delivered twice or out of order at " << i;
+}
+
+TEST(ConsumerImplausible, TornPrevNextSeqAtResetIsCountedNotCharged) {
+  Rig r(4096, 4, 2);
+  r.Emit(0, 100, 8);
+  r.consumer.DrainAll();
+  const uint64_t cap = hmb_consumer_capacity(&r.consumer.get()->geo);
+  ASSERT_EQ(cap, 4u * (4096 - 48) / 8);
+  r.Emit(0, 37, 8);  // never read: the firmware resets first
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  CoreDesc(r, 0)->prev_next_seq += 1ull << 32;  // a torn 64-bit store
+  r.consumer.DrainAll();
+  const auto& k = r.sink.core[0];
+  EXPECT_EQ(r.consumer.get()->resets, 1u);
+  EXPECT_EQ(k.lost[HMB_LOST_RESET], 0u);  // was 4294967333
+  EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 1u);
+  EXPECT_EQ(Count(r.sink.events, HMB_EVENT_IMPLAUSIBLE), 1u);
+  // The next generation, then another reset with 2^63 in the tail.
+  r.produced[0] = 0;
+  r.Emit(0, 60, 8);
+  r.consumer.DrainAll();
+  EXPECT_EQ(k.delivered, 160u);
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  CoreDesc(r, 0)->prev_next_seq = 60 + (1ull << 63);
+  r.produced[0] = 0;
+  r.Emit(0, 5, 8);
+  r.consumer.DrainAll();
+  EXPECT_EQ(r.consumer.get()->resets, 2u);
+  EXPECT_EQ(k.lost[HMB_LOST_RESET], 0u);
+  EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 2u);
+  EXPECT_EQ(k.delivered, 165u);
+  // An honest tail within the ring is still charged exactly.
+  r.Emit(0, 20, 8);
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  r.consumer.DrainAll();
+  EXPECT_EQ(k.lost[HMB_LOST_RESET], 20u);
+  EXPECT_LE(k.lost[HMB_LOST_RESET], cap);
+}
+
+TEST(ConsumerImplausible, LossCountersSaturateInsteadOfWrapping) {
+  Rig r(4096, 4, 1);
+  r.Emit(0, 10, 8);
+  r.consumer.DrainAll();
+  r.Emit(0, 37, 8);
+  hmb_consumer* c = r.consumer.get();
+  c->core[0].lost[HMB_LOST_RESET] = UINT64_MAX - 5;
+  c->errors[HMB_ERR_BAD_GENERATION] = UINT64_MAX;
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  r.consumer.DrainAll();
+  EXPECT_EQ(c->core[0].lost[HMB_LOST_RESET], UINT64_MAX);
+  EXPECT_EQ(hmb_consumer_lost_total(&c->core[0]), UINT64_MAX);
+  Meta(r)->producer_gen = 1;  // backwards: an implausible error
+  r.consumer.DrainAll();
+  EXPECT_EQ(c->errors[HMB_ERR_BAD_GENERATION], UINT64_MAX);
+}
+
+TEST(ConsumerImplausible, PageFarAheadIsSkippedNotChargedAndTheCoreGoesOn) {
+  Rig r(4096, 4, 1);
+  const uint32_t pp = r.RecordsPerPage(0);
+  r.sink.keep_seqs = true;
+  r.Emit(0, pp + 1);  // page 0 closed, page 1 open
+  r.consumer.DrainAll();
+  const uint64_t cap = hmb_consumer_capacity(&r.consumer.get()->geo);
+  r.Emit(0, pp);      // page 1 closed, page 2 open
+  // Page 2's header claims to be 2^40 laps later, with a matching first_seq.
+  auto* h = Header(r, 0, 2);
+  h->page_seq += 4ull << 40;
+  h->first_seq += (4ull << 40) * pp;
+  r.Emit(0, 2 * pp);  // page 2 closed, page 3 closed, page 4 open
+  r.consumer.DrainAll();
+  const auto& k = r.sink.core[0];
+  EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 1u);
+  EXPECT_EQ(Errors(r, HMB_ERR_SEQ_BACKWARDS), 0u);  // was 1, and silence
+  // Only page 2's records are lost, as invalid: the consumer neither jumps
+  // 2^40 laps ahead (charging 2^50 records) nor calls honest pages
+  // "backwards" afterwards.
+  EXPECT_EQ(k.lost[HMB_LOST_INVALID], pp);
+  EXPECT_EQ(k.lost[HMB_LOST_OVERWRITTEN], 0u);
+  for (uint64_t l : k.lost) EXPECT_LE(l, cap);
+  ExpectExact(r, 0, pp);
+  // Honest pages keep coming.
+  r.Emit(0, 3 * pp);
+  r.consumer.DrainAll();
+  EXPECT_EQ(k.last_seq, r.produced[0] - 1);
+  ExpectExact(r, 0, pp);
+  ExpectNoRepeats(k.seqs);
+}
+
+TEST(ConsumerImplausible, GenerationFlappingIsOneResetAndNothingTwice) {
+  Rig r(4096, 4, 1);
+  r.Emit(0, 10, 8);
+  r.consumer.DrainAll();
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  r.produced[0] = 0;
+  r.consumer.DrainAll();
+  r.sink.keep_seqs = true;  // generation 2 only
+  for (int i = 0; i < 100; i++) {
+    r.Emit(0, 7, 8);
+    Meta(r)->producer_gen = 1;  // G, G+1, G, ...
+    r.consumer.DrainAll();
+    Meta(r)->producer_gen = 2;
+    r.consumer.DrainAll();
+  }
+  const auto& k = r.sink.core[0];
+  EXPECT_EQ(r.consumer.get()->resets, 1u);  // was 429496729601
+  EXPECT_EQ(Errors(r, HMB_ERR_BAD_GENERATION), 100u);
+  EXPECT_EQ(Count(r.sink.events, HMB_EVENT_IMPLAUSIBLE), 100u);
+  EXPECT_EQ(k.delivered, 10u + 700u);       // was 30572
+  ExpectNoRepeats(k.seqs);
+  EXPECT_EQ(k.seqs.size(), 700u);
+  EXPECT_EQ(r.sink.LostTotal(0), 0u);
+  // While the area claims the old generation it is broken, and says why.
+  Meta(r)->producer_gen = 1;
+  EXPECT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_BROKEN);
+  EXPECT_EQ(r.consumer.get()->broken_reason, HMB_BROKEN_GEN_BACKWARDS);
+}
+
+TEST(ConsumerImplausible, SameGenerationReinitResumesInsteadOfRedelivering) {
+  Rig r(4096, 4, 1);
+  r.sink.keep_seqs = true;
+  r.Emit(0, 50, 8);
+  r.consumer.DrainAll();
+  for (int i = 0; i < 50; i++) {
+    Meta(r)->state = HMB_TRACE_STATE_INIT;  // INIT, READY, same generation
+    EXPECT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_PRODUCER_INIT);
+    Meta(r)->state = HMB_TRACE_STATE_READY;
+    r.Emit(0, 3, 8);
+    r.consumer.DrainAll();
+  }
+  const auto& k = r.sink.core[0];
+  EXPECT_EQ(k.delivered, 200u);  // was 6375: the ring again at every READY
+  ExpectNoRepeats(k.seqs);
+  EXPECT_EQ(r.consumer.get()->resets, 0u);
+  EXPECT_EQ(Errors(r, HMB_ERR_BAD_GENERATION), 50u);
+  ExpectExact(r, 0, 0);
+}
+
+TEST(ConsumerImplausible, FlippedProducerGenBitCostsOnlyThatPage) {
+  Rig r(4096, 8, 1);
+  const uint32_t pp = r.RecordsPerPage(0);
+  r.sink.keep_seqs = true;
+  r.Emit(0, pp + 1);  // page 0 closed, page 1 open
+  r.consumer.DrainAll();
+  r.Emit(0, pp);      // page 1 closed, page 2 open
+  Header(r, 0, 2)->producer_gen ^= 1u << 3;
+  r.Emit(0, 2 * pp);  // page 2 closed, 3 closed, 4 open
+  r.consumer.DrainAll();
+  const auto& k = r.sink.core[0];
+  // Was: nothing after page 1 until the producer rewrote slot 2 a lap later.
+  EXPECT_EQ(k.last_seq, r.produced[0] - 1);
+  EXPECT_EQ(k.lost[HMB_LOST_INVALID], pp);
+  EXPECT_EQ(Errors(r, HMB_ERR_BAD_PAGE_HEADER), 1u);
+  ExpectExact(r, 0, pp);
+  ExpectNoRepeats(k.seqs);
+}
+
+TEST(ConsumerImplausible, ClearedClosedBitCostsNothing) {
+  Rig r(4096, 8, 1);
+  const uint32_t pp = r.RecordsPerPage(0);
+  r.Emit(0, pp + 1);  // page 0 closed, page 1 open, all read
+  r.consumer.DrainAll();
+  r.Emit(0, pp);      // page 1 closed (full), page 2 open
+  Header(r, 0, 1)->commit &= ~HMB_TRACE_COMMIT_CLOSED;
+  r.consumer.DrainAll();
+  const auto& k = r.sink.core[0];
+  EXPECT_EQ(k.last_seq, r.produced[0] - 1);  // was pp * 2 - 1
+  EXPECT_EQ(Errors(r, HMB_ERR_BAD_PAGE_HEADER), 1u);
+  ExpectExact(r, 0, 0);
+}
+
+TEST(ConsumerImplausible, OpenPageOfAnHonestProducerIsWaitedFor) {
+  // The damaged-page pass must not fire on a page in progress.
+  Rig r(4096, 8, 1);
+  for (int i = 0; i < 2000; i++) {
+    r.Emit(0, 1 + i % 5, i % 40);
+    r.consumer.DrainAll(1 + i % 7);
+  }
+  r.consumer.DrainAll();
+  for (int e = 0; e < HMB_ERR_NR; e++)
+    EXPECT_EQ(r.consumer.get()->errors[e], 0u)
+        << hmb_consumer_error_name(static_cast<hmb_consumer_error>(e));
+  ExpectExact(r, 0, 0);
+}
+
+TEST(ConsumerImplausible, GarbageAreaIsBrokenWithAReasonNotNotStarted) {
+  struct Case {
+    const char* what;
+    int fill;  // -1: random bytes
+    hmb_consumer_state state;
+    hmb_consumer_broken_reason reason;
+  } cases[] = {
+      {"all zero: not started", 0x00, HMB_CONSUMER_DETACHED, HMB_BROKEN_NONE},
+      {"all 0xff", 0xff, HMB_CONSUMER_BROKEN, HMB_BROKEN_BAD_MAGIC},
+      {"random bytes", -1, HMB_CONSUMER_BROKEN, HMB_BROKEN_BAD_MAGIC},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.what);
+    TestArea area(64 * 1024);
+    std::mt19937 rng(3);
+    for (uint64_t i = 0; i < area.len(); i++)
+      area.mem()[i] = k.fill < 0 ? static_cast<uint8_t>(rng()) : static_cast<uint8_t>(k.fill);
+    if (k.fill < 0) reinterpret_cast<hmb_trace_meta*>(area.mem())->state |= 2;  // not INIT
+    TestSink sink;
+    TestConsumer consumer(area, &sink);
+    EXPECT_EQ(hmb_consumer_poll(consumer.get()), k.state);
+    EXPECT_EQ(hmb_consumer_poll(consumer.get()), k.state);
+    EXPECT_EQ(consumer.get()->broken_reason, k.reason);
+    EXPECT_EQ(consumer.get()->errors[HMB_ERR_BAD_MAGIC],
+              k.state == HMB_CONSUMER_BROKEN ? 1u : 0u);  // once, not per poll
+    EXPECT_EQ(Count(sink.events, HMB_EVENT_BROKEN), k.state == HMB_CONSUMER_BROKEN ? 1u : 0u);
+  }
+  // A trace area of another ABI major, READY.
+  Rig r(4096, 4, 1);
+  Meta(r)->abi_major = 2;
+  EXPECT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_BROKEN);
+  EXPECT_EQ(r.consumer.get()->broken_reason, HMB_BROKEN_BAD_ABI);
+  EXPECT_STREQ(hmb_consumer_broken_reason_name(r.consumer.get()->broken_reason),
+               "bad_abi_version");
+  // The firmware then writes a good area: attached, reason cleared.
+  Meta(r)->abi_major = HMB_TRACE_ABI_MAJOR;
+  r.Emit(0, 3);
+  EXPECT_EQ(r.consumer.DrainAll(), 3u);
+  EXPECT_EQ(r.consumer.get()->broken_reason, HMB_BROKEN_NONE);
 }
 
 }  // namespace

@@ -54,6 +54,18 @@ static const char *const error_names[HMB_ERR_NR] = {
 	[HMB_ERR_BAD_RECORD] = "bad_record",
 	[HMB_ERR_SEQ_BACKWARDS] = "seq_backwards",
 	[HMB_ERR_PAGE_BACKWARDS] = "page_backwards",
+	[HMB_ERR_IMPLAUSIBLE] = "implausible",
+	[HMB_ERR_BAD_GENERATION] = "bad_generation",
+};
+
+static const char *const broken_names[HMB_BROKEN_NR] = {
+	[HMB_BROKEN_NONE] = "none",
+	[HMB_BROKEN_BAD_MAGIC] = "bad_magic",
+	[HMB_BROKEN_BAD_ABI] = "bad_abi_version",
+	[HMB_BROKEN_BAD_STATE] = "bad_state",
+	[HMB_BROKEN_BAD_GEOMETRY] = "bad_geometry",
+	[HMB_BROKEN_GEN_BACKWARDS] = "generation_backwards",
+	[HMB_BROKEN_UNMAPPED] = "unmapped",
 };
 
 const char *hmb_lost_reason_name(enum hmb_lost_reason r)
@@ -66,14 +78,30 @@ const char *hmb_consumer_error_name(enum hmb_consumer_error e)
 	return (unsigned int)e < HMB_ERR_NR ? error_names[e] : "unknown";
 }
 
+const char *hmb_consumer_broken_reason_name(enum hmb_consumer_broken_reason r)
+{
+	return (unsigned int)r < HMB_BROKEN_NR ? broken_names[r] : "unknown";
+}
+
+/* Counters saturate: a hostile area must not make them wrap to small. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? ~0ull : a + b;
+}
+
 uint64_t hmb_consumer_lost_total(const struct hmb_consumer_core *cc)
 {
 	uint64_t n = 0;
 	int r;
 
 	for (r = 0; r < HMB_LOST_NR; r++)
-		n += cc->lost[r];
+		n = sat_add(n, cc->lost[r]);
 	return n;
+}
+
+uint64_t hmb_consumer_capacity(const struct hmb_geometry *g)
+{
+	return (uint64_t)g->pages_per_core * (g->data_size / REC_HDR_LEN);
 }
 
 /* Address of area byte @off, or NULL; @len bytes must stay in one host page. */
@@ -142,6 +170,22 @@ static void emit_event(struct hmb_consumer *c, enum hmb_consumer_event ev)
 		c->ops.event(c->ctx, ev, c->geo.producer_gen);
 }
 
+static void count_error(struct hmb_consumer *c, enum hmb_consumer_error err)
+{
+	c->errors[err] = sat_add(c->errors[err], 1);
+}
+
+/*
+ * A value from the area that cannot be true (a reset tail longer than the
+ * ring, a page far beyond the producer's head, a generation going back):
+ * counted and reported as an hmb_state "implausible" event, never charged.
+ */
+static void implausible(struct hmb_consumer *c, enum hmb_consumer_error err)
+{
+	count_error(c, err);
+	emit_event(c, HMB_EVENT_IMPLAUSIBLE);
+}
+
 static int is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
@@ -206,7 +250,9 @@ static void report_lost(struct hmb_consumer *c, uint16_t core, uint64_t n,
  * The producer re-initialised: records of the old generation we had not read
  * are gone. When the new meta page says how far each core of the old
  * generation got (prev_gen/prev_next_seq), charge the difference to "reset";
- * otherwise it cannot be counted (see the ABI spec).
+ * otherwise it cannot be counted (see the ABI spec). A difference larger
+ * than the old ring can hold is not believed (a torn or corrupt 64-bit
+ * value): it is counted as implausible and charges nothing.
  */
 static void account_reset(struct hmb_consumer *c, const struct hmb_geometry *g)
 {
@@ -224,9 +270,13 @@ static void account_reset(struct hmb_consumer *c, const struct hmb_geometry *g)
 			   c->geo.producer_gen)
 			continue;
 		prev = hmb_load64(cd + CORE_OFF_PREV_NEXT_SEQ);
-		if (prev > cc->next_seq)
-			report_lost(c, k, prev - cc->next_seq, HMB_LOST_RESET,
-				    prev);
+		if (prev <= cc->next_seq)
+			continue;
+		if (prev - cc->next_seq > hmb_consumer_capacity(&c->geo)) {
+			implausible(c, HMB_ERR_IMPLAUSIBLE);
+			continue;
+		}
+		report_lost(c, k, prev - cc->next_seq, HMB_LOST_RESET, prev);
 	}
 }
 
@@ -244,19 +294,123 @@ static void reset_positions(struct hmb_consumer *c)
 		cc->page_recs = 0;
 		cc->pending_torn = 0;
 		cc->pending_invalid = 0;
-		cc->invalid_gap = 0;
+		cc->invalid_pages = 0;
 	}
+}
+
+/*
+ * Same generation, other geometry: page positions restart, the sequence
+ * number we expect does not, so nothing already delivered comes again.
+ */
+static void restart_pages(struct hmb_consumer *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < HMB_TRACE_MAX_CORES; i++) {
+		struct hmb_consumer_core *cc = &c->core[i];
+
+		cc->next_page = 0;
+		cc->last_page = 0;
+		cc->page_off = 0;
+		cc->page_recs = 0;
+	}
+}
+
+static int same_geometry(const struct hmb_geometry *a,
+			 const struct hmb_geometry *b)
+{
+	return a->page_size == b->page_size && a->nr_cores == b->nr_cores &&
+	       a->pages_per_core == b->pages_per_core &&
+	       a->ring_offset == b->ring_offset &&
+	       a->core_offset == b->core_offset;
 }
 
 static enum hmb_consumer_state set_state(struct hmb_consumer *c,
 					 enum hmb_consumer_state s,
 					 enum hmb_consumer_event ev)
 {
+	if (s != HMB_CONSUMER_BROKEN)
+		c->broken_reason = HMB_BROKEN_NONE;
 	if (c->state != s) {
 		c->state = s;
 		emit_event(c, ev);
 	}
 	return s;
+}
+
+/*
+ * The area is not (or no longer) a trace area we can read. The error is
+ * counted once per kind and generation, not once per poll.
+ */
+static enum hmb_consumer_state set_broken(struct hmb_consumer *c,
+					  enum hmb_consumer_broken_reason why,
+					  uint32_t gen, int err)
+{
+	if (c->state != HMB_CONSUMER_BROKEN || c->broken_reason != why ||
+	    c->broken_gen != gen) {
+		if (err >= 0)
+			count_error(c, (enum hmb_consumer_error)err);
+	}
+	c->broken_reason = why;
+	c->broken_gen = gen;
+	return set_state(c, HMB_CONSUMER_BROKEN, HMB_EVENT_BROKEN);
+}
+
+/* Is generation @a after @b? Serial-number order: generations wrap. */
+static int gen_after(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+/* A validated meta page @g, READY: attach, resume, or take a reset. */
+static enum hmb_consumer_state take_meta(struct hmb_consumer *c,
+					 const struct hmb_geometry *g)
+{
+	if (!c->attached_once) {
+		c->attached_once = 1;
+		c->geo = *g;
+		reset_positions(c);
+		return set_state(c, HMB_CONSUMER_ATTACHED, HMB_EVENT_ATTACHED);
+	}
+	if (g->producer_gen == c->geo.producer_gen) {
+		/*
+		 * The generation we were reading: resume, never rewind. A
+		 * re-initialisation always bumps the generation, so READY
+		 * after INIT in the same one is a device bug: count it.
+		 */
+		if (c->state == HMB_CONSUMER_PRODUCER_INIT)
+			implausible(c, HMB_ERR_BAD_GENERATION);
+		if (!same_geometry(g, &c->geo)) {
+			if (c->state != HMB_CONSUMER_PRODUCER_INIT)
+				implausible(c, HMB_ERR_BAD_GENERATION);
+			restart_pages(c);
+		}
+		c->geo = *g;
+		return set_state(c, HMB_CONSUMER_ATTACHED, HMB_EVENT_ATTACHED);
+	}
+	if (!gen_after(g->producer_gen, c->geo.producer_gen)) {
+		/*
+		 * Back to an older generation: its records were delivered or
+		 * charged already. Read nothing until ours or a newer one.
+		 */
+		if (c->state != HMB_CONSUMER_BROKEN ||
+		    c->broken_reason != HMB_BROKEN_GEN_BACKWARDS ||
+		    c->broken_gen != g->producer_gen)
+			emit_event(c, HMB_EVENT_IMPLAUSIBLE);
+		return set_broken(c, HMB_BROKEN_GEN_BACKWARDS, g->producer_gen,
+				  HMB_ERR_BAD_GENERATION);
+	}
+	/* One reset per change observed, however far the number moved. */
+	c->resets = sat_add(c->resets, 1);
+	if (c->state == HMB_CONSUMER_ATTACHED ||
+	    c->state == HMB_CONSUMER_PRODUCER_INIT)
+		account_reset(c, g);
+	c->geo = *g;
+	reset_positions(c);
+	c->state = HMB_CONSUMER_ATTACHED;
+	c->broken_reason = HMB_BROKEN_NONE;
+	emit_event(c, HMB_EVENT_RESET);
+	return c->state;
 }
 
 enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
@@ -267,7 +421,7 @@ enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
 	uint32_t state, gen, magic;
 
 	if (!m)
-		return set_state(c, HMB_CONSUMER_BROKEN, HMB_EVENT_BROKEN);
+		return set_broken(c, HMB_BROKEN_UNMAPPED, 0, -1);
 	/*
 	 * Like a seqlock read with two words: gen, fence, state ... copy ...
 	 * state, fence, gen. A copy that saw any store of a re-init sees
@@ -277,11 +431,19 @@ enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
 	hmb_rmb();
 	state = hmb_load32(m + META_OFF_STATE);
 	hmb_rmb(); /* pairs with the producer's release before state = READY */
-	if (state != HMB_TRACE_STATE_READY) {
+	if (state == HMB_TRACE_STATE_INIT) {
+		/* Not started (an all-zero area reads INIT) or initialising. */
 		if (c->state == HMB_CONSUMER_DETACHED)
 			return c->state;
 		return set_state(c, HMB_CONSUMER_PRODUCER_INIT,
 				 HMB_EVENT_PRODUCER_INIT);
+	}
+	if (state != HMB_TRACE_STATE_READY) {
+		/* No producer writes another state: this is not a trace area. */
+		magic = hmb_load32(m + META_OFF(magic));
+		return set_broken(c, magic == HMB_TRACE_MAGIC ?
+				  HMB_BROKEN_BAD_STATE : HMB_BROKEN_BAD_MAGIC,
+				  gen, HMB_ERR_BAD_MAGIC);
 	}
 	if (c->state == HMB_CONSUMER_ATTACHED && gen == c->geo.producer_gen)
 		return c->state;
@@ -296,35 +458,15 @@ enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
 		return c->state; /* changed under us: try again next poll */
 
 	magic = hmb_get32(meta + META_OFF(magic));
-	if (magic != HMB_TRACE_MAGIC ||
-	    hmb_get16(meta + META_OFF(abi_major)) != HMB_TRACE_ABI_MAJOR) {
-		if (c->state != HMB_CONSUMER_BROKEN)
-			c->errors[HMB_ERR_BAD_MAGIC]++;
-		return set_state(c, HMB_CONSUMER_BROKEN, HMB_EVENT_BROKEN);
-	}
-	if (parse_meta(c, meta, &g)) {
-		if (c->state != HMB_CONSUMER_BROKEN ||
-		    g.producer_gen != c->geo.producer_gen)
-			c->errors[HMB_ERR_BAD_GEOMETRY]++;
-		c->geo.producer_gen = g.producer_gen;
-		return set_state(c, HMB_CONSUMER_BROKEN, HMB_EVENT_BROKEN);
-	}
-
-	if (c->geo.page_size && g.producer_gen != c->geo.producer_gen) {
-		/* Generations count every re-init, also those we never saw. */
-		c->resets += (uint32_t)(g.producer_gen - c->geo.producer_gen);
-		if (c->state == HMB_CONSUMER_ATTACHED ||
-		    c->state == HMB_CONSUMER_PRODUCER_INIT)
-			account_reset(c, &g);
-		c->geo = g;
-		reset_positions(c);
-		c->state = HMB_CONSUMER_ATTACHED;
-		emit_event(c, HMB_EVENT_RESET);
-		return c->state;
-	}
-	c->geo = g;
-	reset_positions(c);
-	return set_state(c, HMB_CONSUMER_ATTACHED, HMB_EVENT_ATTACHED);
+	if (magic != HMB_TRACE_MAGIC)
+		return set_broken(c, HMB_BROKEN_BAD_MAGIC, gen,
+				  HMB_ERR_BAD_MAGIC);
+	if (hmb_get16(meta + META_OFF(abi_major)) != HMB_TRACE_ABI_MAJOR)
+		return set_broken(c, HMB_BROKEN_BAD_ABI, gen, HMB_ERR_BAD_MAGIC);
+	if (parse_meta(c, meta, &g))
+		return set_broken(c, HMB_BROKEN_BAD_GEOMETRY, gen,
+				  HMB_ERR_BAD_GEOMETRY);
+	return take_meta(c, &g);
 }
 
 static uint64_t page_offset(const struct hmb_geometry *g, uint16_t core,
@@ -341,7 +483,7 @@ static void report_lost(struct hmb_consumer *c, uint16_t core, uint64_t n,
 {
 	if (!n)
 		return;
-	c->core[core].lost[r] += n;
+	c->core[core].lost[r] = sat_add(c->core[core].lost[r], n);
 	if (c->ops.lost)
 		c->ops.lost(c->ctx, core, n, r, at);
 }
@@ -351,20 +493,32 @@ static void account_gap(struct hmb_consumer *c, uint16_t core, uint64_t first)
 {
 	struct hmb_consumer_core *cc = &c->core[core];
 	uint64_t gap = first - cc->next_seq;
-	uint64_t torn = cc->pending_torn < gap ? cc->pending_torn : gap;
-	uint64_t inval, rest;
+	uint64_t cap = hmb_consumer_capacity(&c->geo);
+	uint64_t torn, inval, skipped;
 
+	/*
+	 * Torn and invalid records were on pages of the ring, so neither
+	 * charge exceeds its capacity; pages skipped with an unknown count
+	 * held at most a page of records each. The rest was overwritten.
+	 */
+	torn = cc->pending_torn < gap ? cc->pending_torn : gap;
+	if (torn > cap)
+		torn = cap;
 	gap -= torn;
-	inval = cc->pending_invalid < gap ? cc->pending_invalid : gap;
-	rest = gap - inval;
+	skipped = cc->invalid_pages < c->geo.pages_per_core ?
+		  cc->invalid_pages : c->geo.pages_per_core;
+	inval = sat_add(cc->pending_invalid,
+			skipped * (c->geo.data_size / REC_HDR_LEN));
+	if (inval > gap)
+		inval = gap;
+	if (inval > cap)
+		inval = cap;
 	report_lost(c, core, torn, HMB_LOST_TORN, first);
-	report_lost(c, core, cc->invalid_gap ? inval + rest : inval,
-		    HMB_LOST_INVALID, first);
-	if (!cc->invalid_gap)
-		report_lost(c, core, rest, HMB_LOST_OVERWRITTEN, first);
+	report_lost(c, core, inval, HMB_LOST_INVALID, first);
+	report_lost(c, core, gap - inval, HMB_LOST_OVERWRITTEN, first);
 	cc->pending_torn = 0;
 	cc->pending_invalid = 0;
-	cc->invalid_gap = 0;
+	cc->invalid_pages = 0;
 	cc->next_seq = first;
 }
 
@@ -381,8 +535,12 @@ static void skip_invalid_page(struct hmb_consumer *c, uint16_t core,
 {
 	struct hmb_consumer_core *cc = &c->core[core];
 
-	c->errors[err]++;
-	cc->invalid_gap = 1;
+	if (err == HMB_ERR_IMPLAUSIBLE)
+		implausible(c, err);
+	else
+		count_error(c, err);
+	if (cc->invalid_pages != ~0u)
+		cc->invalid_pages++;
 	next_page(cc, cc->next_page + 1);
 }
 
@@ -480,7 +638,7 @@ static enum visit_result deliver_copy(struct hmb_consumer *c, uint16_t core,
 	done += recs - cc->page_recs;
 	if (!bad && res == VISIT_MORE && p != end && recs < nrec)
 		res = VISIT_STOP; /* budget spent: resume mid-page next drain */
-	cc->delivered += recs - cc->page_recs;
+	cc->delivered = sat_add(cc->delivered, recs - cc->page_recs);
 	cc->page_off += (uint32_t)(p - start);
 	cc->page_recs = recs;
 	if (recs)
@@ -491,8 +649,9 @@ static enum visit_result deliver_copy(struct hmb_consumer *c, uint16_t core,
 	if (!bad && p == end)
 		return VISIT_MORE;
 	/* A bad record, or more bytes than the commit word's records. */
-	cc->pending_invalid += nrec - cc->page_recs;
+	cc->pending_invalid = sat_add(cc->pending_invalid, nrec - cc->page_recs);
 	skip_invalid_page(c, core, HMB_ERR_BAD_RECORD);
+	cc->invalid_pages--; /* its count is known: pending_invalid */
 	return VISIT_MORE;
 }
 
@@ -583,6 +742,76 @@ static int read_header(const uint8_t *h, struct page_snap *s)
 	return 0;
 }
 
+/*
+ * Page next_page (header at @h) is not moving: BUSY, of another
+ * generation, still its slot's previous lap, or open with every record
+ * read. A page in progress looks like that too, but only until the
+ * producer opens the next one. If the head hint is past it and the next
+ * page's header says it is page next_page + 1 of our generation, the
+ * producer closed next_page before it opened that one (the release after
+ * "commit = BUSY" in hmb_trace_producer's page open orders the CLOSED
+ * store first): re-read next_page, and if it is still not a closed page
+ * of ours it is damaged.
+ *
+ * Return: VISIT_STOP to wait, VISIT_MORE to look at next_page again (it
+ * is closed after all), or 2: damaged, skip it.
+ */
+#define VISIT_DAMAGED	2
+static int page_passed(struct hmb_consumer *c, uint16_t core,
+		       const uint8_t *h)
+{
+	const struct hmb_geometry *g = &c->geo;
+	struct hmb_consumer_core *cc = &c->core[core];
+	uint64_t w = cc->next_page, head = read_head(c, core);
+	const uint8_t *nh;
+	struct page_snap s;
+
+	if (head == ~0ull || head <= w)
+		return VISIT_STOP; /* nothing after w yet */
+	nh = area_ptr(c, page_offset(g, core, w + 1), HDR_LEN);
+	if (!nh || read_header(nh, &s) || s.gen != g->producer_gen ||
+	    s.pseq != w + 1)
+		return VISIT_STOP;
+	hmb_rmb(); /* pairs with the release after "commit = BUSY" of w + 1 */
+	if (read_header(h, &s)) {
+		/* BUSY: damaged, unless w's slot may be reopened right now. */
+		return head - w >= g->pages_per_core - 1 ? VISIT_STOP :
+		       VISIT_DAMAGED;
+	}
+	/* Closed after all, or overwritten: the normal path decides. */
+	if (s.gen == g->producer_gen &&
+	    (s.pseq > w ||
+	     (s.pseq == w && (s.commit & HMB_TRACE_COMMIT_CLOSED))))
+		return VISIT_MORE;
+	return VISIT_DAMAGED;
+}
+
+/* Stop at next_page, unless the producer has left it damaged behind. */
+static enum visit_result wait_or_pass(struct hmb_consumer *c, uint16_t core,
+				      const uint8_t *h)
+{
+	int r = page_passed(c, core, h);
+
+	if (r != VISIT_DAMAGED)
+		return (enum visit_result)r;
+	skip_invalid_page(c, core, HMB_ERR_BAD_PAGE_HEADER);
+	return VISIT_MORE;
+}
+
+/*
+ * Page @seen in next_page's slot says the producer lapped us. Believe it
+ * only if its head hint has got there too (it is written after every page
+ * open, so it may lag by one): one header far ahead must not throw away
+ * the pages that still exist.
+ */
+static int lap_plausible(const struct hmb_consumer *c, uint16_t core,
+			 uint64_t seen)
+{
+	uint64_t head = read_head(c, core);
+
+	return head != ~0ull && head + 1 >= seen;
+}
+
 static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 				    uint32_t *delivered, uint32_t budget)
 {
@@ -597,9 +826,9 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 	if (!h)
 		return VISIT_STOP; /* cannot happen with a validated geometry */
 	if (read_header(h, &s))
-		return VISIT_STOP; /* being rewritten: try again next drain */
+		return wait_or_pass(c, core, h); /* being rewritten? */
 	if (s.gen != g->producer_gen)
-		return VISIT_STOP; /* not written in this generation (yet) */
+		return wait_or_pass(c, core, h); /* not opened here yet? */
 	pseq = s.pseq;
 	first = s.first;
 	base_ts = s.base_ts;
@@ -610,7 +839,7 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 		/* The slot still holds its previous lap: not written yet. */
 		if (cc->next_page >= g->pages_per_core &&
 		    pseq == cc->next_page - g->pages_per_core)
-			return VISIT_STOP;
+			return wait_or_pass(c, core, h);
 		/*
 		 * Impossible for a correct producer. If the producer's head is
 		 * behind us, bogus page numbers pushed us ahead: go back to
@@ -619,7 +848,7 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 		 */
 		head = read_head(c, core);
 		if (head < cc->next_page) {
-			c->errors[HMB_ERR_PAGE_BACKWARDS]++;
+			count_error(c, HMB_ERR_PAGE_BACKWARDS);
 			next_page(cc, head >= g->pages_per_core ?
 				      head - g->pages_per_core + 1 : 0);
 			return VISIT_STOP;
@@ -630,6 +859,10 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 	if (pseq > cc->next_page) {
 		if ((pseq - cc->next_page) % g->pages_per_core) {
 			skip_invalid_page(c, core, HMB_ERR_BAD_PAGE_HEADER);
+			return VISIT_MORE;
+		}
+		if (!lap_plausible(c, core, pseq)) {
+			skip_invalid_page(c, core, HMB_ERR_IMPLAUSIBLE);
 			return VISIT_MORE;
 		}
 		skip_overwritten(c, core, pseq);
@@ -680,7 +913,8 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 		    hmb_load64(h + OFF_BASE_TS) != base_ts ||
 		    hmb_load32(h + OFF_GEN) != s.gen || meta_changed(c)) {
 			/* Overwritten while we copied: those records are gone. */
-			cc->pending_torn += nrec - cc->page_recs;
+			cc->pending_torn = sat_add(cc->pending_torn,
+						   nrec - cc->page_recs);
 			return VISIT_MORE;
 		}
 		if (cc->page_recs == 0) {
@@ -697,6 +931,8 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 		next_page(cc, cc->next_page + 1);
 		return VISIT_MORE;
 	}
+	if (cc->page_off == bytes)
+		return wait_or_pass(c, core, h); /* open, all read: stalled? */
 	return VISIT_STOP;
 }
 

@@ -46,15 +46,33 @@ enum hmb_consumer_error {
 	HMB_ERR_BAD_RECORD,		/* record length/event id out of range */
 	HMB_ERR_SEQ_BACKWARDS,		/* a page's first_seq ran backwards */
 	HMB_ERR_PAGE_BACKWARDS,		/* a page_seq ran backwards */
+	HMB_ERR_IMPLAUSIBLE,		/* page or reset tail beyond what can be */
+	HMB_ERR_BAD_GENERATION,		/* generation back, or re-init without */
 	HMB_ERR_NR
 };
 
 /* hmb_consumer_poll() results and consumer states. */
 enum hmb_consumer_state {
-	HMB_CONSUMER_DETACHED = 0,	/* no valid area seen yet */
+	HMB_CONSUMER_DETACHED = 0,	/* not started: no READY area seen yet */
 	HMB_CONSUMER_ATTACHED,		/* draining */
 	HMB_CONSUMER_PRODUCER_INIT,	/* producer is (re)initialising */
 	HMB_CONSUMER_BROKEN,		/* meta invalid: nothing is read */
+};
+
+/*
+ * Why the consumer is BROKEN (hmb_consumer.broken_reason); NONE in every
+ * other state. An area that was never READY and has no magic (all zero)
+ * is not broken but not started: DETACHED.
+ */
+enum hmb_consumer_broken_reason {
+	HMB_BROKEN_NONE = 0,
+	HMB_BROKEN_BAD_MAGIC,		/* the meta page is not a trace area */
+	HMB_BROKEN_BAD_ABI,		/* trace area of another ABI major */
+	HMB_BROKEN_BAD_STATE,		/* state neither INIT nor READY */
+	HMB_BROKEN_BAD_GEOMETRY,	/* layout fails validation */
+	HMB_BROKEN_GEN_BACKWARDS,	/* producer_gen went back: not re-read */
+	HMB_BROKEN_UNMAPPED,		/* the meta page is not mapped */
+	HMB_BROKEN_NR
 };
 
 /* What the event callback reports. */
@@ -63,6 +81,8 @@ enum hmb_consumer_event {
 	HMB_EVENT_RESET,		/* producer re-initialised: positions restart */
 	HMB_EVENT_PRODUCER_INIT,	/* producer started (re)initialising */
 	HMB_EVENT_BROKEN,		/* meta page invalid: reading stopped */
+	/* 4 is hmb_state "detached", the module's own. */
+	HMB_EVENT_IMPLAUSIBLE = 5,	/* an impossible value: counted, skipped */
 };
 
 /** A record handed to the deliver callback; valid only during the call. */
@@ -113,12 +133,13 @@ struct hmb_consumer_core {
 	uint64_t lost[HMB_LOST_NR];
 	/*
 	 * Records known to be gone but not yet placed: the next gap in the
-	 * sequence is charged to torn, then invalid, then (or, when
-	 * invalid_gap is set, to invalid instead of) overwritten.
+	 * sequence is charged to torn, then invalid, then up to one page per
+	 * page skipped with an unknown record count (invalid_pages, at most a
+	 * ring's worth) to invalid, the rest to overwritten.
 	 */
 	uint64_t pending_torn;
 	uint64_t pending_invalid;
-	uint8_t invalid_gap;
+	uint32_t invalid_pages;
 };
 
 struct hmb_consumer {
@@ -136,8 +157,18 @@ struct hmb_consumer {
 	 * share one area, each draining its own cores.
 	 */
 	uint32_t core_mask;
-	uint64_t resets;		/* producer re-initialisations seen */
-	uint64_t errors[HMB_ERR_NR];
+	/*
+	 * Producer re-initialisations seen: one per observed change to a
+	 * newer generation (never a difference of generation numbers). A
+	 * generation that goes back, or READY again after INIT in the same
+	 * generation, is a "bad_generation" error, not a reset; positions are
+	 * never rewound, so no record is delivered twice.
+	 */
+	uint64_t resets;
+	uint64_t errors[HMB_ERR_NR];	/* saturate at UINT64_MAX, as lost[] */
+	enum hmb_consumer_broken_reason broken_reason;
+	uint32_t broken_gen;		/* producer_gen when it broke */
+	uint8_t attached_once;		/* positions belong to geo.producer_gen */
 };
 
 #define HMB_CONSUMER_SCRATCH_LEN	HMB_TRACE_PAGE_SIZE_MAX
@@ -165,7 +196,14 @@ enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c);
 uint32_t hmb_consumer_drain_core(struct hmb_consumer *c, uint16_t core,
 				 uint32_t budget);
 
-/** Total records lost on @core for every reason. */
+/**
+ * hmb_consumer_capacity() - records one ring of @g can hold at most
+ * (pages_per_core pages of records of 8 bytes): the bound of a reset's
+ * unread tail and of an invalid charge.
+ */
+uint64_t hmb_consumer_capacity(const struct hmb_geometry *g);
+
+/** Total records lost on @core for every reason (saturating). */
 uint64_t hmb_consumer_lost_total(const struct hmb_consumer_core *cc);
 
 /**
@@ -214,6 +252,7 @@ enum hmb_dict_snapshot hmb_consumer_dict_copy(const struct hmb_consumer *c,
 /** Names for counters, for status files and tools. */
 const char *hmb_lost_reason_name(enum hmb_lost_reason r);
 const char *hmb_consumer_error_name(enum hmb_consumer_error e);
+const char *hmb_consumer_broken_reason_name(enum hmb_consumer_broken_reason r);
 
 #ifdef __cplusplus
 }

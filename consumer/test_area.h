@@ -90,6 +90,7 @@ struct TestSink {
   };
   std::array<Core, HMB_TRACE_MAX_CORES> core;
   std::vector<hmb_consumer_event> events;
+  std::atomic<uint32_t> resets_seen{0};  // HMB_EVENT_RESET, for other threads
   bool keep_seqs = false;
   bool check_payload = true;
 
@@ -112,8 +113,10 @@ struct TestSink {
   static void Event(void* ctx, hmb_consumer_event ev, uint32_t) {
     auto* s = static_cast<TestSink*>(ctx);
     s->events.push_back(ev);
-    if (ev == HMB_EVENT_RESET)  // sequence numbers restart in a new life
+    if (ev == HMB_EVENT_RESET) {  // sequence numbers restart in a new life
       for (Core& c : s->core) c.last_seq = UINT64_MAX;
+      s->resets_seen.fetch_add(1, std::memory_order_release);
+    }
   }
   static bool PayloadOk(const hmb_record& r) {
     TestFixed f;

@@ -35,7 +35,8 @@
 	SEP X(HMB_TRACE_EV_RESET, 1, "reset")	/* producer re-initialised; dictionary follows */ \
 	SEP X(HMB_TRACE_EV_PRODUCER_INIT, 2, "producer_init") /* producer is (re)initialising */ \
 	SEP X(HMB_TRACE_EV_BROKEN, 3, "broken")	/* meta page invalid: nothing is read */ \
-	SEP X(HMB_TRACE_EV_DETACHED, 4, "detached") /* area unregistered (device gone, unload) */
+	SEP X(HMB_TRACE_EV_DETACHED, 4, "detached") /* area unregistered (device gone, unload) */ \
+	SEP X(HMB_TRACE_EV_IMPLAUSIBLE, 5, "implausible") /* a value from the area was impossible: counted, not charged */
 
 /* Helpers for expanding the lists. */
 #define HMB_ABI_COMMA ,

@@ -65,6 +65,7 @@ static_assert((int)HMB_TRACE_EV_ATTACHED == (int)HMB_EVENT_ATTACHED);
 static_assert((int)HMB_TRACE_EV_RESET == (int)HMB_EVENT_RESET);
 static_assert((int)HMB_TRACE_EV_PRODUCER_INIT == (int)HMB_EVENT_PRODUCER_INIT);
 static_assert((int)HMB_TRACE_EV_BROKEN == (int)HMB_EVENT_BROKEN);
+static_assert((int)HMB_TRACE_EV_IMPLAUSIBLE == (int)HMB_EVENT_IMPLAUSIBLE);
 
 /* Does this context's CPU buffer carry the area's records and metadata? */
 static bool hmb_trace_drain_emits(const struct hmb_trace_drain *d)
@@ -201,6 +202,16 @@ static void hmb_trace_on_event(void *ctx, enum hmb_consumer_event ev,
 	struct hmb_trace_drain *d = ctx;
 
 	lockdep_assert_held(&d->lock);
+	/*
+	 * One line per transition to broken, and only from the first CPU's
+	 * context (every context polls the same meta page): an area that
+	 * is garbage says so, where one that was never started stays quiet.
+	 */
+	if (ev == HMB_EVENT_BROKEN && d->index == 0)
+		pr_warn_ratelimited("%s: trace area broken (%s), generation %u: nothing is read\n",
+				    d->area->name,
+				    hmb_consumer_broken_reason_name(d->c.broken_reason),
+				    d->c.broken_gen);
 	if (!hmb_trace_drain_emits(d))
 		return;
 	/* enum hmb_trace_ev_state extends enum hmb_consumer_event. */

@@ -25,6 +25,7 @@ static struct hmb_trace_area *hmb_trace_dev_area(struct device *dev)
 /* A copy of what drains[0] knows about the whole area. */
 struct hmb_trace_snapshot {
 	enum hmb_consumer_state state;
+	enum hmb_consumer_broken_reason broken_reason;
 	struct hmb_geometry geo;
 	u64 resets;
 	u64 errors[HMB_ERR_NR];
@@ -37,6 +38,7 @@ static void hmb_trace_snapshot(struct hmb_trace_area *a,
 
 	mutex_lock(&d->lock);
 	s->state = d->c.state;
+	s->broken_reason = d->c.broken_reason;
 	s->geo = d->c.geo;
 	s->resets = d->c.resets;
 	memcpy(s->errors, d->c.errors, sizeof(s->errors));
@@ -67,6 +69,18 @@ static ssize_t state_show(struct device *dev, struct device_attribute *attr,
 	return sysfs_emit(buf, "%s\n", names[s.state]);
 }
 static DEVICE_ATTR_RO(state);
+
+/* Why the state is "broken"; "none" otherwise (hmb_consumer.h). */
+static ssize_t broken_reason_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	struct hmb_trace_snapshot s;
+
+	hmb_trace_snapshot(hmb_trace_dev_area(dev), &s);
+	return sysfs_emit(buf, "%s\n",
+			  hmb_consumer_broken_reason_name(s.broken_reason));
+}
+static DEVICE_ATTR_RO(broken_reason);
 
 static ssize_t build_id_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
@@ -280,6 +294,7 @@ static BIN_ATTR_RO(dictionary, 0);
 static struct attribute *hmb_trace_attrs[] = {
 	&dev_attr_index.attr,
 	&dev_attr_state.attr,
+	&dev_attr_broken_reason.attr,
 	&dev_attr_build_id.attr,
 	&dev_attr_producer_gen.attr,
 	&dev_attr_page_size.attr,
@@ -364,7 +379,8 @@ static ssize_t hmb_trace_error_show(struct device *dev,
 		mutex_lock(&a->dict_lock);
 		v = a->dict_errors;
 		mutex_unlock(&a->dict_lock);
-	} else if (err == HMB_ERR_BAD_MAGIC || err == HMB_ERR_BAD_GEOMETRY) {
+	} else if (err == HMB_ERR_BAD_MAGIC || err == HMB_ERR_BAD_GEOMETRY ||
+		   err == HMB_ERR_BAD_GENERATION) {
 		/* Every context checks the meta page: count it once. */
 		hmb_trace_snapshot(a, &s);
 		v = s.errors[err];
