@@ -102,8 +102,9 @@ e2e_report() {
 		{ echo "trace-cmd report -i $1 failed:"; cat "$txt.err"; return 1; }
 	trace-cmd report --stat -i "$dat" >"${txt%.txt}.stat" 2>&1 || true
 	# The event formats, for the names of values (verify_trace.py).
-	trace-cmd report --events -i "$dat" >"${txt%.txt}.formats" 2>&1 ||
-		{ echo "trace-cmd report --events -i $1 failed"; return 1; }
+	# trace-cmd 3.1.6's `report --events` prints nothing; `dump --events` does.
+	trace-cmd dump --events "$dat" >"${txt%.txt}.formats" 2>&1 ||
+		{ echo "trace-cmd dump --events $1 failed"; return 1; }
 }
 
 e2e_cmd_stat() {

@@ -118,14 +118,14 @@ def parse_report(path):
 
 def load_lost_reasons(report):
     """Fills LOST_REASONS from REPORT's sibling .formats file (`trace-cmd
-    report --events` of the capture, written by e2e_report)."""
+    dump --events` of the capture, written by e2e_report)."""
     path = re.sub(r"\.txt$", "", report) + ".formats"
     try:
         with open(path, errors="replace") as fh:
             text = fh.read()
     except OSError as e:
         die(f"cannot read the capture's event formats {path}: {e} "
-            f"(e2e_report writes it with trace-cmd report --events)")
+            f"(e2e_report writes it with trace-cmd dump --events)")
     block = text[text.find("name: hmb_lost"):]
     m = SYMBOLIC_RE.search(block)
     if not m:
