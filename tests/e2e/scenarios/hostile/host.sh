@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# hostile: a buggy device. hmb-fwsim produces on 4 cores (two firmware
+# resets) while hmb-mutate (mock/mutator) rewrites fields of the live area
+# in phases, one boot, trace-cmd recording throughout (issue 8, item 6):
+#   A  random bit flips in record payloads and headers (damage to records
+#      only: every record must stay accounted, delivered + lost = produced)
+#   B  core 1: a page header page_seq + 2^50 with a consistent first_seq;
+#      core 2: one bit of a page's producer_gen; core 3: a closed page's
+#      CLOSED bit cleared
+#   C  meta producer_gen alternating G+1, G, ...
+#   D  meta state alternating INIT, READY with the same generation
+#   E  at each firmware reset, the old generation's final prev_next_seq
+#      published + 2^32, then + 2^63
+#   F  after the producer stopped, the whole area all zeros, all 0xff,
+#      random (status read live, after a fresh insmod, and after the good
+#      area is written back)
+# Checks (tests/e2e/verify_hostile.py) on the capture and the status
+# files: no duplicate (generation, core, seq); no single hmb_lost larger
+# than a ring can hold; no core silent while its producer advanced;
+# delivered + lost = produced exactly over phase A; counters plausible;
+# garbage areas are not reported as "detached"/"producer_init".
+# shellcheck source=tests/e2e/e2e-lib.sh
+source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
+
+rate=${E2E_HOSTILE_RATE:-2000}
+count=${E2E_HOSTILE_COUNT:-25000}
+mutate=$(hmbq_build_dir)/mock/mutator/hmb-mutate
+[[ -x "$mutate" ]] || { echo "FAIL: no $mutate (ninja -C BUILD mock/mutator/hmb-mutate)"; exit 1; }
+
+sh=$HMBQ_SHARE
+steps=(
+	"wait-file:$sh/ready:120" sleep:1
+	mark:phase-A payload-flips:all:1:200 record-flips:all:1:200 mark:phase-A-end sleep:0.5
+	mark:phase-B page-seq-ahead:1:50 page-gen-bit:2:0 page-unclose:3 mark:phase-B-end sleep:3
+	mark:phase-C gen-alternate:1:20 mark:phase-C-end sleep:0.5
+	mark:phase-D state-flip:1:20 mark:phase-D-end
+	mark:phase-E reset-prev-next:32:30 reset-prev-next:63:30 mark:phase-E-end
+	"wait-file:$sh/row6-go:90" mark:phase-F save
+)
+for w in zero ff random; do
+	steps+=("fill:$w" "touch:$sh/fill-$w" "wait-file:$sh/seen-$w:30"
+		restore "touch:$sh/restored-$w" "wait-file:$sh/reattached-$w:30")
+done
+steps+=(mark:phase-F-end)
+
+e2e_prepare
+hmbq_fwsim_start --cores 4 --rate "$rate" --count "$count" \
+	--reset-at $((count * 20 / 25)) --reset-at $((count * 23 / 25)) --seed 11 \
+	--quiet --truth "$sh/truth.json" || { echo "FAIL: hmb-fwsim"; exit 1; }
+"$mutate" --area "$HMBQ_AREA" --log "$sh/mutations.jsonl" --seed 11 "${steps[@]}" \
+	>"$sh/mutator.log" 2>&1 &
+mutator=$!
+# shellcheck disable=SC2119 # no extra run-guest.sh arguments
+hmbq_boot
+hmbq_fwsim_stop
+kill -TERM "$mutator" 2>/dev/null
+wait "$mutator"
+echo "hmb-mutate ended with status $?" >>"$sh/mutator.log"
+e2e_check "guest scenario ran to the end" e2e_guest_ok
+e2e_check "guest still up after the hostile device" hmbq_nonempty alive
+e2e_check_produced
+e2e_check_capture hostile
+e2e_check "hostile device: no duplicates, bounded losses, no silent core, exact over record damage, garbage not 'detached'" \
+	python3 "$E2E_DIR/verify_hostile.py" --truth "$sh/truth.json" \
+	--report "$sh/hostile.txt" --mutations "$sh/mutations.jsonl" \
+	--status "$sh/hostile-status.txt" --fill-status "$sh"
+e2e_finish
