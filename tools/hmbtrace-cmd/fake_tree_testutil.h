@@ -52,6 +52,7 @@ class FakeTrees {
     const std::filesystem::path d = std::filesystem::path(sysfs()) / name;
     Write(d / "index", "0\n");
     Write(d / "state", "attached\n");
+    Write(d / "broken_reason", "none\n");
     Write(d / "build_id", "00112233445566778899aabbccddeeff00112233\n");
     Write(d / "producer_gen", "3\n");
     Write(d / "page_size", "4096\n");
@@ -71,7 +72,7 @@ class FakeTrees {
     Write(d / "lost/invalid", "0 0 0 0\n");
     Write(d / "lost/reset", "0 0 0 2\n");
     for (const char* e : {"bad_magic", "bad_geometry", "bad_page_header", "seq_backwards",
-                          "page_backwards", "bad_dictionary"})
+                          "page_backwards", "implausible", "bad_generation", "bad_dictionary"})
       Write(d / "errors" / e, "0\n");
     Write(d / "errors/bad_record", "7\n");
     Write(d / "dictionary", dictionary);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 
 #include "hmb_trace_events_abi.h"
@@ -84,6 +85,8 @@ DeviceStatus ReadDevice(const fs::path& dir) {
     d.state = *s;
   else
     note("state");
+  if (auto s = ReadText(dir / "broken_reason"))
+    d.broken_reason = *s;
   if (auto s = ReadText(dir / "build_id"))
     d.build_id = *s;
   for (const char* f : kValueFiles) {
@@ -141,6 +144,29 @@ DeviceStatus ReadDevice(const fs::path& dir) {
       note("errors/" + e);
   }
   return d;
+}
+
+// The state, and what it means when nothing is read: firmware that has
+// not started (an all-zero area) is not the same as garbage in the area.
+std::string StateText(const DeviceStatus& d) {
+  if (d.state.empty())
+    return "?";
+  if (d.state == "detached")
+    return "detached (not started: no trace area written yet)";
+  if (d.state != "broken")
+    return d.state;
+  static const std::map<std::string, std::string> kWhy = {
+      {"bad_magic", "garbage: no trace area magic"},
+      {"bad_abi_version", "a trace area of another ABI version"},
+      {"bad_state", "garbage: state neither INIT nor READY"},
+      {"bad_geometry", "layout fails validation"},
+      {"generation_backwards", "producer_gen went back: not re-read"},
+      {"unmapped", "the meta page is not mapped"},
+  };
+  if (d.broken_reason.empty())
+    return d.state;
+  auto it = kWhy.find(d.broken_reason);
+  return "broken (" + d.broken_reason + (it == kWhy.end() ? "" : ": " + it->second) + ")";
 }
 
 std::string Num(const std::optional<uint64_t>& v) {
@@ -273,7 +299,7 @@ std::string StatusText(const std::vector<DeviceStatus>& devices, const InstanceS
     out += "no devices: hmb_trace.ko is loaded, but no trace area is registered\n";
   for (const DeviceStatus& d : devices) {
     out += "device " + d.name + " (dev " + Num(d.Value("index")) +
-           "): " + (d.state.empty() ? "?" : d.state) + ", producer_gen " +
+           "): " + StateText(d) + ", producer_gen " +
            Num(d.Value("producer_gen")) + ", " + Num(d.Value("nr_cores")) + " cores, clock_hz " +
            Num(d.Value("clock_hz")) + ", resets " + Num(d.Value("resets")) + "\n";
     out += "  build_id " + (d.build_id.empty() ? "?" : d.build_id) + ", dictionary " +
@@ -343,6 +369,7 @@ nlohmann::json StatusJson(const std::vector<DeviceStatus>& devices, const Instan
     json j;
     j["name"] = d.name;
     j["state"] = d.state;
+    j["broken_reason"] = d.broken_reason.empty() ? json(nullptr) : json(d.broken_reason);
     j["build_id"] = d.build_id;
     for (const auto& [k, v] : d.values)
       j[k] = v;

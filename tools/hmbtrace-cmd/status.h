@@ -32,6 +32,9 @@ struct DeviceStatus {
   std::string name;  // the status directory
   std::string path;
   std::string state;
+  // Why state is "broken" (bad_magic, bad_abi_version, ...), "none"
+  // otherwise; empty from a module without the file.
+  std::string broken_reason;
   std::string build_id;
   // index, producer_gen, nr_cores, clock_hz, resets and the geometry files
   std::map<std::string, uint64_t> values;

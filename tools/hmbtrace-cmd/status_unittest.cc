@@ -58,6 +58,34 @@ TEST(Status, TextShowsDevicePerCoreLossesErrorsAndInstance) {
       << text;
 }
 
+TEST(Status, NotStartedAndGarbageAreToldApart) {
+  FakeTrees t;
+  t.AddDevice("0000:00:04.0");
+  t.AddDevice("0000:00:05.0");
+  const std::filesystem::path sys(t.sysfs());
+  FakeTrees::Write(sys / "0000:00:04.0" / "state", "detached\n");  // an all-zero area
+  FakeTrees::Write(sys / "0000:00:05.0" / "state", "broken\n");    // 0xff or random bytes
+  FakeTrees::Write(sys / "0000:00:05.0" / "broken_reason", "bad_magic\n");
+  t.AddTracefs();
+  t.AddInstance();
+  std::vector<DeviceStatus> devs;
+  std::string error;
+  ASSERT_TRUE(ReadDevices(t.sysfs(), &devs, &error));
+  ASSERT_EQ(devs.size(), 2u);
+  EXPECT_EQ(devs[1].broken_reason, "bad_magic");
+  const std::string text = StatusText(devs, ReadInstance(t.tracefs()));
+  EXPECT_NE(text.find("(dev 0): detached (not started: no trace area written yet)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("(dev 0): broken (bad_magic: garbage: no trace area magic)"),
+            std::string::npos)
+      << text;
+  const nlohmann::json j = StatusJson(devs, ReadInstance(t.tracefs()));
+  EXPECT_EQ(j["devices"][0]["broken_reason"], "none");
+  EXPECT_EQ(j["devices"][1]["state"], "broken");
+  EXPECT_EQ(j["devices"][1]["broken_reason"], "bad_magic");
+}
+
 TEST(Status, JsonHasPerCoreDeliveredLostAndCpuStats) {
   FakeTrees t;
   t.AddDevice("0000:00:04.0");
