@@ -7,6 +7,7 @@
 #include <new>
 
 #include "decode_c_internal.h"
+#include "format.h"
 #include "hmb_trace_events_abi.h"
 
 namespace hmbtrace {
@@ -38,16 +39,6 @@ struct DictionarySet::Device {
 };
 
 namespace {
-
-std::string HexId(const BuildId& id) {
-  std::string out;
-  char buf[3];
-  for (uint8_t b : id) {
-    std::snprintf(buf, sizeof(buf), "%02x", b);
-    out += buf;
-  }
-  return out;
-}
 
 std::string Where(uint16_t dev, uint32_t gen) {
   return "dev " + std::to_string(dev) + " producer_gen " + std::to_string(gen);
@@ -139,7 +130,7 @@ DictionarySet::Update DictionarySet::AddState(const StateChange& s) {
   if (it != assemblies_.end() && it->second->build_id != s.build_id)
     return {false, 0,
             "build_id mismatch: dictionary of " + Where(s.dev, s.producer_gen) + " has " +
-                HexId(it->second->build_id)};
+                Hex(it->second->build_id)};
   return {};
 }
 
@@ -223,9 +214,9 @@ DictionarySet::Update DictionarySet::AddChunkToAssembly(const DictionaryChunk& c
                   where + ": total_len differs from the generation's earlier " +
                       std::to_string(a.total_len) + ", dropped");
   if (a.build_id != c.build_id)
-    return Reject(ChunkProblem::kConflicting, where + ": build_id " + HexId(c.build_id) +
+    return Reject(ChunkProblem::kConflicting, where + ": build_id " + Hex(c.build_id) +
                                                   " differs from the generation's earlier " +
-                                                  HexId(a.build_id) + ", dropped");
+                                                  Hex(a.build_id) + ", dropped");
   for (size_t i = 0; i < c.data.size(); i++) {
     const size_t at = c.offset + i;
     if ((a.complete() || a.have[at]) && a.bytes[at] != c.data[i])
@@ -258,7 +249,7 @@ DictionarySet::Update DictionarySet::AddChunkToAssembly(const DictionaryChunk& c
   auto sb = d->state_build_id.find(c.producer_gen);
   if (sb != d->state_build_id.end() && sb->second != a.build_id)
     u.problem = "build_id mismatch: hmb_state of " + Where(c.dev, c.producer_gen) + " has " +
-                HexId(sb->second);
+                Hex(sb->second);
   return u;
 }
 

@@ -128,13 +128,7 @@ std::string HexNumber(uint64_t v) {
 }
 
 std::string HexBytes(std::span<const uint8_t> bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (const uint8_t b : bytes) {
-    out += kHexLower[b >> 4];
-    out += kHexLower[b & 0xf];
-  }
-  return out;
+  return Hex(bytes);
 }
 
 // Up to the first NUL; the result is safe to print on a terminal.
@@ -331,6 +325,16 @@ std::optional<uint64_t> FieldValue(const EventDesc& event,
     return std::nullopt;
   const uint64_t raw = LoadLe(*bytes);
   return field.is_signed() ? SignExtend(raw, field.size) : raw;
+}
+
+std::string Hex(std::span<const uint8_t> bytes) {
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const uint8_t b : bytes) {
+    out += kHexLower[b >> 4];
+    out += kHexLower[b & 0xf];
+  }
+  return out;
 }
 
 }  // namespace hmbtrace

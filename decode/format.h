@@ -55,6 +55,9 @@ std::string FormatEvent(const EventDesc& event,
 
 inline constexpr size_t kUnknownEventHexBytes = 64;
 
+// Lower-case hex, two digits per byte, no separators (build ids, payloads).
+std::string Hex(std::span<const uint8_t> bytes);
+
 // The value of integer field `index` of `event` in `payload`; signed types
 // are sign-extended to 64 bits (cast the result to int64_t). std::nullopt
 // if there is no such field, it is not an integer, or its bytes are not all

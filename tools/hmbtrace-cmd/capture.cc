@@ -133,17 +133,6 @@ std::string Printable(std::string_view text) {
   return out;
 }
 
-std::string Hex(std::span<const uint8_t> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (uint8_t b : bytes) {
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-  return out;
-}
-
 std::string HostTime(uint64_t ts_ns) {
   // Rounded to the microsecond, as trace-cmd report prints it.
   const uint64_t us = ts_ns / 1000u + (ts_ns % 1000u >= 500u ? 1u : 0u);

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "format.h"
 #include "hmb_trace_events_abi.h"
 
 struct hmb_capture_event;  // capture_c.h
@@ -74,8 +75,7 @@ bool ReadCapture(const std::string& path, const CaptureCallback& fn, std::string
 // trailing newline (trace_marker lines have one) dropped.
 std::string Printable(std::string_view text);
 
-// Lower-case hex, two digits per byte, no separators.
-std::string Hex(std::span<const uint8_t> bytes);
+// Hex(): lower-case hex of bytes, from the decode library (format.h).
 
 // Host time as trace-cmd report prints it: seconds, rounded to 6 decimals.
 std::string HostTime(uint64_t ts_ns);
