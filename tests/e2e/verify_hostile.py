@@ -24,7 +24,8 @@ issue 8's table) the evidence falls in:
     others deliver (every simulated core produces all the time), and every
     core's last life delivered or accounted to its end
   - over phase A (damage to record bytes only) delivered + lost = produced
-    exactly, for every core
+    exactly, for every core, the losses charged as invalid
+  - every record of every life delivered or reported lost (no silent loss)
   - status resets <= real resets + meta-page mutations; status delivered =
     the capture's records
   - an area of zeros, 0xff or random bytes is not reported as detached /
@@ -33,7 +34,7 @@ issue 8's table) the evidence falls in:
 
 Phases in time: hmb-mutate logs CLOCK_MONOTONIC; the simulator's firmware
 clock is CLOCK_MONOTONIC minus the truth's epoch. A capture event is placed
-at the newest firmware time delivered up to it (the "delivery clock").
+at the newest firmware time delivered up to it (see annotate()).
 """
 
 import argparse
@@ -154,23 +155,29 @@ class Clock:
         return cur
 
 
-def annotate(events, clock, snames):
-    """Per event: generation (per CPU, from hmb_state) and delivery time (the
-    newest firmware time delivered so far)."""
-    gen_of_cpu = {}
-    newest = 0
+def annotate(events, clock, snames, first_gen):
+    """Per event: generation (per CPU, from hmb_state) and time of delivery
+    on the firmware clock: the newest firmware time delivered so far (the
+    consumer's progress through the data, whatever its lag), running on
+    with the ftrace clock while nothing is delivered (so that what happens
+    while every core is silent still gets a time). Records before the first
+    hmb_state on their CPU (the capture began after the module attached)
+    belong to the first life."""
+    gen_of_cpu = defaultdict(lambda: first_gen)
     gen = {}
     when = {}
+    newest, last_ts = 0, None
     for e in events:
         if e.name == "hmb_state":
             st = e.f.get("state")
             name = snames.get(st, st) if isinstance(st, int) else st
             if name in ("attached", "reset", 0, 1):
                 gen_of_cpu[e.cpu] = e.f.get("producer_gen")
-        elif e.name == "hmb_record":
+        if e.name == "hmb_record":
             newest = max(newest, clock.ticks_to_ns(e.f["fw_ts"]))
-        gen[e.idx] = gen_of_cpu.get(e.cpu)
-        when[e.idx] = newest
+            last_ts = e.ts
+        gen[e.idx] = gen_of_cpu[e.cpu]
+        when[e.idx] = newest + max(0, e.ts - last_ts) if last_ts is not None else 0
     return gen, when
 
 
@@ -280,15 +287,27 @@ def check_phase_a_exact(F, events, gen, when, clock, muts):
     for c, (s0, s1) in enumerate(zip(begin["area"]["next_seq"], end["area"]["next_seq"])):
         delivered = defaultdict(int)
         lost = set()
+        reasons = defaultdict(int)
+        # hmb_lost events in a row with one at_seq split one gap by reason:
+        # together they cover [at_seq - sum of counts, at_seq).
+        run_at, run_n = None, 0
         for e in events:
             if e.f.get("core") != c or gen[e.idx] != g or when[e.idx] >= until:
                 continue
-            if e.name == "hmb_record" and s0 <= e.f["seq"] < s1:
-                delivered[e.f["seq"]] += 1
+            if e.name == "hmb_record":
+                run_at, run_n = None, 0
+                if s0 <= e.f["seq"] < s1:
+                    delivered[e.f["seq"]] += 1
             elif e.name == "hmb_lost":
-                lo, hi = e.f["at_seq"] - e.f["count"], e.f["at_seq"]
+                if e.f["at_seq"] != run_at:
+                    run_at, run_n = e.f["at_seq"], 0
+                hi = run_at - run_n
+                run_n += e.f["count"]
+                lo = run_at - run_n
                 if hi > s0 and lo < s1 and hi - lo < 10 ** 7:
                     lost.update(range(max(lo, s0), min(hi, s1)))
+                    reasons[vt.LOST_REASONS.get(str(e.f["reason"]), e.f["reason"])] += \
+                        min(hi, s1) - max(lo, s0)
         nd = sum(delivered.values())
         twice = sum(1 for n in delivered.values() if n > 1)
         both = len(lost & set(delivered))
@@ -299,6 +318,48 @@ def check_phase_a_exact(F, events, gen, when, clock, muts):
                 f"phase A ({ROWS['A']}, {flips} flips in all) core {c}: expected delivered + lost = "
                 f"produced {s1 - s0} over seq {s0}..{s1 - 1} of gen {g}, saw delivered {nd} "
                 f"(twice: {twice}) + lost {len(lost)} (also delivered: {both}), unaccounted {missing}")
+        # The ring holds pages_per_core pages (seconds of records) and the
+        # consumer keeps up: damaged records are invalid, nothing was
+        # overwritten or torn.
+        F.check(set(reasons) <= {"invalid"},
+                f"phase A core {c}: losses charged as invalid only {dict(reasons)}",
+                f"phase A ({ROWS['A']}) core {c}: expected the records lost to damage charged as "
+                f"invalid (the ring was never lapped), saw {dict(reasons)}")
+
+
+def check_accounted(F, events, gen, truth):
+    """Every record produced is delivered or charged as lost (any reason):
+    a loss nobody reports is the worst lie a trace can tell."""
+    runs = defaultdict(lambda: (None, 0))  # (gen, core) -> (at_seq, sum)
+    covered = defaultdict(set)
+    for e in events:
+        if e.name not in ("hmb_record", "hmb_lost"):
+            continue
+        key = (gen[e.idx], e.f["core"])
+        if e.name == "hmb_record":
+            runs[key] = (None, 0)
+            covered[key].add(e.f["seq"])
+            continue
+        at, n = runs[key]
+        if e.f["at_seq"] != at:
+            at, n = e.f["at_seq"], 0
+        hi = at - n
+        n += e.f["count"]
+        runs[key] = (at, n)
+        lo = max(0, at - n)
+        covered[key].update(range(lo, min(hi, 10 ** 7)))
+    holes = []
+    for life in truth["lives"]:
+        g = life["producer_gen"]
+        for ct in life["cores"]:
+            got = covered.get((g, ct["core"]), set())
+            miss = sorted(set(range(ct["produced"])) - got)
+            if miss:
+                holes.append(f"gen {g} core {ct['core']}: {len(miss)} of {ct['produced']} "
+                             f"(seq {miss[0]}..{miss[-1]})")
+    F.check(not holes, "every record produced was delivered or reported lost",
+            "expected every record produced delivered or reported lost, saw unreported: "
+            + "; ".join(holes))
 
 
 def check_counters(F, status, events, muts, truth):
@@ -379,7 +440,7 @@ def main(argv=None):
         if m["op"] in ("reset-prev-next", "page-seq-ahead", "page-gen-bit", "page-unclose", "error"):
             info = {k: v for k, v in m.items() if k not in ("area", "mono_ns", "op")}
             F.info(f"mutation {m['op']} at {clock.fw(m['mono_ns']) / 1e9:.3f} s: {info}")
-    gen, when = annotate(events, clock, snames)
+    gen, when = annotate(events, clock, snames, truth["lives"][0]["producer_gen"])
     states = defaultdict(int)
     for e in events:
         if e.name == "hmb_state":
@@ -390,6 +451,7 @@ def main(argv=None):
     check_loss_bound(F, events, when, clock, capacity)
     check_silence(F, events, when, clock, truth, a.silent, gen)
     check_phase_a_exact(F, events, gen, when, clock, muts)
+    check_accounted(F, events, gen, truth)
     check_counters(F, status, events, muts, truth)
     check_fills(F, a.fill_status, snames)
     print(f"hostile: {F.passed} checks passed, {F.count} failed")

@@ -18,9 +18,14 @@
 #      area is written back)
 # Checks (tests/e2e/verify_hostile.py) on the capture and the status
 # files: no duplicate (generation, core, seq); no single hmb_lost larger
-# than a ring can hold; no core silent while its producer advanced;
-# delivered + lost = produced exactly over phase A; counters plausible;
-# garbage areas are not reported as "detached"/"producer_init".
+# than a ring can hold; no core silent for 2 s while its producer advanced
+# (phase B is followed by 3 s without meta-page damage); delivered + lost =
+# produced exactly over phase A, charged as invalid; every record of every
+# life delivered or reported lost; status resets <= real resets +
+# mutations, status delivered = the capture; garbage areas are reported
+# with a state other than detached / producer_init / attached (the names
+# come from the capture's hmb_state format), and attached again once the
+# good area is back. About 50 s with a consumer that copes.
 # shellcheck source=tests/e2e/e2e-lib.sh
 source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
 
