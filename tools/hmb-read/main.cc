@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -226,6 +227,12 @@ struct Reader {
   // Why the consumer refused the meta page, in words: it counts only the
   // kind (bad_magic, bad_geometry), the reader adds the values.
   std::string BrokenReason() const {
+    if (consumer.broken_reason == HMB_BROKEN_BAD_STATE)
+      return "state is neither INIT nor READY";
+    if (consumer.broken_reason == HMB_BROKEN_GEN_BACKWARDS)
+      return "producer generation " + std::to_string(consumer.broken_gen) +
+             " is older than the one being read (" +
+             std::to_string(consumer.geo.producer_gen) + "): not read again";
     uint8_t m[sizeof(hmb_trace_meta)];
     if (hmb_area_read(&consumer, 0, m, sizeof(m))) return "the mapping cannot hold a meta page";
     const auto magic = HMB_META(uint32_t, m, magic);
@@ -318,12 +325,22 @@ struct Reader {
       last->end = gen == NextGeneration(last->producer_gen) ? GenerationEnd::kReset
                                                             : GenerationEnd::kMissedNext;
     }
-    if (ev == HMB_EVENT_ATTACHED || ev == HMB_EVENT_RESET) self->StartGeneration(gen);
+    // Attached again in the generation being read (after INIT or broken):
+    // the consumer resumes where it was, so does the accounting.
+    if (ev == HMB_EVENT_ATTACHED && last && last->producer_gen == gen)
+      last->end = GenerationEnd::kCurrent;
+    else if (ev == HMB_EVENT_ATTACHED || ev == HMB_EVENT_RESET)
+      self->StartGeneration(gen);
     if (self->quiet) return;
     if (ev == HMB_EVENT_BROKEN)
       std::fprintf(stderr, "hmb-read: area broken (producer generation %u): %s\n", gen,
                    self->broken_reason.c_str());
-    else
+    else if (ev == HMB_EVENT_IMPLAUSIBLE)
+      std::fprintf(stderr,
+                   "hmb-read: implausible value in the area (producer generation %u): "
+                   "counted, not charged\n",
+                   gen);
+    else if (static_cast<size_t>(ev) < std::size(names))
       std::fprintf(stderr, "hmb-read: %s (producer generation %u)\n", names[ev], gen);
   }
 };

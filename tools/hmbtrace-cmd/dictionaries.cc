@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "dictionaries.h"
 
+#include "hmb_trace_events_abi.h"
+
 namespace hmbtrace {
 namespace {
 
@@ -24,7 +26,9 @@ DictionaryStore::Update DictionaryStore::Add(const CaptureEvent& ev) {
     d.clock_hz = ev.clock_hz;
     d.nr_cores = ev.nr_cores;
     d.producer_gen = ev.producer_gen;
-    d.state = ev.state;
+    // "implausible" reports a value the module refused, not a new state.
+    if (ev.state != HMB_TRACE_EV_IMPLAUSIBLE)
+      d.state = ev.state;
     d.build_id = ev.build_id;
     d.seen_state = true;
     d.generations = set_.Generations(ev.dev);
