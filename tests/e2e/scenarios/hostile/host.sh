@@ -32,7 +32,9 @@ source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
 rate=${E2E_HOSTILE_RATE:-2000}
 count=${E2E_HOSTILE_COUNT:-25000}
 mutate=$(hmbq_build_dir)/mock/mutator/hmb-mutate
-[[ -x "$mutate" ]] || { echo "FAIL: no $mutate (ninja -C BUILD mock/mutator/hmb-mutate)"; exit 1; }
+# run-all.sh builds hmb-fwsim and the tools, not the mutator: build it here.
+[[ -x "$mutate" ]] || ninja -C "$(hmbq_build_dir)" mock/mutator/hmb-mutate >/dev/null ||
+	{ echo "FAIL: no $mutate (ninja -C BUILD mock/mutator/hmb-mutate)"; exit 1; }
 
 sh=$HMBQ_SHARE
 steps=(
