@@ -862,6 +862,23 @@ TEST(ConsumerImplausible, GarbageAreaIsBrokenWithAReasonNotNotStarted) {
               k.state == HMB_CONSUMER_BROKEN ? 1u : 0u);  // once, not per poll
     EXPECT_EQ(Count(sink.events, HMB_EVENT_BROKEN), k.state == HMB_CONSUMER_BROKEN ? 1u : 0u);
   }
+  // An area that was read, then wiped to zeros: not "not started" any more
+  // (a re-initialisation keeps the magic); resumed when it comes back.
+  {
+    SCOPED_TRACE("attached, then all zero, then back");
+    Rig r(4096, 4, 1);
+    r.Emit(0, 5);
+    EXPECT_EQ(r.consumer.DrainAll(), 5u);
+    std::vector<uint8_t> saved(r.area.mem(), r.area.mem() + r.area.len());
+    std::memset(r.area.mem(), 0, r.area.len());
+    EXPECT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_BROKEN);
+    EXPECT_EQ(r.consumer.get()->broken_reason, HMB_BROKEN_BAD_MAGIC);
+    std::memcpy(r.area.mem(), saved.data(), saved.size());
+    r.Emit(0, 4);
+    EXPECT_EQ(r.consumer.DrainAll(), 4u);  // resumed, nothing again
+    EXPECT_EQ(r.consumer.get()->state, HMB_CONSUMER_ATTACHED);
+    ExpectExact(r, 0, 0);
+  }
   // A trace area of another ABI major, READY.
   Rig r(4096, 4, 1);
   Meta(r)->abi_major = 2;

@@ -435,6 +435,14 @@ enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
 		/* Not started (an all-zero area reads INIT) or initialising. */
 		if (c->state == HMB_CONSUMER_DETACHED)
 			return c->state;
+		/*
+		 * A re-initialisation keeps the magic (P5 clears the meta page
+		 * only from offset 128, P6 writes the same magic): an area we
+		 * have read that shows INIT without it was wiped.
+		 */
+		if (hmb_load32(m + META_OFF(magic)) != HMB_TRACE_MAGIC)
+			return set_broken(c, HMB_BROKEN_BAD_MAGIC, gen,
+					  HMB_ERR_BAD_MAGIC);
 		return set_state(c, HMB_CONSUMER_PRODUCER_INIT,
 				 HMB_EVENT_PRODUCER_INIT);
 	}
