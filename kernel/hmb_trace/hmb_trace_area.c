@@ -168,6 +168,8 @@ static void hmb_trace_emit_metadata(struct hmb_trace_drain *d,
 	lockdep_assert_held(&d->lock);
 
 	trace_hmb_state(d->area->index, state, &d->c.geo, d->area->name);
+	if (state == HMB_TRACE_EV_IMPLAUSIBLE)
+		return; /* not a state change: an owed dictionary stays owed */
 	if (state != HMB_TRACE_EV_ATTACHED && state != HMB_TRACE_EV_RESET) {
 		d->dict_due = false;
 		return;
