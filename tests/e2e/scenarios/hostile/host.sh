@@ -30,7 +30,7 @@
 source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
 
 rate=${E2E_HOSTILE_RATE:-2000}
-count=${E2E_HOSTILE_COUNT:-25000}
+count=${E2E_HOSTILE_COUNT:-29000}
 mutate=$(hmbq_build_dir)/mock/mutator/hmb-mutate
 # run-all.sh builds hmb-fwsim and the tools, not the mutator: build it here.
 [[ -x "$mutate" ]] || ninja -C "$(hmbq_build_dir)" mock/mutator/hmb-mutate >/dev/null ||
@@ -54,7 +54,7 @@ steps+=(mark:phase-F-end)
 
 e2e_prepare
 hmbq_fwsim_start --cores 4 --rate "$rate" --count "$count" \
-	--reset-at $((count * 20 / 25)) --reset-at $((count * 23 / 25)) --seed 11 \
+	--reset-at $((count - 5000)) --reset-at $((count - 2000)) --seed 11 \
 	--quiet --truth "$sh/truth.json" || { echo "FAIL: hmb-fwsim"; exit 1; }
 "$mutate" --area "$HMBQ_AREA" --log "$sh/mutations.jsonl" --seed 11 "${steps[@]}" \
 	>"$sh/mutator.log" 2>&1 &
