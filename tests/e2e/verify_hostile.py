@@ -55,7 +55,7 @@ STATE_SYMBOLIC_RE = re.compile(r"__print_symbolic\(REC->state,([^)]*)\)")
 NOT_GARBAGE = {"detached", "producer_init", "attached", "reset", "unknown", ""}
 ROWS = {
     "A": "record bytes flipped (payload, then headers)",
-    "B": "row 2 page_seq +2^50 (core 1) / row 5 page producer_gen bit (core 2), CLOSED cleared (core 3)",
+    "B": "row 2 page_seq +~2^50 (core 1) / row 5 page producer_gen bit (core 2), CLOSED cleared (core 3)",
     "C": "row 3 meta producer_gen alternating G+1, G",
     "D": "row 4 meta state INIT/READY, same generation",
     "E": "row 1 prev_next_seq +2^32 / +2^63 at the two resets",
@@ -281,12 +281,14 @@ def check_phase_a_exact(F, events, gen, muts):
         return
     g = begin["area"]["producer_gen"]
     flips = sum(m.get("flips", 0) for m in muts if m["op"].endswith("flips-end"))
-    # What the core delivered until its first record produced after phase B
-    # began (cores lag by different amounts under TCG, and a damaged
-    # ts_delta makes fw_ts useless here): later re-deliveries are the
-    # duplicate check's business.
-    mark_b = next((m for m in muts if m["op"] == "mark" and m.get("name") == "phase-B"), None)
-    stop = mark_b["area"]["next_seq"] if mark_b else end["area"]["next_seq"]
+    # What the core delivered until its first record produced after the
+    # next phase began (cores lag by different amounts under TCG, and a
+    # damaged ts_delta makes fw_ts useless here): later re-deliveries are
+    # the duplicate check's business.
+    after = muts[muts.index(end):]
+    nxt = next((m for m in after if m["op"] == "mark" and
+                re.fullmatch(r"phase-[A-Z]", m.get("name", ""))), None)
+    stop = nxt["area"]["next_seq"] if nxt else end["area"]["next_seq"]
     for c, (s0, s1) in enumerate(zip(begin["area"]["next_seq"], end["area"]["next_seq"])):
         delivered = defaultdict(int)
         lost = set()

@@ -3,19 +3,21 @@
 #
 # hostile: a buggy device. hmb-fwsim produces on 4 cores (two firmware
 # resets) while hmb-mutate (mock/mutator) rewrites fields of the live area
-# in phases, one boot, trace-cmd recording throughout (issue 8, item 6):
+# in phases, one boot, trace-cmd recording throughout (issue 8, item 6; the
+# letters are the phases, in the order they run):
 #   A  random bit flips in record payloads and headers (damage to records
 #      only: every record must stay accounted, delivered + lost = produced)
-#   B  core 1: a page header page_seq + 2^50 with a consistent first_seq;
-#      core 2: one bit of a page's producer_gen; core 3: a closed page's
-#      CLOSED bit cleared
-#   C  meta producer_gen alternating G+1, G, ...
-#   D  meta state alternating INIT, READY with the same generation
-#   E  at each firmware reset, the old generation's final prev_next_seq
-#      published + 2^32, then + 2^63
-#   F  after the producer stopped, the whole area all zeros, all 0xff,
-#      random (status read live, after a fresh insmod, and after the good
-#      area is written back)
+#   E  (row 1) at each firmware reset, the old generation's final
+#      prev_next_seq published + 2^32, then + 2^63
+#   B  (rows 2, 5) core 1: a page header page_seq + ~2^50 (whole laps) with
+#      a consistent first_seq; core 2: one bit of a page's producer_gen;
+#      core 3: a closed page's CLOSED bit cleared
+#   C  (row 3) meta producer_gen alternating G+1, G, ... for 1 s
+#   D  (row 4) meta state alternating INIT, READY, same generation, 1 s;
+#      then 2.5 s of production without damage
+#   F  (row 6) after the producer stopped, the whole area all zeros, all
+#      0xff, random (status read live, after a fresh insmod, and after the
+#      good area is written back)
 # Checks (tests/e2e/verify_hostile.py) on the capture and the status
 # files: no duplicate (generation, core, seq); no single hmb_lost larger
 # than a ring can hold; no core silent for 2 s while its producer advanced
@@ -30,7 +32,7 @@
 source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
 
 rate=${E2E_HOSTILE_RATE:-2000}
-count=${E2E_HOSTILE_COUNT:-29000}
+count=${E2E_HOSTILE_COUNT:-29000} # 14.5 s: D ends 2.5 s before
 mutate=$(hmbq_build_dir)/mock/mutator/hmb-mutate
 # run-all.sh builds hmb-fwsim and the tools, not the mutator: build it here.
 [[ -x "$mutate" ]] || ninja -C "$(hmbq_build_dir)" mock/mutator/hmb-mutate >/dev/null ||
@@ -40,10 +42,10 @@ sh=$HMBQ_SHARE
 steps=(
 	"wait-file:$sh/ready:120" sleep:1
 	mark:phase-A payload-flips:all:1:200 record-flips:all:1:200 mark:phase-A-end sleep:0.5
+	mark:phase-E reset-prev-next:32:30 reset-prev-next:63:30 mark:phase-E-end sleep:0.5
 	mark:phase-B page-seq-ahead:1:50 page-gen-bit:2:0 page-unclose:3 mark:phase-B-end sleep:3
 	mark:phase-C gen-alternate:1:20 mark:phase-C-end sleep:0.5
 	mark:phase-D state-flip:1:20 mark:phase-D-end
-	mark:phase-E reset-prev-next:32:30 reset-prev-next:63:30 mark:phase-E-end
 	"wait-file:$sh/row6-go:90" mark:phase-F save
 )
 for w in zero ff random; do
@@ -54,7 +56,7 @@ steps+=(mark:phase-F-end)
 
 e2e_prepare
 hmbq_fwsim_start --cores 4 --rate "$rate" --count "$count" \
-	--reset-at $((count - 5000)) --reset-at $((count - 2000)) --seed 11 \
+	--reset-at $((rate * 4)) --reset-at $((rate * 11 / 2)) --seed 11 \
 	--quiet --truth "$sh/truth.json" || { echo "FAIL: hmb-fwsim"; exit 1; }
 "$mutate" --area "$HMBQ_AREA" --log "$sh/mutations.jsonl" --seed 11 "${steps[@]}" \
 	>"$sh/mutator.log" 2>&1 &
