@@ -180,11 +180,32 @@ static void hmb_trace_emit_metadata(struct hmb_trace_drain *d,
 	d->next_dict = jiffies + msecs_to_jiffies(ms);
 }
 
+/*
+ * Records after this long without any on a drain are "the first after a
+ * quiet spell": see hmb_trace_on_record().
+ */
+#define HMB_TRACE_QUIET_MS	250
+
 static int hmb_trace_on_record(void *ctx, const struct hmb_record *rec)
 {
 	struct hmb_trace_drain *d = ctx;
 
 	lockdep_assert_held(&d->lock);
+	/*
+	 * A capture that started while this drain was quiet has none of its
+	 * metadata: trace-cmd clears the buffers when it starts, and the
+	 * periodic emission may be up to dict_interval_ms away. So the first
+	 * record after a quiet spell comes after hmb_state and the
+	 * dictionary, and a one-pass decoder (plugin_hmb.so in trace-cmd
+	 * report, KernelShark) decodes a burst from its first record.
+	 */
+	if (hmb_trace_drain_emits(d) &&
+	    (!d->had_records ||
+	     time_after(jiffies, d->last_record +
+				 msecs_to_jiffies(HMB_TRACE_QUIET_MS))))
+		hmb_trace_emit_metadata(d, HMB_TRACE_EV_ATTACHED);
+	d->had_records = true;
+	d->last_record = jiffies;
 	trace_hmb_record(d->area->index, rec);
 	return 0;
 }

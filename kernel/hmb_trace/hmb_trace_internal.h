@@ -47,6 +47,8 @@ struct hmb_trace_drain {
 	unsigned long busy_since;	/* jiffies: start of back-to-back passes */
 	bool catching_up;		/* the last pass filled its budget */
 	bool dict_due;
+	bool had_records;		/* @last_record is valid */
+	unsigned long last_record;	/* jiffies of the last record emitted */
 };
 
 /**
