@@ -35,13 +35,11 @@ constexpr uint64_t kNsPerSec = 1000000000ull;
 uint64_t NowNs() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * kNsPerSec +
-         static_cast<uint64_t>(ts.tv_nsec);
+  return static_cast<uint64_t>(ts.tv_sec) * kNsPerSec + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 void SleepNs(uint64_t ns) {
-  timespec ts = {static_cast<time_t>(ns / kNsPerSec),
-                 static_cast<long>(ns % kNsPerSec)};
+  timespec ts = {static_cast<time_t>(ns / kNsPerSec), static_cast<long>(ns % kNsPerSec)};
   while (nanosleep(&ts, &ts) && errno == EINTR) {
   }
 }
@@ -154,7 +152,11 @@ class Mutator {
   void PageSeqAhead(uint16_t core, unsigned log2);
   void PageGenBit(uint16_t core, unsigned bit);
   void PageUnclose(uint16_t core);
-  void Alternate(uint64_t field_off, uint32_t a, uint32_t b, double seconds, double period_ms,
+  void Alternate(uint64_t field_off,
+                 uint32_t a,
+                 uint32_t b,
+                 double seconds,
+                 double period_ms,
                  const std::string& op);
   void DictFlip(uint32_t offset);
   void Fill(const std::string& what);
@@ -386,7 +388,11 @@ void Mutator::PageUnclose(uint16_t core) {
 }
 
 // A 32-bit meta field alternating a, b, a, ... then left at a.
-void Mutator::Alternate(uint64_t off, uint32_t a, uint32_t b, double seconds, double period_ms,
+void Mutator::Alternate(uint64_t off,
+                        uint32_t a,
+                        uint32_t b,
+                        double seconds,
+                        double period_ms,
                         const std::string& op) {
   const uint64_t end = NowNs() + static_cast<uint64_t>(seconds * kNsPerSec);
   const uint64_t period = static_cast<uint64_t>(period_ms * 1e6);
@@ -479,8 +485,7 @@ bool Mutator::Step(const std::string& step) {
       PageUnclose(static_cast<uint16_t>(std::stoul(arg(1, "0"))));
     } else if (op == "gen-alternate") {
       uint32_t g = a_->Load<uint32_t>(META(producer_gen));
-      Alternate(META(producer_gen), g, g + 1, std::stod(arg(1, "1")), std::stod(arg(2, "20")),
-                op);
+      Alternate(META(producer_gen), g, g + 1, std::stod(arg(1, "1")), std::stod(arg(2, "20")), op);
     } else if (op == "state-flip") {
       Alternate(META(state), HMB_TRACE_STATE_READY, HMB_TRACE_STATE_INIT, std::stod(arg(1, "1")),
                 std::stod(arg(2, "20")), op);

@@ -252,11 +252,13 @@ def check_silence(F, events, when, clock, truth, silent_s, gen):
             if ts - prev_ts > limit:
                 found = True
                 start = clock.phase(when[prev_e.idx]) if prev_e else "start"
+                since = (f"after seq {prev_e.f['seq']} of gen {gen[prev_e.idx]}"
+                         if prev_e else "from the start")
+                until = (f"seq {e.f['seq']} of gen {gen[e.idx]}" if e
+                         else "the end of the capture")
                 F.fail(f"core {c}: expected no silence over {silent_s} s while the producers "
                        f"advance, saw none of its records for {(ts - prev_ts) / 1e9:.2f} s "
-                       f"(from phase {start}, after seq "
-                       f"{prev_e.f['seq'] if prev_e else '-'} of gen {gen[prev_e.idx] if prev_e else '-'}"
-                       f", to {'seq ' + str(e.f['seq']) + ' of gen ' + str(gen[e.idx]) if e else 'the end of the capture'})")
+                       f"(from phase {start}, {since}, to {until})")
             if e:
                 prev_ts, prev_e = ts, e
     if not found:
@@ -435,7 +437,8 @@ def check_fills(F, fill_dir, snames):
             else:
                 F.check(state in garbage,
                         f"fill {w} ({when}): state {state!r}",
-                        f"fill {w} ({when}{', module attached before' if when == 'live' else ', after rmmod + insmod'}): "
+                        f"fill {w} ({when}, "
+                        f"{'module attached before' if when == 'live' else 'after rmmod + insmod'}): "
                         f"expected a state naming a damaged area ({'/'.join(sorted(garbage))}), "
                         f"saw {state!r} {extra}")
 
