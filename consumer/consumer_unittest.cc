@@ -768,6 +768,33 @@ TEST(ConsumerImplausible, GenerationFlappingIsOneResetAndNothingTwice) {
   EXPECT_EQ(r.consumer.get()->broken_reason, HMB_BROKEN_GEN_BACKWARDS);
 }
 
+TEST(ConsumerImplausible, PhantomNewerGenerationIsTakenBackAndReadingResumes) {
+  // The firmware stays in generation 1; a corrupted generation word makes
+  // the meta page say 2, then 1 again, over and over (a buggy device).
+  Rig r(4096, 4, 1);
+  r.sink.keep_seqs = true;
+  r.Emit(0, 10, 8);
+  r.consumer.DrainAll();
+  for (int i = 0; i < 50; i++) {
+    r.Emit(0, 7, 8);
+    Meta(r)->producer_gen = 2;
+    r.consumer.DrainAll();
+    Meta(r)->producer_gen = 1;
+    r.consumer.DrainAll();
+  }
+  const auto& k = r.sink.core[0];
+  // Every record once, none lost, and the consumer is still reading:
+  // before, the first "2" was adopted and the return to 1 left the area
+  // broken (generation_backwards) for the rest of generation 1.
+  EXPECT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_ATTACHED);
+  EXPECT_EQ(k.delivered, 10u + 350u);
+  ExpectNoRepeats(k.seqs);
+  EXPECT_EQ(r.sink.LostTotal(0), 0u);
+  EXPECT_EQ(r.consumer.get()->resets, 0u);
+  EXPECT_EQ(Errors(r, HMB_ERR_BAD_GENERATION), 50u);
+  ExpectExact(r, 0, 0);
+}
+
 TEST(ConsumerImplausible, SameGenerationReinitResumesInsteadOfRedelivering) {
   Rig r(4096, 4, 1);
   r.sink.keep_seqs = true;

@@ -295,6 +295,7 @@ static void reset_positions(struct hmb_consumer *c)
 		cc->pending_torn = 0;
 		cc->pending_invalid = 0;
 		cc->invalid_pages = 0;
+		cc->lapped = 0;
 	}
 }
 
@@ -313,6 +314,35 @@ static void restart_pages(struct hmb_consumer *c)
 		cc->last_page = 0;
 		cc->page_off = 0;
 		cc->page_recs = 0;
+	}
+}
+
+/* Exchanges every core's position with the one saved in prev_pos[]. */
+static void swap_positions(struct hmb_consumer *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < HMB_TRACE_MAX_CORES; i++) {
+		struct hmb_consumer_core *cc = &c->core[i];
+		struct hmb_consumer_pos *p = &c->prev_pos[i];
+		struct hmb_consumer_pos t = *p;
+
+		p->next_page = cc->next_page;
+		p->last_page = cc->last_page;
+		p->next_seq = cc->next_seq;
+		p->page_off = cc->page_off;
+		p->page_recs = cc->page_recs;
+		p->pending_torn = cc->pending_torn;
+		p->pending_invalid = cc->pending_invalid;
+		p->invalid_pages = cc->invalid_pages;
+		cc->next_page = t.next_page;
+		cc->last_page = t.last_page;
+		cc->next_seq = t.next_seq;
+		cc->page_off = t.page_off;
+		cc->page_recs = t.page_recs;
+		cc->pending_torn = t.pending_torn;
+		cc->pending_invalid = t.pending_invalid;
+		cc->invalid_pages = t.invalid_pages;
 	}
 }
 
@@ -388,6 +418,27 @@ static enum hmb_consumer_state take_meta(struct hmb_consumer *c,
 		c->geo = *g;
 		return set_state(c, HMB_CONSUMER_ATTACHED, HMB_EVENT_ATTACHED);
 	}
+	if (!gen_after(g->producer_gen, c->geo.producer_gen) &&
+	    c->have_prev && !c->gen_progress &&
+	    g->producer_gen == c->prev_geo.producer_gen &&
+	    same_geometry(g, &c->prev_geo)) {
+		/*
+		 * Back to the generation we left, and nothing of the newer
+		 * one was ever read: that one was a corrupted generation word,
+		 * not a re-initialisation. Resume where each core stood; the
+		 * reset it was counted as is taken back.
+		 */
+		swap_positions(c);
+		c->have_prev = 0;
+		if (c->resets && c->resets != ~(uint64_t)0)
+			c->resets--;
+		implausible(c, HMB_ERR_BAD_GENERATION);
+		c->geo = *g;
+		c->state = HMB_CONSUMER_ATTACHED;
+		c->broken_reason = HMB_BROKEN_NONE;
+		emit_event(c, HMB_EVENT_ATTACHED);
+		return c->state;
+	}
 	if (!gen_after(g->producer_gen, c->geo.producer_gen)) {
 		/*
 		 * Back to an older generation: its records were delivered or
@@ -405,6 +456,10 @@ static enum hmb_consumer_state take_meta(struct hmb_consumer *c,
 	if (c->state == HMB_CONSUMER_ATTACHED ||
 	    c->state == HMB_CONSUMER_PRODUCER_INIT)
 		account_reset(c, g);
+	c->prev_geo = c->geo;
+	swap_positions(c);	/* saves ours; prev_pos held nothing of use */
+	c->have_prev = 1;
+	c->gen_progress = 0;
 	c->geo = *g;
 	reset_positions(c);
 	c->state = HMB_CONSUMER_ATTACHED;
@@ -491,6 +546,7 @@ static void report_lost(struct hmb_consumer *c, uint16_t core, uint64_t n,
 {
 	if (!n)
 		return;
+	c->gen_progress = 1;
 	c->core[core].lost[r] = sat_add(c->core[core].lost[r], n);
 	if (c->ops.lost)
 		c->ops.lost(c->ctx, core, n, r, at);
@@ -517,6 +573,12 @@ static void account_gap(struct hmb_consumer *c, uint16_t core, uint64_t first)
 		  cc->invalid_pages : c->geo.pages_per_core;
 	inval = sat_add(cc->pending_invalid,
 			skipped * (c->geo.data_size / REC_HDR_LEN));
+	/*
+	 * No lap seen (no page found overwritten) since the last gap: nothing
+	 * was overwritten, so the rest of the gap was damage too.
+	 */
+	if (!cc->lapped)
+		inval = gap;
 	if (inval > gap)
 		inval = gap;
 	if (inval > cap)
@@ -527,6 +589,7 @@ static void account_gap(struct hmb_consumer *c, uint16_t core, uint64_t first)
 	cc->pending_torn = 0;
 	cc->pending_invalid = 0;
 	cc->invalid_pages = 0;
+	cc->lapped = 0;
 	cc->next_seq = first;
 }
 
@@ -576,6 +639,7 @@ static void skip_overwritten(struct hmb_consumer *c, uint16_t core,
 	if (head >= seen && head - seen < g->pages_per_core &&
 	    head - g->pages_per_core + 1 > oldest)
 		oldest = head - g->pages_per_core + 1;
+	cc->lapped = 1;
 	next_page(cc, oldest > cc->next_page ? oldest : cc->next_page + 1);
 }
 
@@ -646,6 +710,8 @@ static enum visit_result deliver_copy(struct hmb_consumer *c, uint16_t core,
 	done += recs - cc->page_recs;
 	if (!bad && res == VISIT_MORE && p != end && recs < nrec)
 		res = VISIT_STOP; /* budget spent: resume mid-page next drain */
+	if (recs > cc->page_recs)
+		c->gen_progress = 1;
 	cc->delivered = sat_add(cc->delivered, recs - cc->page_recs);
 	cc->page_off += (uint32_t)(p - start);
 	cc->page_recs = recs;
@@ -857,6 +923,7 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 		head = read_head(c, core);
 		if (head < cc->next_page) {
 			count_error(c, HMB_ERR_PAGE_BACKWARDS);
+			cc->lapped = 1;	/* how far back is not known */
 			next_page(cc, head >= g->pages_per_core ?
 				      head - g->pages_per_core + 1 : 0);
 			return VISIT_STOP;

@@ -140,6 +140,24 @@ struct hmb_consumer_core {
 	uint64_t pending_torn;
 	uint64_t pending_invalid;
 	uint32_t invalid_pages;
+	/*
+	 * The producer lapped us (pages were skipped as overwritten) since
+	 * the last gap was charged: only then can part of a gap be
+	 * "overwritten"; without a lap, what skipped pages held is invalid.
+	 */
+	uint8_t lapped;
+};
+
+/* Where a core stood in a generation: what a return to it resumes. */
+struct hmb_consumer_pos {
+	uint64_t next_page;
+	uint64_t last_page;
+	uint64_t next_seq;
+	uint32_t page_off;
+	uint32_t page_recs;
+	uint64_t pending_torn;
+	uint64_t pending_invalid;
+	uint32_t invalid_pages;
 };
 
 struct hmb_consumer {
@@ -169,6 +187,16 @@ struct hmb_consumer {
 	enum hmb_consumer_broken_reason broken_reason;
 	uint32_t broken_gen;		/* producer_gen when it broke */
 	uint8_t attached_once;		/* positions belong to geo.producer_gen */
+	/*
+	 * The generation left for geo.producer_gen, and where each core
+	 * stood in it: if the meta page goes back to it before anything of
+	 * the newer one was delivered or charged, the newer one was never
+	 * real (a corrupted generation word) and reading resumes there.
+	 */
+	uint8_t have_prev;		/* prev_geo and prev_pos are valid */
+	uint8_t gen_progress;		/* a record of geo's gen delivered/charged */
+	struct hmb_geometry prev_geo;
+	struct hmb_consumer_pos prev_pos[HMB_TRACE_MAX_CORES];
 };
 
 #define HMB_CONSUMER_SCRATCH_LEN	HMB_TRACE_PAGE_SIZE_MAX

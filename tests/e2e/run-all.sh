@@ -24,7 +24,7 @@ set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${1:-build}
 (($#)) && shift
-all=(record overrun markers reset corrupt rmmod disabled cmd decoders)
+all=(record overrun markers reset corrupt rmmod disabled cmd decoders hostile)
 scenarios=("$@")
 ((${#scenarios[@]})) || scenarios=("${all[@]}")
 cd "$repo" || exit 2
@@ -44,7 +44,7 @@ fi
 echo "== building hmb-fwsim in $build"
 if { [[ -f "$build/build.ninja" ]] || meson setup "$build"; } >"$logs/build-fwsim.log" 2>&1 &&
 	ninja -C "$build" mock/fwsim/hmb-fwsim plugins/traceevent/plugin_hmb.so \
-		tools/hmbtrace-cmd/hmbtrace-cmd tools/hmb-read/hmb-read \
+		tools/hmbtrace-cmd/hmbtrace-cmd tools/hmb-read/hmb-read mock/mutator/hmb-mutate \
 		>>"$logs/build-fwsim.log" 2>&1; then
 	:
 else
