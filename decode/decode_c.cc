@@ -32,10 +32,7 @@ void CopyOut(const std::string& text, char* out, size_t outlen) {
 
 extern "C" {
 
-struct hmb_dict* hmb_dict_parse(const void* buf,
-                                size_t len,
-                                char* err,
-                                size_t errlen) {
+struct hmb_dict* hmb_dict_parse(const void* buf, size_t len, char* err, size_t errlen) {
   if (!buf && len) {
     CopyOut("dictionary: NULL buffer", err, errlen);
     return nullptr;
@@ -43,8 +40,8 @@ struct hmb_dict* hmb_dict_parse(const void* buf,
   // A C caller cannot catch std::bad_alloc: report it as an error instead.
   try {
     std::string error;
-    auto dict = hmbtrace::Dictionary::Parse(
-        {static_cast<const uint8_t*>(buf), buf ? len : 0}, &error);
+    auto dict =
+        hmbtrace::Dictionary::Parse({static_cast<const uint8_t*>(buf), buf ? len : 0}, &error);
     if (!dict) {
       CopyOut(error, err, errlen);
       return nullptr;
@@ -71,8 +68,7 @@ int hmb_dict_format(const struct hmb_dict* dict,
     return -1;
   try {
     const std::string text = hmbtrace::FormatRecord(
-        dict->dict, id,
-        {static_cast<const uint8_t*>(payload), payload ? len : 0});
+        dict->dict, id, {static_cast<const uint8_t*>(payload), payload ? len : 0});
     CopyOut(text, out, outlen);
     return text.size() > INT_MAX ? INT_MAX : static_cast<int>(text.size());
   } catch (const std::bad_alloc&) {
@@ -146,8 +142,11 @@ int hmb_dict_set_add_chunk(struct hmb_dict_set* set,
     return HMB_DICT_SET_PROBLEM;
   }
   try {
-    return Result(set->set.AddChunk({c->dev, c->producer_gen, ToBuildId(c->build_id),
-                                     c->total_len, c->offset,
+    return Result(set->set.AddChunk({c->dev,
+                                     c->producer_gen,
+                                     ToBuildId(c->build_id),
+                                     c->total_len,
+                                     c->offset,
                                      {c->data, c->data ? c->len : 0}}),
                   msg, msglen);
   } catch (const std::bad_alloc&) {
@@ -177,9 +176,7 @@ int hmb_dict_set_add_state(struct hmb_dict_set* set,
   }
 }
 
-const struct hmb_dict* hmb_dict_set_lookup(const struct hmb_dict_set* set,
-                                           uint16_t dev,
-                                           int cpu) {
+const struct hmb_dict* hmb_dict_set_lookup(const struct hmb_dict_set* set, uint16_t dev, int cpu) {
   return set ? set->set.ForC(dev, cpu) : nullptr;
 }
 

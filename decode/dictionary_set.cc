@@ -103,11 +103,9 @@ DictionarySet::Update DictionarySet::AddState(const StateChange& s) {
   Device* d = GetDevice(s.dev);
   if (!d)
     return Reject(ChunkProblem::kOverBudget, "dev " + std::to_string(s.dev) + ": more than " +
-                                                 std::to_string(kMaxDevices) +
-                                                 " devs, ignored");
-  const bool new_gen =
-      std::find(d->generations.begin(), d->generations.end(), s.producer_gen) ==
-      d->generations.end();
+                                                 std::to_string(kMaxDevices) + " devs, ignored");
+  const bool new_gen = std::find(d->generations.begin(), d->generations.end(), s.producer_gen) ==
+                       d->generations.end();
   if (!second_pass_ && !gen_before_first_state_.count({s.dev, s.cpu})) {
     // The records of a CPU before its first state are of the generation
     // that state continues; a reset's, of the generation it ends.

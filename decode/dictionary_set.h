@@ -15,8 +15,8 @@
 // dictionaries still incomplete stay under kMaxAssemblyBytes; at most
 // kMaxDevices devs are tracked. Anything else is counted, with a message,
 // and dropped. One dictionary per dev is reassembled at a time: a chunk of
-// another generation abandons an incomplete one (counted). A dictionary is parsed (dictionary.h) once every byte of
-// [0, total_len) has arrived, and kept.
+// another generation abandons an incomplete one (counted). A dictionary is parsed (dictionary.h)
+// once every byte of [0, total_len) has arrived, and kept.
 //
 // The generation rule. hmb_record carries no producer_gen. The module
 // drains each firmware core on one host CPU and emits hmb_state before the

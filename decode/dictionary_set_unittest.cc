@@ -66,13 +66,11 @@ class Both {
     char msg[256];
     if (e.kind == Event::kState) {
       set_.AddState({e.dev, e.cpu, e.state, e.gen, e.build_id});
-      hmb_dict_set_add_state(c_, e.dev, e.cpu, e.state, e.gen, e.build_id.data(), msg,
-                             sizeof(msg));
+      hmb_dict_set_add_state(c_, e.dev, e.cpu, e.state, e.gen, e.build_id.data(), msg, sizeof(msg));
     } else {
       const auto total = static_cast<uint32_t>(e.dict.size());
       set_.AddChunk({e.dev, e.gen, e.build_id, total, 0, e.dict});
-      const hmb_dict_chunk c = {e.dev,  e.gen, e.build_id.data(), total, 0, e.dict.data(),
-                                total};
+      const hmb_dict_chunk c = {e.dev, e.gen, e.build_id.data(), total, 0, e.dict.data(), total};
       hmb_dict_set_add_chunk(c_, &c, msg, sizeof(msg));
     }
   }
@@ -185,8 +183,8 @@ TEST(DictionarySet, BuildIdDisagreementIsReportedFromEitherSide) {
   const auto u = set.AddChunk({0, 1, kBuildB, total, 0, dict});
   EXPECT_TRUE(u.completed);
   EXPECT_NE(u.problem.find("build_id mismatch"), std::string::npos) << u.problem;
-  EXPECT_NE(set.AddState({0, 1, HMB_TRACE_EV_ATTACHED, 1, kBuildA}).problem.find(
-                "build_id mismatch: dictionary of dev 0 producer_gen 1 has bb"),
+  EXPECT_NE(set.AddState({0, 1, HMB_TRACE_EV_ATTACHED, 1, kBuildA})
+                .problem.find("build_id mismatch: dictionary of dev 0 producer_gen 1 has bb"),
             std::string::npos);
 }
 
@@ -222,8 +220,7 @@ TEST(DictionarySet, HostileChunksAreCountedAndBounded) {
             std::string::npos);
   for (uint16_t dev = 9; dev < kMaxDevices; dev++)
     set.AddChunk({dev, 1, kBuildA, 16, 0, one});
-  EXPECT_NE(set.AddChunk({1000, 1, kBuildA, 16, 0, one}).problem.find("devs"),
-            std::string::npos);
+  EXPECT_NE(set.AddChunk({1000, 1, kBuildA, 16, 0, one}).problem.find("devs"), std::string::npos);
   EXPECT_NE(set.AddState({1001, 0, HMB_TRACE_EV_ATTACHED, 1, kBuildA}).problem.find("devs"),
             std::string::npos);
 }

@@ -33,8 +33,8 @@ DictionaryStore::Update DictionaryStore::Add(const CaptureEvent& ev) {
     d.seen_state = true;
     d.generations = set_.Generations(ev.dev);
   } else if (ev.kind == CaptureKind::kDict) {
-    u = set_.AddChunk(DictionaryChunk{ev.dev, ev.producer_gen, ev.build_id, ev.total_len,
-                                      ev.offset, ev.data});
+    u = set_.AddChunk(
+        DictionaryChunk{ev.dev, ev.producer_gen, ev.build_id, ev.total_len, ev.offset, ev.data});
     std::vector<uint32_t> gens = set_.Generations(ev.dev);
     if (!gens.empty())
       devices_[ev.dev].generations = std::move(gens);
@@ -54,8 +54,10 @@ bool CollectDictionaries(const std::string& path, DictionaryStore* store, std::s
   return ok;
 }
 
-bool ReadCaptureWithDictionaries(const std::string& path, DictionaryStore* store,
-                                 const CaptureCallback& fn, std::string* error) {
+bool ReadCaptureWithDictionaries(const std::string& path,
+                                 DictionaryStore* store,
+                                 const CaptureCallback& fn,
+                                 std::string* error) {
   return CollectDictionaries(path, store, error) && ReadCapture(path, fn, error);
 }
 

@@ -69,8 +69,10 @@ bool CollectDictionaries(const std::string& path, DictionaryStore* store, std::s
 // Both passes: every dictionary into `store`, then every event to `fn`, so
 // that records are decoded with their generation's dictionary even where
 // its hmb_dict events come later in the capture.
-bool ReadCaptureWithDictionaries(const std::string& path, DictionaryStore* store,
-                                 const CaptureCallback& fn, std::string* error);
+bool ReadCaptureWithDictionaries(const std::string& path,
+                                 DictionaryStore* store,
+                                 const CaptureCallback& fn,
+                                 std::string* error);
 
 }  // namespace hmbtrace
 
