@@ -68,6 +68,7 @@ StatCollector::SeqTracker& StatCollector::Track(const CaptureEvent& ev, CoreStat
   SeqTracker& t = trackers_[{ev.dev, ev.core}];
   const uint32_t gen = dicts_->GenerationFor(ev.dev, ev.cpu);
   if (gen != t.gen) {
+    FlushLost(t, cs);
     // A new producer generation numbers its records from 0 again.
     if (t.gen != 0)
       cs.begin_without_end += t.open.size();
@@ -113,6 +114,7 @@ void StatCollector::AddRecord(const CaptureEvent& ev) {
   records_++;
   CoreStat& cs = cores_[{ev.dev, ev.core}];
   SeqTracker& t = Track(ev, cs);
+  FlushLost(t, cs);
   if (cs.records == 0)
     cs.first_seq = ev.seq;
   cs.records++;
@@ -164,25 +166,42 @@ void StatCollector::AddLost(const CaptureEvent& ev) {
   CoreStat& cs = cores_[{ev.dev, ev.core}];
   SeqTracker& t = Track(ev, cs);
   cs.lost[std::min<size_t>(ev.reason, kLostReasonCount)] += ev.count;
-  if (!t.have) {
-    cs.lost_before_first += ev.count;
-    t.have = true;
-    t.expected = ev.at_seq;
+  if (t.lost_group && t.lost_at == ev.at_seq) {
+    t.lost_count += ev.count;  // another reason for the same gap
     return;
   }
-  // The lost range is [at_seq - count, at_seq); the sequence says the
-  // next record due is `expected`.
-  const uint64_t start = ev.count <= ev.at_seq ? ev.at_seq - ev.count : 0;
+  FlushLost(t, cs);
+  t.lost_group = true;
+  t.lost_at = ev.at_seq;
+  t.lost_count = ev.count;
+}
+
+void StatCollector::FlushLost(SeqTracker& t, CoreStat& cs) {
+  if (!t.lost_group)
+    return;
+  t.lost_group = false;
+  const uint64_t at = t.lost_at;
+  const uint64_t count = t.lost_count;
+  if (!t.have) {
+    cs.lost_before_first += count;
+    t.have = true;
+    t.expected = at;
+    return;
+  }
+  // The lost range is [at - count, at); the sequence says the next record
+  // due is `expected`.
+  const uint64_t start = count <= at ? at - count : 0;
   if (start > t.expected) {
     cs.gap_unexplained += start - t.expected;
   } else if (start < t.expected) {
-    cs.lost_unmatched += std::min(t.expected - start, ev.count);
+    cs.lost_unmatched += std::min(t.expected - start, count);
   }
-  t.expected = std::max(t.expected, ev.at_seq);
+  t.expected = std::max(t.expected, at);
 }
 
 void StatCollector::Finish() {
   for (auto& [key, t] : trackers_) {
+    FlushLost(t, cores_[key]);
     cores_[key].begin_without_end += t.open.size();
     t.open.clear();
   }

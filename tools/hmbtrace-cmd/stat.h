@@ -72,10 +72,18 @@ class StatCollector {
     uint64_t expected = 0;
     // open spans: (begin event id, key, qid) -> fw_ts
     std::map<std::tuple<uint16_t, uint64_t, uint64_t>, uint64_t> open;
+    // hmb_lost events of one gap: the module reports a gap split by reason
+    // (torn, invalid, overwritten) as events with the same at_seq that
+    // together cover [at_seq - sum of counts, at_seq).
+    bool lost_group = false;
+    uint64_t lost_at = 0;
+    uint64_t lost_count = 0;
   };
 
   void AddRecord(const CaptureEvent& ev);
   void AddLost(const CaptureEvent& ev);
+  // Checks the pending group of hmb_lost events against the sequence.
+  static void FlushLost(SeqTracker& t, CoreStat& cs);
   SeqTracker& Track(const CaptureEvent& ev, CoreStat& cs);
 
   DictionaryStore* dicts_;

@@ -128,6 +128,26 @@ TEST(Stat, LossesThatMatchTheSequenceGapsAgree) {
   EXPECT_EQ(stat.Text("f").find("DISAGREEMENT"), std::string::npos);
 }
 
+TEST(Stat, AGapChargedToSeveralReasonsAgrees) {
+  // The module splits one gap by reason: torn, then overwritten, both
+  // placed before the same record (seen in the overrun scenario: 151 torn
+  // and 218 overwritten before seq 12464 were called a disagreement).
+  DictionaryStore dicts;
+  StatCollector stat(&dicts);
+  CaptureEvent torn = Lost(1, 151, 12464);
+  torn.reason = HMB_LOST_TORN;
+  CaptureEvent over = Lost(1, 218, 12464);
+  over.reason = HMB_LOST_OVERWRITTEN;
+  for (const CaptureEvent& ev : {Record(1, 12094), torn, over, Record(1, 12464)})
+    stat.Add(ev);
+  stat.Finish();
+  const CoreStat& cs = stat.cores().at({0, 1});
+  EXPECT_EQ(cs.lost_total(), 369u);
+  EXPECT_EQ(cs.gap_unexplained, 0u);
+  EXPECT_EQ(cs.lost_unmatched, 0u);
+  EXPECT_TRUE(cs.seq_agrees());
+}
+
 TEST(Stat, AGapWithoutHmbLostOrALossWithoutAGapIsADisagreement) {
   DictionaryStore dicts;
   StatCollector stat(&dicts);
