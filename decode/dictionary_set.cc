@@ -175,15 +175,15 @@ DictionarySet::Update DictionarySet::AddChunk(const DictionaryChunk& c) {
       break;
     }
   }
-  Update u = AddChunkToAssembly(c, where);
+  Update u = AddChunkToAssembly(c, where, d);
   if (!abandoned.empty())
     u.problem = u.problem.empty() ? abandoned : abandoned + "; " + u.problem;
   return u;
 }
 
 DictionarySet::Update DictionarySet::AddChunkToAssembly(const DictionaryChunk& c,
-                                                        const std::string& where) {
-  Device* d = GetDevice(c.dev);
+                                                        const std::string& where,
+                                                        Device* d) {
   std::unique_ptr<Assembly>& slot = assemblies_[{c.dev, c.producer_gen}];
   if (!slot) {
     if (assembly_bytes_ + c.total_len > kMaxAssemblyBytes) {
@@ -251,9 +251,10 @@ DictionarySet::Update DictionarySet::AddChunkToAssembly(const DictionaryChunk& c
   return u;
 }
 
-std::vector<uint32_t> DictionarySet::Generations(uint16_t dev) const {
+const std::vector<uint32_t>& DictionarySet::Generations(uint16_t dev) const {
+  static const std::vector<uint32_t> kNone;
   auto it = devices_.find(dev);
-  return it == devices_.end() ? std::vector<uint32_t>{} : it->second.generations;
+  return it == devices_.end() ? kNone : it->second.generations;
 }
 
 uint32_t DictionarySet::GenerationFor(uint16_t dev, int cpu) const {

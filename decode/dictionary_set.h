@@ -126,7 +126,7 @@ class DictionarySet {
   const hmb_dict* ForC(uint16_t dev, int cpu) const;
 
   // Every producer_gen of `dev` seen in states or chunks, in order.
-  std::vector<uint32_t> Generations(uint16_t dev) const;
+  const std::vector<uint32_t>& Generations(uint16_t dev) const;
 
   const std::array<uint64_t, static_cast<size_t>(ChunkProblem::kCount)>& problems() const {
     return problems_;
@@ -140,7 +140,9 @@ class DictionarySet {
   struct Device;
 
   Update Reject(ChunkProblem p, std::string message);
-  Update AddChunkToAssembly(const DictionaryChunk& chunk, const std::string& where);
+  // The chunk, already checked against its bounds, into the assembly of
+  // its (dev, producer_gen); `d` is its dev's Device.
+  Update AddChunkToAssembly(const DictionaryChunk& chunk, const std::string& where, Device* d);
   Device* GetDevice(uint16_t dev);
   static bool IsGenerationStart(uint8_t state);
 

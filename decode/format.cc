@@ -327,6 +327,15 @@ std::optional<uint64_t> FieldValue(const EventDesc& event,
   return field.is_signed() ? SignExtend(raw, field.size) : raw;
 }
 
+std::string RecordText(const Dictionary* dict,
+                       uint16_t event_id,
+                       std::span<const uint8_t> payload) {
+  if (const EventDesc* event = dict ? dict->Find(event_id) : nullptr)
+    return event->name + ": " + FormatEvent(*event, payload);
+  return "event_id=" + std::to_string(event_id) +
+         (dict ? " (not in the dictionary)" : " (no dictionary yet)");
+}
+
 std::string Hex(std::span<const uint8_t> bytes) {
   std::string out;
   out.reserve(bytes.size() * 2);

@@ -55,6 +55,15 @@ std::string FormatEvent(const EventDesc& event,
 
 inline constexpr size_t kUnknownEventHexBytes = 64;
 
+// A record as hmbtrace-cmd report and hmb-read --records print it after
+// "dev core seq fw_ts" (and plugin_hmb.so for an id its dictionary has):
+// "<name>: <text>" with `dict`, which is the dictionary of the record's
+// generation, or "event_id=<id> (not in the dictionary)" / "event_id=<id>
+// (no dictionary yet)" when it cannot be decoded.
+std::string RecordText(const Dictionary* dict,
+                       uint16_t event_id,
+                       std::span<const uint8_t> payload);
+
 // Lower-case hex, two digits per byte, no separators (build ids, payloads).
 std::string Hex(std::span<const uint8_t> bytes);
 

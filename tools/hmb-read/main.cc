@@ -281,10 +281,8 @@ struct Reader {
     if (self->records) {
       // The decoded part of hmbtrace-cmd report's and plugin_hmb.so's
       // line for the same record, so that the three can be compared.
-      std::span<const uint8_t> payload(r->payload, r->len);
-      std::string text = ev ? ev->name + ": " + FormatEvent(*ev, payload)
-                            : "event_id=" + std::to_string(r->event_id) + " " +
-                                  (self->dict ? "(not in the dictionary)" : "(no dictionary yet)");
+      const std::string text = RecordText(self->dict ? &*self->dict : nullptr, r->event_id,
+                                          std::span<const uint8_t>(r->payload, r->len));
       std::fprintf(self->records, "dev=0 core=%u seq=%llu fw_ts=%llu %s\n", r->core,
                    static_cast<unsigned long long>(r->seq),
                    static_cast<unsigned long long>(r->ts), text.c_str());

@@ -31,13 +31,11 @@ DictionaryStore::Update DictionaryStore::Add(const CaptureEvent& ev) {
       d.state = ev.state;
     d.build_id = ev.build_id;
     d.seen_state = true;
-    d.generations = set_.Generations(ev.dev);
   } else if (ev.kind == CaptureKind::kDict) {
     u = set_.AddChunk(
         DictionaryChunk{ev.dev, ev.producer_gen, ev.build_id, ev.total_len, ev.offset, ev.data});
-    std::vector<uint32_t> gens = set_.Generations(ev.dev);
-    if (!gens.empty())
-      devices_[ev.dev].generations = std::move(gens);
+    if (!set_.Generations(ev.dev).empty())
+      devices_.try_emplace(ev.dev);  // a device known from its dictionary only
   }
   return u;
 }

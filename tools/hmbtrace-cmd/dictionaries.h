@@ -30,7 +30,6 @@ struct DeviceInfo {
   uint8_t state = 0;
   BuildId build_id{};
   bool seen_state = false;
-  std::vector<uint32_t> generations;  // every producer_gen seen, in order
 };
 
 class DictionaryStore {
@@ -50,6 +49,8 @@ class DictionaryStore {
   // The producer generation a record of `dev` on `cpu` belongs to, or 0.
   uint32_t GenerationFor(uint16_t dev, int cpu) const { return set_.GenerationFor(dev, cpu); }
   const Dictionary* Find(uint16_t dev, uint32_t gen) const { return set_.Find(dev, gen); }
+  // Every producer_gen of `dev` seen in states or chunks, in order.
+  const std::vector<uint32_t>& Generations(uint16_t dev) const { return set_.Generations(dev); }
 
   const std::map<uint16_t, DeviceInfo>& devices() const { return devices_; }
   const std::array<uint64_t, static_cast<size_t>(ChunkProblem::kCount)>& problems() const {

@@ -37,19 +37,11 @@ std::string Reporter::Line(const CaptureEvent& ev) {
       std::string line = Prefix(ev) + dev + " core=" + std::to_string(ev.core) +
                          " seq=" + std::to_string(ev.seq) + " fw_ts=" + std::to_string(ev.fw_ts);
       const bool truncated = ev.data.size() < ev.len;
-      if (desc) {
-        if (!Wanted(desc->name))
-          return {};
-        line += " " + desc->name + ": " + FormatEvent(*desc, ev.data);
-        if (options_.raw)
-          line += " payload=" + Hex(ev.data);
-      } else {
-        if (!options_.events.empty())
-          return {};  // an event without a name matches no --event
-        line += " event_id=" + std::to_string(ev.event_id) + " " +
-                (dict ? "(not in the dictionary)" : "(no dictionary yet)") +
-                " payload=" + Hex(ev.data);
-      }
+      if (desc ? !Wanted(desc->name) : !options_.events.empty())
+        return {};  // an event without a name matches no --event
+      line += " " + RecordText(dict, ev.event_id, ev.data);
+      if (!desc || options_.raw)
+        line += " payload=" + Hex(ev.data);
       if (truncated)
         line += " (len " + std::to_string(ev.len) + ", " + std::to_string(ev.data.size()) +
                 " bytes captured)";

@@ -361,7 +361,7 @@ nlohmann::json StatCollector::Json(const std::string& file) const {
         d["clock_hz"] = info.clock_hz;
         d["nr_cores"] = info.nr_cores;
         d["producer_gen"] = info.producer_gen;
-        d["producer_gens"] = info.generations;
+        d["producer_gens"] = dicts_->Generations(dev);
         d["state"] = StateName(info.state);
         d["build_id"] = Hex(info.build_id);
         const Dictionary* dict = dicts_->Find(dev, info.producer_gen);
