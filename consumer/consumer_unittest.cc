@@ -129,6 +129,34 @@ TEST(Consumer, BudgetResumesMidPage) {
   ExpectExact(r, 0, 0);
 }
 
+TEST(Consumer, RefusedRecordsComeAgainAndAreNeitherLostNorDuplicated) {
+  Rig r(1024, 8, 2);
+  r.sink.keep_seqs = true;
+  r.sink.refuse_every = 3;
+  const uint64_t n = 5 * r.RecordsPerPage(8);  // fits in the ring: no loss
+  r.Emit(0, n, 8);
+  r.Emit(1, n / 2, 0);
+  for (int i = 0; i < 100 && r.sink.core[0].delivered + r.sink.core[1].delivered <
+                                 n + n / 2;
+       i++)
+    r.consumer.DrainAll();
+  EXPECT_GT(r.sink.refused, 0u);
+  ExpectExact(r, 0, 0);
+  ExpectExact(r, 1, 0);
+  ASSERT_EQ(r.sink.core[0].seqs.size(), n);
+  for (uint64_t i = 0; i < n; i++) ASSERT_EQ(r.sink.core[0].seqs[i], i);
+}
+
+TEST(Consumer, RefusedRecordAfterAGapChargesTheGapOnce) {
+  Rig r(1024, 4, 1);
+  r.sink.refuse_every = 2;
+  r.Emit(0, 20 * r.RecordsPerPage(0));  // laps the 4-page ring many times
+  for (int i = 0; i < 100; i++) r.consumer.DrainAll();
+  ExpectExact(r, 0, r.sink.core[0].lost[HMB_LOST_OVERWRITTEN]);
+  EXPECT_EQ(r.sink.core[0].lost_at.size(), 1u);
+  EXPECT_GT(r.sink.refused, 0u);
+}
+
 TEST(Consumer, LargestBudgetDrainsEverything) {
   Rig r(4096, 16, 1);
   r.Emit(0, 10 * r.RecordsPerPage(0));

@@ -664,7 +664,7 @@ static enum visit_result deliver_copy(struct hmb_consumer *c, uint16_t core,
 	uint32_t left = nrec - recs;
 	enum visit_result res = VISIT_MORE;
 	struct hmb_record rec;
-	int bad = 0;
+	int bad = 0, ret;
 
 	if (left > budget - done)
 		left = budget - done;
@@ -696,9 +696,15 @@ static enum visit_result deliver_copy(struct hmb_consumer *c, uint16_t core,
 			rec.seq = first + recs;
 			rec.ts = base_ts + hmb_get32(p + REC_OFF(ts_delta));
 			rec.payload = p + REC_HDR_LEN;
+			ret = deliver(c->ctx, &rec);
+			if (ret < 0) {
+				/* Refused: not consumed, first again next drain. */
+				res = VISIT_STOP;
+				break;
+			}
 			p += size;
 			recs++;
-			if (deliver(c->ctx, &rec)) {
+			if (ret) {
 				res = VISIT_STOP;
 				break;
 			}

@@ -95,8 +95,20 @@ struct hmb_record {
 	const uint8_t *payload;	/* len bytes, in the consumer's scratch copy */
 };
 
+/*
+ * What a deliver callback returns. HMB_DELIVER_REFUSED is for a reader that
+ * cannot take the record now (the kernel module's trace buffer is off or
+ * full): the record is not consumed, and the next drain of the core starts
+ * with it again; no loss is charged for it.
+ */
+enum hmb_deliver_result {
+	HMB_DELIVER_OK = 0,		/* taken; go on */
+	HMB_DELIVER_STOP = 1,		/* taken; end this drain */
+	HMB_DELIVER_REFUSED = -1,	/* not taken; end this drain */
+};
+
 struct hmb_consumer_ops {
-	/* Return non-zero to stop the current drain early. */
+	/* An enum hmb_deliver_result: > 0 stops after, < 0 refuses @rec. */
 	int (*deliver)(void *ctx, const struct hmb_record *rec);
 	/* @count records before sequence @at_seq are gone, for @reason. */
 	void (*lost)(void *ctx, uint16_t core, uint64_t count,

@@ -93,16 +93,25 @@ struct TestSink {
   std::atomic<uint32_t> resets_seen{0};  // HMB_EVENT_RESET, for other threads
   bool keep_seqs = false;
   bool check_payload = true;
+  // Refuse every refuse_every-th call (0: never), as a reader whose buffer
+  // is off or full does; refused records must come again, not be lost.
+  uint32_t refuse_every = 0;
+  uint64_t calls = 0;
+  uint64_t refused = 0;
 
   static int Deliver(void* ctx, const hmb_record* r) {
     auto* s = static_cast<TestSink*>(ctx);
     Core& c = s->core[r->core];
+    if (s->refuse_every && ++s->calls % s->refuse_every == 0) {
+      s->refused++;
+      return HMB_DELIVER_REFUSED;
+    }
     if (c.last_seq != UINT64_MAX && r->seq <= c.last_seq) c.out_of_order++;
     c.last_seq = r->seq;
     if (s->check_payload && !PayloadOk(*r)) c.bad_payload++;
     if (s->keep_seqs) c.seqs.push_back(r->seq);
     c.delivered.fetch_add(1, std::memory_order_release);
-    return 0;
+    return HMB_DELIVER_OK;
   }
   static void Lost(void* ctx, uint16_t core, uint64_t n,
                    hmb_lost_reason reason, uint64_t at) {
