@@ -1,39 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Trace areas: drain contexts, dictionary, registration.
+ * Trace areas: registration (the API for backends), the dictionary.
  *
- * Draining and CPUs
- * -----------------
- * Firmware core k is drained on host CPU (k mod nr_online_cpus), so each CPU
- * buffer of the "hmb" instance carries whole firmware cores, in order:
- *
- *   area --+-- drains[0] on CPU a: cores 0, D, 2D, ...   --> cpu a buffer
- *          +-- drains[1] on CPU b: cores 1, D+1, ...     --> cpu b buffer
- *          +-- ...          (D = nr_drains = min(online CPUs, MAX_CORES))
- *
- * Each drain context owns a complete struct hmb_consumer over the whole
- * area, with its own scratch buffer, and only ever drains its own cores.
- * hmb_consumer_poll() mutates the consumer it is given (state, geometry,
- * positions), so sharing one consumer between CPUs would need a lock held
- * across every drain and would serialise the CPUs. With one consumer per
- * context nothing is shared between contexts: each polls the read-only meta
- * page itself, notices attach/reset/broken itself (and says so in its own
- * CPU buffer, right where its records change generation), and keeps
- * positions and loss counters only for its cores. The cost is one meta-page
- * read per context per poll and D scratch buffers per area.
- *
- * A context's @lock is held by its work for a whole pass and by status
- * readers; the work item is non-reentrant, so the lock never contends
- * between CPUs. Lock order: drain->lock, then area->dict_lock.
- *
- * Metadata: a context that carries records (and always drains[0]) emits
- * hmb_state then the whole dictionary as hmb_dict chunks on attach and on
- * reset, and again every dict_interval_ms, because trace-cmd resets the
- * buffers after enabling the events: a one-off emission would be lost.
+ * An area is drained by one context per CPU (hmb_trace_drain.c); the
+ * dictionary is copied once per producer generation into a private,
+ * validated copy shared by the contexts (emitted as hmb_dict chunks) and
+ * the status file.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpumask.h>
+#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/export.h>
 #include <linux/idr.h>
@@ -47,12 +23,8 @@
 #include <linux/topology.h>
 
 #include "hmb_consumer_port.h"
-#include "hmb_trace_internal.h"
-
-#define CREATE_TRACE_POINTS
 #include "hmb_trace_events.h"
-
-#define HMB_TRACE_IDLE_BACKOFF	10	/* idle polls slow down to 10x */
+#include "hmb_trace_internal.h"
 
 static DEFINE_IDA(hmb_trace_ida);
 static LIST_HEAD(hmb_trace_areas);
@@ -66,12 +38,6 @@ static_assert((int)HMB_TRACE_EV_RESET == (int)HMB_EVENT_RESET);
 static_assert((int)HMB_TRACE_EV_PRODUCER_INIT == (int)HMB_EVENT_PRODUCER_INIT);
 static_assert((int)HMB_TRACE_EV_BROKEN == (int)HMB_EVENT_BROKEN);
 static_assert((int)HMB_TRACE_EV_IMPLAUSIBLE == (int)HMB_EVENT_IMPLAUSIBLE);
-
-/* Does this context's CPU buffer carry the area's records and metadata? */
-static bool hmb_trace_drain_emits(const struct hmb_trace_drain *d)
-{
-	return d->index == 0 || d->index < d->c.geo.nr_cores;
-}
 
 static void hmb_trace_dict_invalid(struct hmb_trace_area *a, u32 gen)
 {
@@ -138,8 +104,14 @@ static int hmb_trace_dict_refresh(struct hmb_trace_drain *d)
 	return 0;
 }
 
-/* Emit the dictionary of @d's generation into this CPU's buffer. */
-static int hmb_trace_dict_emit(struct hmb_trace_drain *d)
+/**
+ * hmb_trace_dict_emit() - emit the dictionary of @d's generation into
+ * this CPU's buffer, as hmb_dict chunks.
+ * @d: the drain context, locked
+ *
+ * Return: 0, -EAGAIN (retry later), -ENOENT (none), -EINVAL, -ENOMEM.
+ */
+int hmb_trace_dict_emit(struct hmb_trace_drain *d)
 {
 	struct hmb_trace_area *a = d->area;
 	u32 off, n;
@@ -158,256 +130,7 @@ static int hmb_trace_dict_emit(struct hmb_trace_drain *d)
 	return ret;
 }
 
-/* hmb_state, then (attached/reset) the dictionary, in this CPU's buffer. */
-static void hmb_trace_emit_metadata(struct hmb_trace_drain *d,
-				    enum hmb_trace_ev_state state)
-{
-	unsigned int ms = READ_ONCE(hmb_trace_dict_interval_ms);
-	int ret;
-
-	lockdep_assert_held(&d->lock);
-
-	trace_hmb_state(d->area->index, state, &d->c.geo, d->area->name);
-	if (state == HMB_TRACE_EV_IMPLAUSIBLE)
-		return; /* not a state change: an owed dictionary stays owed */
-	if (state != HMB_TRACE_EV_ATTACHED && state != HMB_TRACE_EV_RESET) {
-		d->dict_due = false;
-		return;
-	}
-	ret = hmb_trace_dict_emit(d);
-	/* A transient failure is retried on the next poll. */
-	d->dict_due = ret == -EAGAIN || ret == -ENOMEM;
-	d->next_dict = jiffies + msecs_to_jiffies(ms);
-}
-
-/*
- * Records after this long without any on a drain are "the first after a
- * quiet spell": see hmb_trace_on_record().
- */
-#define HMB_TRACE_QUIET_MS	250
-
-static int hmb_trace_on_record(void *ctx, const struct hmb_record *rec)
-{
-	struct hmb_trace_drain *d = ctx;
-
-	lockdep_assert_held(&d->lock);
-	/*
-	 * A capture that started while this drain was quiet has none of its
-	 * metadata: trace-cmd clears the buffers when it starts, and the
-	 * periodic emission may be up to dict_interval_ms away. So the first
-	 * record after a quiet spell comes after hmb_state and the
-	 * dictionary, and a one-pass decoder (plugin_hmb.so in trace-cmd
-	 * report, KernelShark) decodes a burst from its first record.
-	 */
-	if (hmb_trace_drain_emits(d) &&
-	    (!d->had_records ||
-	     time_after(jiffies, d->last_record +
-				 msecs_to_jiffies(HMB_TRACE_QUIET_MS))))
-		hmb_trace_emit_metadata(d, HMB_TRACE_EV_ATTACHED);
-	d->had_records = true;
-	d->last_record = jiffies;
-	trace_hmb_record(d->area->index, rec);
-	return 0;
-}
-
-static void hmb_trace_on_lost(void *ctx, u16 core, u64 count,
-			      enum hmb_lost_reason reason, u64 at_seq)
-{
-	struct hmb_trace_drain *d = ctx;
-
-	lockdep_assert_held(&d->lock);
-	trace_hmb_lost(d->area->index, core, count, reason, at_seq);
-}
-
-static void hmb_trace_on_event(void *ctx, enum hmb_consumer_event ev,
-			       u32 producer_gen)
-{
-	struct hmb_trace_drain *d = ctx;
-
-	lockdep_assert_held(&d->lock);
-	/*
-	 * One line per transition to broken, and only from the first CPU's
-	 * context (every context polls the same meta page): an area that
-	 * is garbage says so, where one that was never started stays quiet.
-	 */
-	if (ev == HMB_EVENT_BROKEN && d->index == 0)
-		pr_warn_ratelimited("%s: trace area broken (%s), generation %u: nothing is read\n",
-				    d->area->name,
-				    hmb_consumer_broken_reason_name(d->c.broken_reason),
-				    d->c.broken_gen);
-	if (!hmb_trace_drain_emits(d))
-		return;
-	/* enum hmb_trace_ev_state extends enum hmb_consumer_event. */
-	hmb_trace_emit_metadata(d, (enum hmb_trace_ev_state)ev);
-}
-
-static const struct hmb_consumer_ops hmb_trace_consumer_ops = {
-	.deliver = hmb_trace_on_record,
-	.lost = hmb_trace_on_lost,
-	.event = hmb_trace_on_event,
-};
-
-/* Periodic re-emission, and retry of an owed dictionary. */
-static void hmb_trace_periodic_metadata(struct hmb_trace_drain *d)
-{
-	unsigned int ms = READ_ONCE(hmb_trace_dict_interval_ms);
-
-	lockdep_assert_held(&d->lock);
-
-	if (!hmb_trace_drain_emits(d))
-		return;
-	if (d->dict_due || (ms && time_after_eq(jiffies, d->next_dict)))
-		hmb_trace_emit_metadata(d, HMB_TRACE_EV_ATTACHED);
-}
-
-/*
- * One pass: poll the meta page, drain each of our cores by at most
- * "budget" records. Requeue at once while a core had more, at the poll
- * interval after data, and back off towards 10x the interval while idle.
- */
-static void hmb_trace_drain_work(struct work_struct *work)
-{
-	struct hmb_trace_drain *d = container_of(to_delayed_work(work),
-						 struct hmb_trace_drain, work);
-	unsigned int base = READ_ONCE(hmb_trace_poll_interval_us);
-	u32 budget = READ_ONCE(hmb_trace_budget);
-	unsigned int nr_drains = d->area->nr_drains;
-	unsigned long delay;
-	bool more = false;
-	u32 got = 0;
-	u16 core;
-
-	mutex_lock(&d->lock);
-	if (hmb_consumer_poll(&d->c) == HMB_CONSUMER_ATTACHED) {
-		for (core = d->index; core < d->c.geo.nr_cores;
-		     core += nr_drains) {
-			u32 n = hmb_consumer_drain_core(&d->c, core, budget);
-
-			got += n;
-			if (n >= budget)
-				more = true;
-			cond_resched();
-		}
-		hmb_trace_periodic_metadata(d);
-	}
-	mutex_unlock(&d->lock);
-
-	if (more) {
-		/*
-		 * Catch up at once, but back to back for at most one poll
-		 * interval: the work is WQ_HIGHPRI, and a producer that
-		 * outruns the host must not starve everything else on this
-		 * CPU (it loses records either way).
-		 */
-		if (!d->catching_up) {
-			d->catching_up = true;
-			d->busy_since = jiffies;
-		}
-		d->interval_us = base;
-		delay = 0;
-		if (time_after_eq(jiffies,
-				  d->busy_since + usecs_to_jiffies(base))) {
-			d->catching_up = false;
-			delay = usecs_to_jiffies(base);
-		}
-	} else if (got) {
-		d->catching_up = false;
-		d->interval_us = base;
-		delay = usecs_to_jiffies(base);
-	} else {
-		d->catching_up = false;
-		d->interval_us = clamp(d->interval_us * 2, base,
-				       base * HMB_TRACE_IDLE_BACKOFF);
-		delay = usecs_to_jiffies(d->interval_us);
-	}
-	queue_delayed_work_on(d->cpu, hmb_trace_wq, &d->work, delay);
-}
-
-static void hmb_trace_drain_free(struct hmb_trace_drain *d)
-{
-	if (!d)
-		return;
-	mutex_destroy(&d->lock);
-	kvfree(d->scratch);
-	kfree(d);
-}
-
-static struct hmb_trace_drain *hmb_trace_drain_alloc(struct hmb_trace_area *a,
-						     unsigned int index,
-						     int cpu)
-{
-	struct hmb_trace_drain *d;
-
-	d = kzalloc_node(sizeof(*d), GFP_KERNEL, cpu_to_node(cpu));
-	if (!d)
-		return NULL;
-	d->scratch = kvmalloc_node(HMB_CONSUMER_SCRATCH_LEN, GFP_KERNEL,
-				   cpu_to_node(cpu));
-	if (!d->scratch) {
-		kfree(d);
-		return NULL;
-	}
-	d->area = a;
-	d->index = index;
-	d->cpu = cpu;
-	mutex_init(&d->lock);
-	INIT_DELAYED_WORK(&d->work, hmb_trace_drain_work);
-	hmb_consumer_init(&d->c, &a->map, &hmb_trace_consumer_ops, d,
-			  d->scratch);
-	return d;
-}
-
-/*
- * One context per online CPU, at most one per possible firmware core. The
- * CPU mapping is fixed here; a CPU going offline later only makes its
- * work run unbound (its records then land in another CPU's buffer).
- */
-static int hmb_trace_drains_create(struct hmb_trace_area *a)
-{
-	unsigned int nr = min(num_online_cpus(), HMB_TRACE_MAX_CORES);
-	unsigned int i = 0;
-	int cpu;
-
-	a->drains = kcalloc(nr, sizeof(*a->drains), GFP_KERNEL);
-	if (!a->drains)
-		return -ENOMEM;
-	for_each_online_cpu(cpu) {
-		if (i == nr)
-			break;
-		a->drains[i] = hmb_trace_drain_alloc(a, i, cpu);
-		if (!a->drains[i])
-			goto err_free;
-		i++;
-	}
-	if (!i)
-		goto err_free;
-	a->nr_drains = i;
-	/* Context j drains cores j, j + nr, j + 2 nr, ...: say so to its consumer. */
-	for (i = 0; i < a->nr_drains; i++) {
-		unsigned int core;
-
-		a->drains[i]->c.core_mask = 0;
-		for (core = i; core < HMB_TRACE_MAX_CORES; core += a->nr_drains)
-			a->drains[i]->c.core_mask |= BIT(core);
-	}
-	return 0;
-
-err_free:
-	while (i--)
-		hmb_trace_drain_free(a->drains[i]);
-	kfree(a->drains);
-	a->drains = NULL;
-	return -ENOMEM;
-}
-
-static void hmb_trace_drains_destroy(struct hmb_trace_area *a)
-{
-	unsigned int i;
-
-	for (i = 0; i < a->nr_drains; i++)
-		hmb_trace_drain_free(a->drains[i]);
-	kfree(a->drains);
-}
+static struct dentry *hmb_trace_debugfs_root;
 
 /**
  * hmb_trace_register_area() - start publishing an HMB trace area.
@@ -421,8 +144,10 @@ static void hmb_trace_drains_destroy(struct hmb_trace_area *a)
  * @nr_pages: number of entries in @pages
  * @page_shift: log2 of the size of each page, 12..30
  *
- * The area is polled from per-CPU work at once; its records appear as
- * events of system "hmb" in the trace instance "hmb".
+ * The area's meta page is polled from per-CPU drains at once; its records
+ * are consumed while a tracer has hmb_record enabled in the trace instance
+ * "hmb" (or always, if the area's consume mode says so), and appear there
+ * as events of system "hmb".
  *
  * Context: process context, may sleep.
  * Return: a handle for hmb_trace_unregister_area(), or an ERR_PTR().
@@ -445,6 +170,7 @@ struct hmb_trace_area *hmb_trace_register_area(const char *name,
 	if (!a)
 		return ERR_PTR(-ENOMEM);
 	strscpy(a->name, name, sizeof(a->name));
+	a->tun = hmb_trace_default_tunables;
 	mutex_init(&a->dict_lock);
 
 	a->pages = kvmalloc_array(nr_pages, sizeof(*a->pages), GFP_KERNEL);
@@ -471,18 +197,20 @@ struct hmb_trace_area *hmb_trace_register_area(const char *name,
 	if (ret)
 		goto err_destroy_drains;
 
+	a->debugfs = debugfs_create_dir(a->name, hmb_trace_debugfs_root);
+	hmb_trace_drains_debugfs(a);
+
 	mutex_lock(&hmb_trace_areas_lock);
 	list_add_tail(&a->node, &hmb_trace_areas);
+	hmb_trace_drains_start(a);
 	mutex_unlock(&hmb_trace_areas_lock);
 
-	for (i = 0; i < a->nr_drains; i++)
-		queue_delayed_work_on(a->drains[i]->cpu, hmb_trace_wq,
-				      &a->drains[i]->work, 0);
 	pr_info("%s: area %u registered: %llu bytes, %u drain CPUs\n",
 		a->name, a->index, (u64)nr_pages << page_shift, a->nr_drains);
 	return a;
 
 err_destroy_drains:
+	hmb_trace_drains_stop(a);
 	hmb_trace_drains_destroy(a);
 err_free_index:
 	ida_free(&hmb_trace_ida, a->index);
@@ -509,7 +237,6 @@ EXPORT_SYMBOL_GPL(hmb_trace_register_area);
 void hmb_trace_unregister_area(struct hmb_trace_area *area)
 {
 	struct hmb_trace_area *a = area;
-	unsigned int i;
 
 	if (IS_ERR_OR_NULL(a))
 		return;
@@ -520,9 +247,8 @@ void hmb_trace_unregister_area(struct hmb_trace_area *area)
 
 	/* No status reader runs once the device is gone. */
 	hmb_trace_status_remove(a);
-	/* The work requeues itself; cancel_delayed_work_sync() stops that too. */
-	for (i = 0; i < a->nr_drains; i++)
-		cancel_delayed_work_sync(&a->drains[i]->work);
+	debugfs_remove_recursive(a->debugfs);
+	hmb_trace_drains_stop(a);
 
 	trace_hmb_state(a->index, HMB_TRACE_EV_DETACHED, &a->drains[0]->c.geo,
 			a->name);
@@ -550,4 +276,32 @@ bool hmb_trace_areas_empty(void)
 	empty = list_empty(&hmb_trace_areas);
 	mutex_unlock(&hmb_trace_areas_lock);
 	return empty;
+}
+
+/**
+ * hmb_trace_drains_kick_all() - a tracer enabled hmb_record: every area
+ * gets a pass soon rather than at its next check for a tracer.
+ *
+ * Context: process context (the tracepoint's reg callback).
+ */
+void hmb_trace_drains_kick_all(void)
+{
+	struct hmb_trace_area *a;
+
+	mutex_lock(&hmb_trace_areas_lock);
+	list_for_each_entry(a, &hmb_trace_areas, node)
+		hmb_trace_drains_kick(a);
+	mutex_unlock(&hmb_trace_areas_lock);
+}
+
+/** hmb_trace_areas_init() - the debugfs directory of all areas. */
+void hmb_trace_areas_init(void)
+{
+	hmb_trace_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+}
+
+/** hmb_trace_areas_exit() - remove the debugfs directory. */
+void hmb_trace_areas_exit(void)
+{
+	debugfs_remove_recursive(hmb_trace_debugfs_root);
 }

@@ -38,6 +38,30 @@
 int hmb_trace_record_reg(void);
 void hmb_trace_record_unreg(void);
 
+/*
+ * The fixed fields of hmb_record and hmb_lost, assigned by the events'
+ * TP_fast_assign and by the module's own writers (hmb_trace_events.c)
+ * alike.
+ */
+#define HMB_TRACE_RECORD_ASSIGN(e, dev_, rec)				\
+	do {								\
+		(e)->seq = (rec)->seq;					\
+		(e)->fw_ts = (rec)->ts;					\
+		(e)->dev = (dev_);					\
+		(e)->core = (rec)->core;				\
+		(e)->event_id = (rec)->event_id;			\
+		(e)->len = (rec)->len;					\
+	} while (0)
+
+#define HMB_TRACE_LOST_ASSIGN(e, dev_, core_, count_, reason_, at_seq_)	\
+	do {								\
+		(e)->count = (count_);					\
+		(e)->at_seq = (at_seq_);				\
+		(e)->dev = (dev_);					\
+		(e)->core = (core_);					\
+		(e)->reason = (reason_);				\
+	} while (0)
+
 #endif /* HMB_TRACE_EVENTS_TYPES */
 
 #if !defined(_HMB_TRACE_EVENTS_H) || defined(TRACE_HEADER_MULTI_READ)
@@ -64,6 +88,9 @@ HMB_TRACE_EV_STATE_LIST(HMB_TRACE_DEFINE_ENUM, HMB_ABI_NOSEP)
 /*
  * hmb_record - one firmware record. @len is the payload length in the
  * area; @payload holds its first min(len, HMB_TRACE_EV_PAYLOAD_MAX) bytes.
+ * The module writes it with hmb_trace_write_record() into the "hmb"
+ * instance; the tracepoint is the format, the enable switch and the
+ * baseline of the benchmark module.
  */
 TRACE_EVENT_FN(hmb_record,
 	    TP_PROTO(u16 dev, const struct hmb_record *rec),
@@ -77,12 +104,7 @@ TRACE_EVENT_FN(hmb_record,
 			     __dynamic_array(u8, payload,
 					     min_t(u16, rec->len,
 						   HMB_TRACE_EV_PAYLOAD_MAX))),
-	    TP_fast_assign(__entry->seq = rec->seq;
-			   __entry->fw_ts = rec->ts;
-			   __entry->dev = dev;
-			   __entry->core = rec->core;
-			   __entry->event_id = rec->event_id;
-			   __entry->len = rec->len;
+	    TP_fast_assign(HMB_TRACE_RECORD_ASSIGN(__entry, dev, rec);
 			   memcpy(__get_dynamic_array(payload), rec->payload,
 				  min_t(u16, rec->len,
 					HMB_TRACE_EV_PAYLOAD_MAX));),
@@ -103,11 +125,8 @@ TRACE_EVENT(hmb_lost,
 			     __field(u16, dev)
 			     __field(u16, core)
 			     __field(u8, reason)),
-	    TP_fast_assign(__entry->count = count;
-			   __entry->at_seq = at_seq;
-			   __entry->dev = dev;
-			   __entry->core = core;
-			   __entry->reason = reason;),
+	    TP_fast_assign(HMB_TRACE_LOST_ASSIGN(__entry, dev, core, count,
+						 reason, at_seq);),
 	    TP_printk("dev=%u core=%u count=%llu reason=%s at_seq=%llu",
 		      __entry->dev, __entry->core, __entry->count,
 		      hmb_trace_show_lost_reason(__entry->reason),

@@ -5,6 +5,7 @@
 #ifndef HMB_TRACE_INTERNAL_H
 #define HMB_TRACE_INTERNAL_H
 
+#include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/sizes.h>
@@ -20,45 +21,109 @@
 struct device;
 struct hmb_trace_area;
 
+/* Losses not yet in the trace buffer, per core, oldest first. */
+#define HMB_TRACE_PENDING_LOST	4
+
+struct hmb_trace_pending_lost {
+	u64 count;
+	u64 at_seq;
+	u8 reason;
+};
+
 /**
  * struct hmb_trace_drain - one drain context: the cores of an area that are
  * drained on one host CPU.
  * @area: the area this context belongs to
  * @index: drains firmware cores k with k % area->nr_drains == index
- * @cpu: host CPU the work runs on, so records land in that CPU's buffer
- * @work: the poll/drain work, bound to @cpu, non-reentrant
- * @lock: protects @c; held by the work for a whole pass and by status readers
- * @c: this context's own consumer over the whole area (see hmb_trace_area.c)
+ * @home_cpu: the CPU this context belongs on while it is online
+ * @cpu: the CPU the work runs on now (@home_cpu, or a stand-in while
+ *	@home_cpu is offline), so records land in that CPU's buffer;
+ *	written under @lock, read by the work and the timer
+ * @timer: paces the passes (high resolution, not bound to jiffies)
+ * @work: one pass, queued on @cpu by @timer or by itself
+ * @stopping: set before the area is unregistered; nothing is re-armed
+ * @lock: protects @c and the pass state; held for a whole pass and by
+ *	status readers
+ * @c: this context's own consumer over the whole area (hmb_trace_drain.c)
  * @scratch: @c's copy buffer, HMB_CONSUMER_SCRATCH_LEN bytes
- * @interval_us: current poll interval, backed off while idle (work only)
- * @next_dict: jiffies at which the dictionary is re-emitted (work only)
- * @dict_due: the dictionary is owed to this CPU's buffer (work only)
+ * @interval_us: the current pause between passes, backed off while idle
+ * @busy_since: start of the current run of back-to-back passes (ns)
+ * @last_data: when the last record was delivered (ns)
+ * @next_dict: jiffies at which the dictionary is re-emitted
+ * @dict_due: the dictionary is owed to this CPU's buffer
+ * @meta_due: hmb_state and the dictionary go before the next record
+ * @last_record: jiffies of the last record written (quiet-spell rule)
+ * @had_records: @last_record is valid
+ * @pending: losses whose hmb_lost the buffer did not take yet, per core
+ * @nr_pending: entries of @pending per core
+ * @stats: pass counters for debugfs (idle cost, refusals)
  */
 struct hmb_trace_drain {
 	struct hmb_trace_area *area;
 	unsigned int index;
+	int home_cpu;
 	int cpu;
-	struct delayed_work work;
-	struct mutex lock;		/* protects @c */
+	struct hrtimer timer;
+	struct work_struct work;
+	bool stopping;
+	struct mutex lock;		/* protects @c and the pass state */
 	struct hmb_consumer c;
 	u8 *scratch;
 	unsigned int interval_us;
+	u64 busy_since;
+	u64 last_data;
 	unsigned long next_dict;
-	unsigned long busy_since;	/* jiffies: start of back-to-back passes */
-	bool catching_up;		/* the last pass filled its budget */
 	bool dict_due;
-	bool had_records;		/* @last_record is valid */
-	unsigned long last_record;	/* jiffies of the last record emitted */
+	bool meta_due;
+	bool had_records;
+	unsigned long last_record;
+	struct hmb_trace_pending_lost pending[HMB_TRACE_MAX_CORES]
+					     [HMB_TRACE_PENDING_LOST];
+	u8 nr_pending[HMB_TRACE_MAX_CORES];
+	struct {
+		u64 passes;		/* passes that polled the area */
+		u64 empty_passes;	/* ... and found nothing */
+		u64 busy_ns;		/* time spent in passes */
+		u64 refused;		/* records the buffer did not take */
+		u64 yields;		/* catch-up runs cut by time */
+		u64 unreported_lost;	/* losses only in the counters */
+	} stats;
+};
+
+/* How an area is drained: hmb_trace_area.consume. */
+enum hmb_trace_consume {
+	HMB_TRACE_CONSUME_TRACED,	/* only while hmb_record is enabled */
+	HMB_TRACE_CONSUME_ALWAYS,	/* from registration on */
+};
+
+/**
+ * struct hmb_trace_tunables - per-area settings (sysfs, hmb_trace_status.c);
+ *	read with READ_ONCE, written whole values at a time.
+ * @poll_interval_us: pause between passes while records flow
+ * @idle_interval_us: longest pause, reached when idle
+ * @budget: records per core per pass before other cores get a turn
+ * @dict_interval_ms: metadata re-emission period; 0: on changes only
+ * @consume: enum hmb_trace_consume
+ */
+struct hmb_trace_tunables {
+	unsigned int poll_interval_us;
+	unsigned int idle_interval_us;
+	unsigned int budget;
+	unsigned int dict_interval_ms;
+	unsigned int consume;
 };
 
 /**
  * struct hmb_trace_area - one registered trace area.
  * @node: in the list of all areas
+ * @cpuhp_node: in the CPU hotplug state's instance list
  * @name: identity: the status device's name and hmb_state.name
  * @index: the "dev" field of every event; unique while registered
  * @dev: status device in class hmb_trace
+ * @debugfs: debugfs directory of the area
  * @pages: kernel address of every host page of the area (owned copy)
  * @map: the area as the consumer core sees it
+ * @tun: tunables
  * @nr_drains: drain contexts; core k is drained by drains[k % nr_drains]
  * @drains: the drain contexts, drains[0] is on the first online CPU
  * @dict_lock: protects the dict_* fields; nests inside a drain's @lock
@@ -72,11 +137,14 @@ struct hmb_trace_drain {
  */
 struct hmb_trace_area {
 	struct list_head node;
+	struct hlist_node cpuhp_node;
 	char name[HMB_TRACE_AREA_NAME_LEN];
 	u16 index;
 	struct device *dev;
+	struct dentry *debugfs;
 	const u8 **pages;
 	struct hmb_area map;
+	struct hmb_trace_tunables tun;
 	unsigned int nr_drains;
 	struct hmb_trace_drain **drains;
 	struct mutex dict_lock;		/* protects dict* */
@@ -89,11 +157,44 @@ struct hmb_trace_area {
 	u64 dict_errors;
 };
 
-/* Module parameters (hmb_trace_main.c); read with READ_ONCE. */
-extern unsigned int hmb_trace_poll_interval_us;
-extern unsigned int hmb_trace_budget;
-extern unsigned int hmb_trace_dict_interval_ms;
+/* Defaults of new areas' tunables: module parameters (hmb_trace_main.c). */
+extern struct hmb_trace_tunables hmb_trace_default_tunables;
 extern struct workqueue_struct *hmb_trace_wq;
+
+int hmb_trace_tunables_check(const struct hmb_trace_tunables *t);
+
+/* hmb_trace_events.c */
+int hmb_trace_events_lookup(const char *instance);
+bool hmb_trace_record_wanted(void);
+/* What became of an event the module wrote itself. */
+enum hmb_trace_write {
+	HMB_TRACE_WRITTEN,	/* in the buffer, or dropped by the tracer's filter */
+	HMB_TRACE_REFUSED,	/* the buffer did not take it */
+	HMB_TRACE_OFF,		/* the event is not enabled in the instance */
+};
+
+enum hmb_trace_write hmb_trace_write_record(u16 dev,
+					    const struct hmb_record *rec);
+enum hmb_trace_write hmb_trace_write_lost(u16 dev, u16 core, u64 count,
+					  u8 reason, u64 at_seq);
+
+/* hmb_trace_area.c */
+int hmb_trace_dict_emit(struct hmb_trace_drain *d);
+void hmb_trace_drains_kick_all(void);
+void hmb_trace_areas_init(void);
+void hmb_trace_areas_exit(void);
+
+/* hmb_trace_drain.c */
+int hmb_trace_drains_create(struct hmb_trace_area *a);
+void hmb_trace_drains_start(struct hmb_trace_area *a);
+void hmb_trace_drains_stop(struct hmb_trace_area *a);
+void hmb_trace_drains_destroy(struct hmb_trace_area *a);
+void hmb_trace_drains_kick(struct hmb_trace_area *a);
+int hmb_trace_cpuhp_init(void);
+void hmb_trace_cpuhp_exit(void);
+int hmb_trace_cpuhp_add(struct hmb_trace_area *a);
+void hmb_trace_cpuhp_remove(struct hmb_trace_area *a);
+void hmb_trace_drains_debugfs(struct hmb_trace_area *a);
 
 bool hmb_trace_areas_empty(void);
 

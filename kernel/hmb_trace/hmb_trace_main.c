@@ -10,7 +10,6 @@
 #include <linux/bug.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/time64.h>
 #include <linux/trace.h>
 #include <linux/trace_events.h>
 #include <linux/workqueue.h>
@@ -21,55 +20,42 @@
 #define HMB_TRACE_INSTANCE	"hmb"
 #define HMB_TRACE_SYSTEM	"hmb"
 
-unsigned int hmb_trace_poll_interval_us = 1000;
-unsigned int hmb_trace_budget = 4096;
-unsigned int hmb_trace_dict_interval_ms = 1000;
 struct workqueue_struct *hmb_trace_wq;
 
 static struct trace_array *hmb_trace_tr;
 
-static int hmb_trace_set_poll_interval(const char *val,
-				       const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 10, USEC_PER_SEC);
-}
-
-static const struct kernel_param_ops hmb_trace_poll_interval_ops = {
-	.set = hmb_trace_set_poll_interval,
-	.get = param_get_uint,
+/*
+ * Defaults of every new area's tunables; each area's own are in
+ * /sys/class/hmb_trace/<area>/ (hmb_trace_status.c), where they are
+ * changed at run time. The parameters are read-only once loaded.
+ */
+struct hmb_trace_tunables hmb_trace_default_tunables = {
+	.poll_interval_us = 200,
+	.idle_interval_us = 10000,
+	.budget = 4096,
+	.dict_interval_ms = 1000,
+	.consume = HMB_TRACE_CONSUME_TRACED,
 };
-module_param_cb(poll_interval_us, &hmb_trace_poll_interval_ops,
-		&hmb_trace_poll_interval_us, 0644);
+
+module_param_named(poll_interval_us,
+		   hmb_trace_default_tunables.poll_interval_us, uint, 0444);
 MODULE_PARM_DESC(poll_interval_us,
-		 "Poll interval in microseconds, 10..1000000 (default 1000); idle areas back off to 10x");
-
-static int hmb_trace_set_budget(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, 1u << 20);
-}
-
-static const struct kernel_param_ops hmb_trace_budget_ops = {
-	.set = hmb_trace_set_budget,
-	.get = param_get_uint,
-};
-module_param_cb(budget, &hmb_trace_budget_ops, &hmb_trace_budget, 0644);
+		 "Default pause between drain passes while records flow, in us (default 200)");
+module_param_named(idle_interval_us,
+		   hmb_trace_default_tunables.idle_interval_us, uint, 0444);
+MODULE_PARM_DESC(idle_interval_us,
+		 "Default longest pause while an area is idle, in us (default 10000)");
+module_param_named(budget, hmb_trace_default_tunables.budget, uint, 0444);
 MODULE_PARM_DESC(budget,
-		 "Records drained per firmware core per pass before yielding, 1..1048576 (default 4096)");
-
-static int hmb_trace_set_dict_interval(const char *val,
-				       const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, 3600 * MSEC_PER_SEC);
-}
-
-static const struct kernel_param_ops hmb_trace_dict_interval_ops = {
-	.set = hmb_trace_set_dict_interval,
-	.get = param_get_uint,
-};
-module_param_cb(dict_interval_ms, &hmb_trace_dict_interval_ops,
-		&hmb_trace_dict_interval_ms, 0644);
+		 "Default records drained per firmware core per pass (default 4096)");
+module_param_named(dict_interval_ms,
+		   hmb_trace_default_tunables.dict_interval_ms, uint, 0444);
 MODULE_PARM_DESC(dict_interval_ms,
-		 "Re-emit hmb_state + the dictionary on every CPU that carries records this often, in ms; 0 = only on attach/reset (default 1000)");
+		 "Default period of hmb_state + dictionary re-emission in ms; 0 = on changes only (default 1000)");
+static bool hmb_trace_always_consume;
+module_param_named(always_consume, hmb_trace_always_consume, bool, 0444);
+MODULE_PARM_DESC(always_consume,
+		 "Drain new areas from registration on, not only while hmb_record is enabled in the hmb instance (default N: the firmware ring keeps its newest records while nobody traces)");
 
 static struct trace_array *hmb_trace_instance_get(void)
 {
@@ -90,10 +76,8 @@ static struct trace_array *hmb_trace_instance_get(void)
  * registered while the module is live) takes a module reference, given
  * back when the last probe goes: rmmod then fails with "Module hmb_trace
  * is in use" until the recording ends (trace-cmd disables the events it
- * enabled) or the events are disabled. The module's own enabling in
- * hmb_trace_init() (module not yet live) pins nothing, so the default
- * state unloads as before. Called under tracepoints_mutex, which
- * serialises them.
+ * enabled) or the events are disabled. The module enables nothing itself.
+ * Called under tracepoints_mutex (and event_mutex), which serialises them.
  */
 static bool hmb_trace_pinned;
 
@@ -109,6 +93,8 @@ int hmb_trace_record_reg(void)
 		hmb_trace_pinned = true;
 		pr_info("hmb_record enabled by a tracer: unloading waits until it is disabled\n");
 	}
+	/* Drain what the firmware rings hold, now rather than at the next check. */
+	hmb_trace_drains_kick_all();
 	return 0;
 }
 
@@ -148,6 +134,14 @@ static int __init hmb_trace_init(void)
 {
 	int ret;
 
+	if (hmb_trace_always_consume)
+		hmb_trace_default_tunables.consume = HMB_TRACE_CONSUME_ALWAYS;
+	ret = hmb_trace_tunables_check(&hmb_trace_default_tunables);
+	if (ret) {
+		pr_err("module parameters out of range (see modinfo hmb_trace)\n");
+		return ret;
+	}
+
 	hmb_trace_wq = alloc_workqueue("hmb_trace", WQ_HIGHPRI, 0);
 	if (!hmb_trace_wq)
 		return -ENOMEM;
@@ -157,19 +151,27 @@ static int __init hmb_trace_init(void)
 		ret = -ENOMEM;
 		goto err_destroy_wq;
 	}
-	/* Our events exist in every instance; enable them in "hmb" only. */
-	ret = trace_array_set_clr_event(hmb_trace_tr, HMB_TRACE_SYSTEM, NULL,
-					true);
+	/*
+	 * Our events exist in every instance, disabled: a tracer enables
+	 * them in "hmb" (trace-cmd record -B hmb -e hmb), and that is what
+	 * starts the draining of the firmware rings.
+	 */
+	ret = hmb_trace_events_lookup(HMB_TRACE_INSTANCE);
 	if (ret) {
-		pr_err("cannot enable events in instance %s: %d\n",
+		pr_err("cannot find the hmb events in instance %s: %d\n",
 		       HMB_TRACE_INSTANCE, ret);
 		goto err_put_instance;
 	}
 
-	ret = hmb_trace_status_init();
+	ret = hmb_trace_cpuhp_init();
 	if (ret)
 		goto err_put_instance;
 
+	ret = hmb_trace_status_init();
+	if (ret)
+		goto err_cpuhp_exit;
+
+	hmb_trace_areas_init();
 	ret = hmb_trace_ivshmem_init();
 	if (ret)
 		goto err_status_exit;
@@ -177,7 +179,10 @@ static int __init hmb_trace_init(void)
 	return 0;
 
 err_status_exit:
+	hmb_trace_areas_exit();
 	hmb_trace_status_exit();
+err_cpuhp_exit:
+	hmb_trace_cpuhp_exit();
 err_put_instance:
 	hmb_trace_instance_put(hmb_trace_tr);
 err_destroy_wq:
@@ -193,7 +198,9 @@ static void __exit hmb_trace_exit(void)
 	hmb_trace_ivshmem_exit();
 	/* Other users hold a reference on this module while registered. */
 	WARN_ON(!hmb_trace_areas_empty());
+	hmb_trace_areas_exit();
 	hmb_trace_status_exit();
+	hmb_trace_cpuhp_exit();
 	hmb_trace_instance_put(hmb_trace_tr);
 	destroy_workqueue(hmb_trace_wq);
 }

@@ -12,8 +12,11 @@
 
 #include <linux/device.h>
 #include <linux/kdev_t.h>
+#include <linux/kstrtox.h>
 #include <linux/mutex.h>
+#include <linux/string.h>
 #include <linux/sysfs.h>
+#include <linux/time64.h>
 
 #include "hmb_trace_internal.h"
 
@@ -289,7 +292,127 @@ static ssize_t dictionary_read(struct file *file, struct kobject *kobj,
 	mutex_unlock(&a->dict_lock);
 	return ret;
 }
-static BIN_ATTR_RO(dictionary, 0);
+/* The firmware's own event names and formats: root only, like the trace. */
+static BIN_ATTR_ADMIN_RO(dictionary, 0);
+
+/*
+ * Tunables: one value per file, checked against the same ranges as the
+ * module parameters that give their defaults.
+ */
+struct hmb_trace_tunable_range {
+	unsigned int min, max;
+};
+
+static const struct hmb_trace_tunable_range hmb_trace_poll_range = {
+	10, USEC_PER_SEC };
+static const struct hmb_trace_tunable_range hmb_trace_idle_range = {
+	10, 10 * USEC_PER_SEC };
+static const struct hmb_trace_tunable_range hmb_trace_budget_range = {
+	1, 1u << 20 };
+static const struct hmb_trace_tunable_range hmb_trace_dict_range = {
+	0, 3600 * MSEC_PER_SEC };
+
+static bool hmb_trace_in_range(unsigned int v,
+			       const struct hmb_trace_tunable_range *r)
+{
+	return v >= r->min && v <= r->max;
+}
+
+/**
+ * hmb_trace_tunables_check() - are all tunables within their ranges?
+ * @t: the tunables
+ *
+ * Return: 0 or -EINVAL.
+ */
+int hmb_trace_tunables_check(const struct hmb_trace_tunables *t)
+{
+	if (!hmb_trace_in_range(t->poll_interval_us, &hmb_trace_poll_range) ||
+	    !hmb_trace_in_range(t->idle_interval_us, &hmb_trace_idle_range) ||
+	    !hmb_trace_in_range(t->budget, &hmb_trace_budget_range) ||
+	    !hmb_trace_in_range(t->dict_interval_ms, &hmb_trace_dict_range) ||
+	    t->consume > HMB_TRACE_CONSUME_ALWAYS)
+		return -EINVAL;
+	return 0;
+}
+
+static ssize_t hmb_trace_tunable_store(struct device *dev, const char *buf,
+				       size_t count, unsigned int *field,
+				       const struct hmb_trace_tunable_range *r)
+{
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint(buf, 0, &v);
+	if (ret)
+		return ret;
+	if (!hmb_trace_in_range(v, r))
+		return -ERANGE;
+	WRITE_ONCE(*field, v);
+	return count;
+}
+
+#define HMB_TRACE_TUNABLE_ATTR(name, range)				\
+static ssize_t name##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%u\n",					\
+			  READ_ONCE(hmb_trace_dev_area(dev)->tun.name));	\
+}									\
+static ssize_t name##_store(struct device *dev,				\
+			    struct device_attribute *attr,		\
+			    const char *buf, size_t count)		\
+{									\
+	return hmb_trace_tunable_store(dev, buf, count,			\
+				       &hmb_trace_dev_area(dev)->tun.name, \
+				       &(range));			\
+}									\
+static DEVICE_ATTR_RW(name)
+
+HMB_TRACE_TUNABLE_ATTR(poll_interval_us, hmb_trace_poll_range);
+HMB_TRACE_TUNABLE_ATTR(idle_interval_us, hmb_trace_idle_range);
+HMB_TRACE_TUNABLE_ATTR(budget, hmb_trace_budget_range);
+HMB_TRACE_TUNABLE_ATTR(dict_interval_ms, hmb_trace_dict_range);
+
+static const char *const hmb_trace_consume_names[] = {
+	[HMB_TRACE_CONSUME_TRACED] = "traced",
+	[HMB_TRACE_CONSUME_ALWAYS] = "always",
+};
+
+/* "traced": drain only while hmb_record is enabled; "always". */
+static ssize_t consume_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	unsigned int v = READ_ONCE(hmb_trace_dev_area(dev)->tun.consume);
+
+	return sysfs_emit(buf, "%s\n", hmb_trace_consume_names[v]);
+}
+
+static ssize_t consume_store(struct device *dev, struct device_attribute *attr,
+			     const char *buf, size_t count)
+{
+	int v = sysfs_match_string(hmb_trace_consume_names, buf);
+
+	if (v < 0)
+		return v;
+	WRITE_ONCE(hmb_trace_dev_area(dev)->tun.consume, v);
+	if (v == HMB_TRACE_CONSUME_ALWAYS)
+		hmb_trace_drains_kick(hmb_trace_dev_area(dev));
+	return count;
+}
+static DEVICE_ATTR_RW(consume);
+
+/* Is the area being drained now: 1 or 0. */
+static ssize_t consuming_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct hmb_trace_area *a = hmb_trace_dev_area(dev);
+
+	return sysfs_emit(buf, "%d\n",
+			  READ_ONCE(a->tun.consume) ==
+				  HMB_TRACE_CONSUME_ALWAYS ||
+			  hmb_trace_record_wanted());
+}
+static DEVICE_ATTR_RO(consuming);
 
 static struct attribute *hmb_trace_attrs[] = {
 	&dev_attr_index.attr,
@@ -309,6 +432,12 @@ static struct attribute *hmb_trace_attrs[] = {
 	&dev_attr_resets.attr,
 	&dev_attr_core_cpu.attr,
 	&dev_attr_delivered.attr,
+	&dev_attr_consuming.attr,
+	&dev_attr_consume.attr,
+	&dev_attr_poll_interval_us.attr,
+	&dev_attr_idle_interval_us.attr,
+	&dev_attr_budget.attr,
+	&dev_attr_dict_interval_ms.attr,
 	NULL
 };
 

@@ -750,22 +750,65 @@ def cmd_disabled(a):
     if a.resume:
         with open(a.resume) as fh:
             for line in fh:
-                m = re.match(r"delivered_before_enable:\s*([\d ]+)", line)
+                m = re.match(r"(\w+):\s*([\d ]+)$", line.strip())
                 if m:
-                    resume = dict(enumerate(int(x) for x in m.group(1).split()))
+                    resume[m.group(1)] = [int(x) for x in m.group(2).split()]
+    start = resume.get("delivered_after_insmod")
+    if start is not None:
+        F.check(not any(start), f"nothing consumed after insmod, before enabling: {start}",
+                f"expected nothing delivered before the events were enabled "
+                f"(flight recorder), saw delivered {start}")
+    if "consuming_after_insmod" in resume:
+        F.check(resume["consuming_after_insmod"] == [0] and
+                resume.get("consuming_while_disabled") == [0],
+                "status consuming is 0 after insmod and while disabled",
+                f"expected consuming 0 after insmod and while disabled, saw "
+                f"{resume.get('consuming_after_insmod')}, {resume.get('consuming_while_disabled')}")
+    if a.first:
+        first = parse_report(a.first)
+        seen = {}
+        lost0 = defaultdict(int)
+        for e in first:
+            if e.name == "hmb_lost" and e.f["core"] not in seen:
+                lost0[e.f["core"]] += e.f["count"]
+            if e.name == "hmb_record":
+                seen.setdefault(e.f["core"], e.f["seq"])
+        bad = {k: (s0, lost0[k]) for k, s0 in seen.items() if s0 != lost0[k]}
+        F.check(seen and not bad,
+                f"first enabling delivers what the firmware ring kept from seq 0: {seen}",
+                f"expected every core's first record after enabling to be seq 0 (kept in the "
+                f"firmware ring while nobody traced) or an hmb_lost covering the gap, "
+                f"saw (first seq, lost before) {bad or 'no records'}")
+    d0, d1 = resume.get("delivered_disabled_start"), resume.get("delivered_before_enable")
+    if d0 is not None and d1 is not None:
+        F.check(d0 == d1, f"nothing consumed while disabled: delivered {d1}",
+                f"expected the delivered counters not to move while the events were "
+                f"disabled (the firmware ring keeps its records), saw {d0} -> {d1}")
+    before = dict(enumerate(d1 or []))
     problems = []
+    lost_on = defaultdict(list)
+    for e in on:
+        if e.name == "hmb_lost":
+            lost_on[e.f["core"]].append(e)
     for k, evs in sorted(by_core.items()):
         seqs = [e.f["seq"] for e in evs]
         if seqs != list(range(seqs[0], seqs[0] + len(seqs))):
             problems.append(f"core {k}: expected consecutive seqs after re-enabling, saw a break "
                             f"in {seqs[0]}..{seqs[-1]} ({len(seqs)} records)")
-        if k in resume and seqs[0] < resume[k]:
-            problems.append(f"core {k}: first record after re-enabling has seq {seqs[0]}, "
-                            f"but {resume[k]} had been consumed while disabled")
+        if k in before:
+            gap = [e for e in lost_on.get(k, []) if e.f["at_seq"] == seqs[0]]
+            lost = sum(e.f["count"] for e in gap)
+            if seqs[0] - before[k] != lost:
+                problems.append(
+                    f"core {k}: expected the first record after re-enabling to be "
+                    f"{before[k]}, the one after the last delivered before disabling "
+                    f"(or an hmb_lost covering the gap), saw seq {seqs[0]} with "
+                    f"{lost} lost before it")
         if a.cpus and any(e.cpu != k % a.cpus for e in evs):
             problems.append(f"core {k}: expected on CPU {k % a.cpus}")
-    report_problems(F, problems, "after re-enabling: consecutive seqs per core, resuming "
-                    "after the records consumed while disabled, on the right CPU")
+    report_problems(F, problems, "after re-enabling: every core continues with the record after "
+                    "the last delivered before (kept in the firmware ring), consecutive, "
+                    "on the right CPU")
     return F
 
 
@@ -815,6 +858,8 @@ def main(argv=None):
     sp.add_argument("--disabled", required=True, help="trace text captured while disabled")
     sp.add_argument("--enabled", required=True, help="trace text captured after echo 1")
     sp.add_argument("--resume", help="guest file with 'delivered_before_enable: ...'")
+    sp.add_argument("--first", help="trace text after the first enabling: every core "
+                    "starts at seq 0, kept in the firmware ring since before")
     sp.add_argument("--cpus", type=int, default=2)
     sp.set_defaults(func=cmd_disabled)
     sp = sub.add_parser("summary", help="per-core counts of a report")

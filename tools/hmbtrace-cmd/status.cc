@@ -20,7 +20,9 @@ namespace fs = std::filesystem;
 // Scalar status files, in the order they are shown.
 constexpr const char* kValueFiles[] = {
     "index",          "producer_gen", "nr_cores",   "clock_hz",    "resets",   "page_size",
-    "pages_per_core", "area_len",     "mapped_len", "dict_offset", "dict_len", "ring_offset"};
+    "pages_per_core", "area_len",     "mapped_len", "dict_offset", "dict_len", "ring_offset",
+    // draining: whether now, and the area's tunables (absent from older modules)
+    "consuming", "poll_interval_us", "idle_interval_us", "budget", "dict_interval_ms"};
 // lost/<reason> in hmb_lost's reason order; others follow by name.
 constexpr const char* kLostOrder[] = {HMB_ABI_NAMES(HMB_LOST_REASON_LIST)};
 
@@ -89,6 +91,8 @@ DeviceStatus ReadDevice(const fs::path& dir) {
     d.broken_reason = *s;
   if (auto s = ReadText(dir / "build_id"))
     d.build_id = *s;
+  if (auto s = ReadText(dir / "consume"))
+    d.consume = *s;
   for (const char* f : kValueFiles) {
     auto s = ReadText(dir / f);
     auto v = s ? ParseU64(*s) : std::nullopt;
@@ -293,6 +297,26 @@ InstanceStatus ReadInstance(const std::string& tracefs_dir) {
   return st;
 }
 
+// Whether the module drains the area now, and why (empty from older modules).
+std::string DrainingText(const DeviceStatus& d) {
+  auto consuming = d.Value("consuming");
+  if (!consuming)
+    return "";
+  std::string out = "  draining: ";
+  if (*consuming)
+    out += d.consume == "always" ? "yes (consume mode always)"
+                                 : "yes (a tracer has hmb_record enabled in the hmb instance)";
+  else
+    out +=
+        "no: the firmware ring keeps its newest records until a tracer enables the hmb events "
+        "(trace-cmd record -B hmb -e hmb, hmbtrace-cmd record)";
+  out += "\n  consume " + (d.consume.empty() ? std::string("?") : d.consume) + ", poll " +
+         Num(d.Value("poll_interval_us")) + " us, idle " + Num(d.Value("idle_interval_us")) +
+         " us, budget " + Num(d.Value("budget")) + ", dict_interval " +
+         Num(d.Value("dict_interval_ms")) + " ms\n";
+  return out;
+}
+
 std::string StatusText(const std::vector<DeviceStatus>& devices, const InstanceStatus& inst) {
   std::string out;
   if (devices.empty())
@@ -304,6 +328,7 @@ std::string StatusText(const std::vector<DeviceStatus>& devices, const InstanceS
            Num(d.Value("clock_hz")) + ", resets " + Num(d.Value("resets")) + "\n";
     out += "  build_id " + (d.build_id.empty() ? "?" : d.build_id) + ", dictionary " +
            (d.dictionary_bytes ? std::to_string(*d.dictionary_bytes) + " bytes" : "?") + "\n";
+    out += DrainingText(d);
     std::string head = "  core  cpu   delivered";
     for (const auto& [reason, n] :
          d.cores.empty() ? std::vector<std::pair<std::string, uint64_t>>{} : d.cores.front().lost)
@@ -371,6 +396,7 @@ nlohmann::json StatusJson(const std::vector<DeviceStatus>& devices, const Instan
     j["state"] = d.state;
     j["broken_reason"] = d.broken_reason.empty() ? json(nullptr) : json(d.broken_reason);
     j["build_id"] = d.build_id;
+    j["consume"] = d.consume.empty() ? json(nullptr) : json(d.consume);
     for (const auto& [k, v] : d.values)
       j[k] = v;
     j["dictionary_bytes"] = d.dictionary_bytes ? json(*d.dictionary_bytes) : json(nullptr);

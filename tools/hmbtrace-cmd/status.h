@@ -36,6 +36,7 @@ struct DeviceStatus {
   // otherwise; empty from a module without the file.
   std::string broken_reason;
   std::string build_id;
+  std::string consume;  // "traced" or "always"; empty from an older module
   // index, producer_gen, nr_cores, clock_hz, resets and the geometry files
   std::map<std::string, uint64_t> values;
   std::vector<CoreStatus> cores;

@@ -5,12 +5,15 @@
 # per_cpu/cpuN/trace_pipe_raw of the hmb instance open; rmmod hmb_trace under
 # that load. Then: the module is gone, the guest still runs commands, the
 # instance (left in place while busy) is removed with rmdir, and the module
-# loads again, delivers again and unloads cleanly without a reader.
+# loads again, delivers again and unloads cleanly without a reader. The
+# area is drained for nobody (consume mode "always"): with the events off,
+# no tracer pins the module, and the drain still runs at full rate.
 # shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
 # shellcheck disable=SC2119 # the default buffer size
 setup
+echo always >"$S/consume" || fail "echo always > $S/consume"
 touch /mnt/ready
 sleep 1
 step "readers on trace_pipe_raw"
@@ -51,6 +54,8 @@ fi
 step "insmod again, records flow, rmmod without a reader"
 S=""
 load_module || finish
+step "echo 1 > events/hmb/enable: records reach the buffer"
+echo 1 >"$I/events/hmb/enable" || fail "echo 1 > events/hmb/enable (after reload)"
 read -r e1 <"$I/per_cpu/cpu0/stats"
 sleep 1
 read -r d3 <"$S/delivered"
@@ -63,6 +68,9 @@ echo "reload_cpu0_$e2" >>/mnt/rmmod-load.txt
 # shellcheck disable=SC2086 # split into per-core values
 set -- $d3
 [ "${1:-0}" -gt 0 ] || fail "nothing delivered after loading the module again"
+rmmod hmb_trace 2>/dev/null && fail "rmmod succeeded while a tracer had hmb_record enabled"
+step "echo 0 > events/hmb/enable, then rmmod"
+echo 0 >"$I/events/hmb/enable" || fail "echo 0 > events/hmb/enable"
 rmmod hmb_trace || fail "second rmmod hmb_trace"
 grep -q '^hmb_trace ' /proc/modules && fail "hmb_trace in /proc/modules after the second rmmod"
 [ -d "$I" ] && fail "instance $I not removed by rmmod without a reader"

@@ -1,0 +1,670 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Drain contexts: who reads which firmware core, when, and on which CPU.
+ *
+ * Draining and CPUs
+ * -----------------
+ * Firmware core k is drained on host CPU (k mod nr_drains), so each CPU
+ * buffer of the "hmb" instance carries whole firmware cores, in order:
+ *
+ *   area --+-- drains[0] on CPU a: cores 0, D, 2D, ...   --> cpu a buffer
+ *          +-- drains[1] on CPU b: cores 1, D+1, ...     --> cpu b buffer
+ *          +-- ...          (D = nr_drains = min(online CPUs, MAX_CORES))
+ *
+ * Each drain context owns a complete struct hmb_consumer over the whole
+ * area, with its own scratch buffer, and only ever drains its own cores:
+ * nothing is shared between contexts but the read-only meta page, which
+ * each polls itself (and so notices attach/reset/broken in its own CPU
+ * buffer, right where its records change generation).
+ *
+ * A CPU that goes offline hands its contexts to another online CPU
+ * (hmb_trace_cpu_offline()); they come back when it returns. A context
+ * keeps its consumer, so nothing is lost or delivered twice; its records
+ * land in the stand-in CPU's buffer meanwhile.
+ *
+ * When
+ * ----
+ * Nothing is consumed while nobody traces: the firmware ring is a flight
+ * recorder, and a tracer that enables hmb_record in the "hmb" instance
+ * gets what it still holds (consume mode "always" drains from the start).
+ * While records flow, a pass runs every poll_interval_us (an hrtimer, not
+ * a jiffy: HZ=250 would make it 4-8 ms); a pass that fills its budget runs
+ * again at once, for at most HMB_TRACE_CATCHUP_NS, then yields for
+ * HMB_TRACE_YIELD_US; HMB_TRACE_ACTIVE_NS after the last record the pause
+ * doubles up to idle_interval_us. A record the trace buffer does not take
+ * (tracing_on 0, or full in non-overwrite mode) stays in the firmware
+ * ring, and so does every later one of its core; the pause backs off.
+ *
+ *   timer --queue_work_on(cpu)--> work: poll, drain each core, pace --+
+ *     ^                                                              |
+ *     +----------- hrtimer_start(pause) or queue_work_on(now) -------+
+ *
+ * Locks: a context's @lock is held by its work for a whole pass, by
+ * status readers and by the CPU hotplug callbacks; the work item is
+ * non-reentrant, so the lock never contends between CPUs. Lock order:
+ * drain->lock, then area->dict_lock.
+ *
+ * Metadata: a context that carries records (and always drains[0]) emits
+ * hmb_state then the whole dictionary as hmb_dict chunks on attach and on
+ * reset, again every dict_interval_ms (trace-cmd resets the buffers after
+ * enabling the events: a one-off emission would be lost), and before the
+ * first record after a quiet spell or a refusal.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/lockdep.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
+
+#include "hmb_consumer_port.h"
+#include "hmb_trace_events.h"
+#include "hmb_trace_internal.h"
+
+/* Back-to-back passes of a catch-up run at most this long, ... */
+#define HMB_TRACE_CATCHUP_NS	(2 * NSEC_PER_MSEC)
+/* ... then yield the CPU this long. */
+#define HMB_TRACE_YIELD_US	100
+/* The pause stays poll_interval_us this long after the last record. */
+#define HMB_TRACE_ACTIVE_NS	(20 * NSEC_PER_MSEC)
+/* While nobody traces: how often to look at the meta page (status). */
+#define HMB_TRACE_GATE_NS	(50 * NSEC_PER_MSEC)
+/* After a tracer enabled hmb_record: the first pass (its flag is set). */
+#define HMB_TRACE_KICK_NS	NSEC_PER_MSEC
+/*
+ * Records after this long without any on a drain are "the first after a
+ * quiet spell": see hmb_trace_on_record().
+ */
+#define HMB_TRACE_QUIET_MS	250
+
+static enum cpuhp_state hmb_trace_cpuhp_state;
+
+/* Does this context's CPU buffer carry the area's records and metadata? */
+static bool hmb_trace_drain_emits(const struct hmb_trace_drain *d)
+{
+	return d->index == 0 || d->index < d->c.geo.nr_cores;
+}
+
+/* hmb_state, then (attached/reset) the dictionary, in this CPU's buffer. */
+static void hmb_trace_emit_metadata(struct hmb_trace_drain *d,
+				    enum hmb_trace_ev_state state)
+{
+	unsigned int ms = READ_ONCE(d->area->tun.dict_interval_ms);
+	int ret;
+
+	lockdep_assert_held(&d->lock);
+
+	trace_hmb_state(d->area->index, state, &d->c.geo, d->area->name);
+	if (state == HMB_TRACE_EV_IMPLAUSIBLE)
+		return; /* not a state change: an owed dictionary stays owed */
+	if (state != HMB_TRACE_EV_ATTACHED && state != HMB_TRACE_EV_RESET) {
+		d->dict_due = false;
+		return;
+	}
+	ret = hmb_trace_dict_emit(d);
+	/* A transient failure is retried on the next poll. */
+	d->dict_due = ret == -EAGAIN || ret == -ENOMEM;
+	d->next_dict = jiffies + msecs_to_jiffies(ms);
+}
+
+/*
+ * Did the trace take @res's event, or may it be dropped? An event that is
+ * off is dropped only when the area is drained for nobody (consume mode
+ * "always"); otherwise the tracer has just disabled the events, in the
+ * middle of a pass, and what is left stays in the firmware ring for the
+ * next one.
+ */
+static bool hmb_trace_taken(const struct hmb_trace_drain *d,
+			    enum hmb_trace_write res)
+{
+	if (res == HMB_TRACE_OFF)
+		return READ_ONCE(d->area->tun.consume) ==
+		       HMB_TRACE_CONSUME_ALWAYS;
+	return res == HMB_TRACE_WRITTEN;
+}
+
+/* hmb_lost: taken, or dropped because the tracer wants records without it. */
+static bool hmb_trace_lost_taken(const struct hmb_trace_drain *d, u16 core,
+				 const struct hmb_trace_pending_lost *p)
+{
+	enum hmb_trace_write res;
+
+	res = hmb_trace_write_lost(d->area->index, core, p->count, p->reason,
+				   p->at_seq);
+	if (res == HMB_TRACE_OFF && hmb_trace_record_wanted())
+		return true;
+	return hmb_trace_taken(d, res);
+}
+
+/*
+ * Write the losses of @core the buffer has not taken yet, oldest first.
+ * Return: true if none is left.
+ */
+static bool hmb_trace_flush_lost(struct hmb_trace_drain *d, u16 core)
+{
+	struct hmb_trace_pending_lost *p = d->pending[core];
+	unsigned int n = d->nr_pending[core], i;
+
+	for (i = 0; i < n; i++)
+		if (!hmb_trace_lost_taken(d, core, &p[i]))
+			break;
+	if (i) {
+		memmove(p, p + i, (n - i) * sizeof(*p));
+		d->nr_pending[core] = n - i;
+	}
+	return !d->nr_pending[core];
+}
+
+static int hmb_trace_on_record(void *ctx, const struct hmb_record *rec)
+{
+	struct hmb_trace_drain *d = ctx;
+
+	lockdep_assert_held(&d->lock);
+	/*
+	 * A capture that started while this drain was quiet has none of its
+	 * metadata: trace-cmd clears the buffers when it starts, and the
+	 * periodic emission may be up to dict_interval_ms away. So the first
+	 * record after a quiet spell (or after the buffer refused one) comes
+	 * after hmb_state and the dictionary, and a one-pass decoder
+	 * (plugin_hmb.so in trace-cmd report, KernelShark) decodes a burst
+	 * from its first record. Losses come first: they happened before.
+	 */
+	if (!hmb_trace_flush_lost(d, rec->core))
+		goto refused;
+	if (hmb_trace_drain_emits(d) &&
+	    (d->meta_due || !d->had_records ||
+	     time_after(jiffies, d->last_record +
+				 msecs_to_jiffies(HMB_TRACE_QUIET_MS))))
+		hmb_trace_emit_metadata(d, HMB_TRACE_EV_ATTACHED);
+	if (!hmb_trace_taken(d, hmb_trace_write_record(d->area->index, rec)))
+		goto refused;
+	d->meta_due = false;
+	d->had_records = true;
+	d->last_record = jiffies;
+	return HMB_DELIVER_OK;
+
+refused:
+	d->meta_due = true;
+	if (d->stats.refused != U64_MAX)
+		d->stats.refused++;
+	return HMB_DELIVER_REFUSED;
+}
+
+static void hmb_trace_on_lost(void *ctx, u16 core, u64 count,
+			      enum hmb_lost_reason reason, u64 at_seq)
+{
+	struct hmb_trace_drain *d = ctx;
+	struct hmb_trace_pending_lost *p;
+	unsigned int n;
+
+	lockdep_assert_held(&d->lock);
+	if (WARN_ON_ONCE(core >= HMB_TRACE_MAX_CORES))
+		return;
+	n = d->nr_pending[core];
+	if (!n) {
+		struct hmb_trace_pending_lost now = {
+			.count = count, .at_seq = at_seq, .reason = reason,
+		};
+
+		if (hmb_trace_lost_taken(d, core, &now))
+			return;
+	}
+	/*
+	 * Kept for the next record of @core. No record of @core is
+	 * delivered before these are written, so two of the same reason
+	 * next to each other are one contiguous gap.
+	 */
+	p = &d->pending[core][n ? n - 1 : 0];
+	if (n && p->reason == reason) {
+		p->count = count > U64_MAX - p->count ? U64_MAX :
+			   p->count + count;
+		p->at_seq = at_seq;
+	} else if (n < HMB_TRACE_PENDING_LOST) {
+		p = &d->pending[core][n];
+		p->count = count;
+		p->at_seq = at_seq;
+		p->reason = reason;
+		d->nr_pending[core] = n + 1;
+	} else if (d->stats.unreported_lost != U64_MAX) {
+		d->stats.unreported_lost++; /* still in lost/<reason> */
+	}
+}
+
+static void hmb_trace_on_event(void *ctx, enum hmb_consumer_event ev,
+			       u32 producer_gen)
+{
+	struct hmb_trace_drain *d = ctx;
+
+	lockdep_assert_held(&d->lock);
+	/*
+	 * One line per transition to broken, and only from the first CPU's
+	 * context (every context polls the same meta page): an area that
+	 * is garbage says so, where one that was never started stays quiet.
+	 */
+	if (ev == HMB_EVENT_BROKEN && d->index == 0)
+		pr_warn_ratelimited("%s: trace area broken (%s), generation %u: nothing is read\n",
+				    d->area->name,
+				    hmb_consumer_broken_reason_name(d->c.broken_reason),
+				    d->c.broken_gen);
+	if (!hmb_trace_drain_emits(d))
+		return;
+	/* enum hmb_trace_ev_state extends enum hmb_consumer_event. */
+	hmb_trace_emit_metadata(d, (enum hmb_trace_ev_state)ev);
+}
+
+static const struct hmb_consumer_ops hmb_trace_consumer_ops = {
+	.deliver = hmb_trace_on_record,
+	.lost = hmb_trace_on_lost,
+	.event = hmb_trace_on_event,
+};
+
+/* Periodic re-emission, and retry of an owed dictionary. */
+static void hmb_trace_periodic_metadata(struct hmb_trace_drain *d)
+{
+	unsigned int ms = READ_ONCE(d->area->tun.dict_interval_ms);
+
+	lockdep_assert_held(&d->lock);
+
+	if (!hmb_trace_drain_emits(d))
+		return;
+	if (d->dict_due || (ms && time_after_eq(jiffies, d->next_dict)))
+		hmb_trace_emit_metadata(d, HMB_TRACE_EV_ATTACHED);
+}
+
+/* Run the next pass after @delay_ns, or at once (0). */
+static void hmb_trace_drain_arm(struct hmb_trace_drain *d, u64 delay_ns)
+{
+	if (READ_ONCE(d->stopping))
+		return;
+	if (!delay_ns) {
+		queue_work_on(READ_ONCE(d->cpu), hmb_trace_wq, &d->work);
+		return;
+	}
+	/* Some slack lets the timer share a wakeup; 1/8 of the pause. */
+	hrtimer_start_range_ns(&d->timer, ns_to_ktime(delay_ns), delay_ns >> 3,
+			       HRTIMER_MODE_REL);
+}
+
+static enum hrtimer_restart hmb_trace_drain_timer(struct hrtimer *t)
+{
+	struct hmb_trace_drain *d = container_of(t, struct hmb_trace_drain,
+						 timer);
+
+	if (!READ_ONCE(d->stopping))
+		queue_work_on(READ_ONCE(d->cpu), hmb_trace_wq, &d->work);
+	return HRTIMER_NORESTART;
+}
+
+/* What one pass saw. */
+struct hmb_trace_pass {
+	bool consuming;		/* someone traces (or mode "always") */
+	bool more;		/* a core filled its budget */
+	bool refused;		/* the buffer did not take a record */
+	u32 got;		/* records delivered */
+};
+
+/* The pause before the next pass, in ns; 0: at once. */
+static u64 hmb_trace_pace(struct hmb_trace_drain *d,
+			  const struct hmb_trace_pass *p, u64 now)
+{
+	unsigned int poll = READ_ONCE(d->area->tun.poll_interval_us);
+	unsigned int idle = READ_ONCE(d->area->tun.idle_interval_us);
+
+	idle = max(idle, poll);
+	if (!p->consuming) {
+		d->busy_since = 0;
+		d->interval_us = poll;
+		return max_t(u64, HMB_TRACE_GATE_NS,
+			     (u64)idle * NSEC_PER_USEC);
+	}
+	if (p->more && !p->refused) {
+		/* A backlog: no idle time, but bounded by time spent. */
+		d->last_data = now;
+		d->interval_us = poll;
+		if (!d->busy_since)
+			d->busy_since = now;
+		if (now - d->busy_since < HMB_TRACE_CATCHUP_NS)
+			return 0;
+		d->busy_since = 0;
+		d->stats.yields++;
+		return HMB_TRACE_YIELD_US * NSEC_PER_USEC;
+	}
+	d->busy_since = 0;
+	if (p->got)
+		d->last_data = now;
+	if (p->refused || now - d->last_data >= HMB_TRACE_ACTIVE_NS)
+		d->interval_us = clamp(d->interval_us * 2, poll, idle);
+	else
+		d->interval_us = poll;
+	return (u64)d->interval_us * NSEC_PER_USEC;
+}
+
+/* Poll the meta page; drain each of our cores by at most "budget" records. */
+static void hmb_trace_drain_pass(struct hmb_trace_drain *d,
+				 struct hmb_trace_pass *p)
+{
+	struct hmb_trace_area *a = d->area;
+	u32 budget = READ_ONCE(a->tun.budget);
+	u16 core;
+
+	lockdep_assert_held(&d->lock);
+
+	p->consuming = READ_ONCE(a->tun.consume) == HMB_TRACE_CONSUME_ALWAYS ||
+		       hmb_trace_record_wanted();
+	/*
+	 * Not consuming, the meta page is still polled (status, the broken
+	 * log line, resets); its events go nowhere while nobody traces.
+	 */
+	if (hmb_consumer_poll(&d->c) != HMB_CONSUMER_ATTACHED ||
+	    !p->consuming)
+		return;
+	for (core = d->index; core < d->c.geo.nr_cores; core += a->nr_drains) {
+		u64 refused = d->stats.refused;
+		u32 n = 0;
+
+		if (hmb_trace_flush_lost(d, core))
+			n = hmb_consumer_drain_core(&d->c, core, budget);
+		else
+			d->stats.refused++;
+		p->got += n;
+		if (n >= budget)
+			p->more = true;
+		if (d->stats.refused != refused)
+			p->refused = true;
+		cond_resched();
+	}
+	hmb_trace_periodic_metadata(d);
+}
+
+static void hmb_trace_drain_work(struct work_struct *work)
+{
+	struct hmb_trace_drain *d = container_of(work, struct hmb_trace_drain,
+						 work);
+	struct hmb_trace_pass p = {};
+	int cpu = READ_ONCE(d->cpu);
+	u64 start, end;
+
+	if (READ_ONCE(d->stopping))
+		return;
+	/*
+	 * Queued before a CPU hotplug moved this context: run where its
+	 * records belong (cpu is online: the callbacks move it first).
+	 */
+	if (cpu != raw_smp_processor_id() && cpu_online(cpu)) {
+		queue_work_on(cpu, hmb_trace_wq, &d->work);
+		return;
+	}
+	start = ktime_get_ns();
+	mutex_lock(&d->lock);
+	hmb_trace_drain_pass(d, &p);
+	end = ktime_get_ns();
+	if (p.consuming) {
+		d->stats.passes++;
+		d->stats.busy_ns += end - start;
+		if (!p.got && !p.refused)
+			d->stats.empty_passes++;
+	}
+	mutex_unlock(&d->lock);
+	hmb_trace_drain_arm(d, hmb_trace_pace(d, &p, end));
+}
+
+static void hmb_trace_drain_free(struct hmb_trace_drain *d)
+{
+	if (!d)
+		return;
+	mutex_destroy(&d->lock);
+	kvfree(d->scratch);
+	kvfree(d);
+}
+
+static struct hmb_trace_drain *hmb_trace_drain_alloc(struct hmb_trace_area *a,
+						     unsigned int index,
+						     int cpu)
+{
+	struct hmb_trace_drain *d;
+
+	d = kvzalloc_node(sizeof(*d), GFP_KERNEL, cpu_to_node(cpu));
+	if (!d)
+		return NULL;
+	d->scratch = kvmalloc_node(HMB_CONSUMER_SCRATCH_LEN, GFP_KERNEL,
+				   cpu_to_node(cpu));
+	if (!d->scratch) {
+		kvfree(d);
+		return NULL;
+	}
+	d->area = a;
+	d->index = index;
+	d->home_cpu = cpu;
+	d->cpu = cpu;
+	d->interval_us = a->tun.poll_interval_us;
+	mutex_init(&d->lock);
+	INIT_WORK(&d->work, hmb_trace_drain_work);
+	hrtimer_init(&d->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	d->timer.function = hmb_trace_drain_timer;
+	hmb_consumer_init(&d->c, &a->map, &hmb_trace_consumer_ops, d,
+			  d->scratch);
+	return d;
+}
+
+/**
+ * hmb_trace_drains_create() - one context per online CPU, at most one per
+ * possible firmware core, and their hotplug hook.
+ * @a: the area
+ *
+ * Return: 0 or a negative errno.
+ */
+int hmb_trace_drains_create(struct hmb_trace_area *a)
+{
+	unsigned int nr, i = 0;
+	int cpu, ret = -ENOMEM;
+
+	cpus_read_lock();
+	nr = min(num_online_cpus(), HMB_TRACE_MAX_CORES);
+	a->drains = kcalloc(nr, sizeof(*a->drains), GFP_KERNEL);
+	if (!a->drains)
+		goto err_unlock;
+	for_each_online_cpu(cpu) {
+		if (i == nr)
+			break;
+		a->drains[i] = hmb_trace_drain_alloc(a, i, cpu);
+		if (!a->drains[i])
+			goto err_free;
+		i++;
+	}
+	cpus_read_unlock();
+	a->nr_drains = i;
+	/* Context j drains cores j, j + nr, j + 2 nr, ...: say so to its consumer. */
+	for (i = 0; i < a->nr_drains; i++) {
+		unsigned int core;
+
+		a->drains[i]->c.core_mask = 0;
+		for (core = i; core < HMB_TRACE_MAX_CORES; core += a->nr_drains)
+			a->drains[i]->c.core_mask |= BIT(core);
+	}
+	ret = cpuhp_state_add_instance_nocalls(hmb_trace_cpuhp_state,
+					       &a->cpuhp_node);
+	if (ret)
+		goto err_free_unlocked;
+	/*
+	 * A CPU that went offline before the hook was in place: its
+	 * contexts move now (the hook takes them back when it returns).
+	 */
+	cpus_read_lock();
+	for (i = 0; i < a->nr_drains; i++)
+		if (!cpu_online(a->drains[i]->cpu))
+			a->drains[i]->cpu = cpumask_first(cpu_online_mask);
+	cpus_read_unlock();
+	return 0;
+
+err_free:
+	cpus_read_unlock();
+err_free_unlocked:
+	for (i = 0; i < nr; i++)
+		hmb_trace_drain_free(a->drains[i]);
+	kfree(a->drains);
+	a->drains = NULL;
+	a->nr_drains = 0;
+	return ret;
+
+err_unlock:
+	cpus_read_unlock();
+	return ret;
+}
+
+/** hmb_trace_drains_start() - first pass of every context, at once. */
+void hmb_trace_drains_start(struct hmb_trace_area *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->nr_drains; i++)
+		hmb_trace_drain_arm(a->drains[i], 0);
+}
+
+/**
+ * hmb_trace_drains_stop() - stop every context synchronously.
+ * @a: the area
+ *
+ * The hotplug hook goes first (it re-arms). Then, with @stopping set,
+ * neither the timer nor the work re-arms: a work that raced past the
+ * check armed the timer at most, a timer that raced queued the work at
+ * most, so work, timer, work.
+ */
+void hmb_trace_drains_stop(struct hmb_trace_area *a)
+{
+	unsigned int i;
+
+	cpuhp_state_remove_instance_nocalls(hmb_trace_cpuhp_state,
+					    &a->cpuhp_node);
+	for (i = 0; i < a->nr_drains; i++) {
+		struct hmb_trace_drain *d = a->drains[i];
+
+		WRITE_ONCE(d->stopping, true);
+		cancel_work_sync(&d->work);
+		hrtimer_cancel(&d->timer);
+		cancel_work_sync(&d->work);
+	}
+}
+
+/** hmb_trace_drains_destroy() - free the contexts of a stopped area. */
+void hmb_trace_drains_destroy(struct hmb_trace_area *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->nr_drains; i++)
+		hmb_trace_drain_free(a->drains[i]);
+	kfree(a->drains);
+}
+
+/**
+ * hmb_trace_drains_kick() - a tracer enabled hmb_record: a pass soon on
+ * every context of @a, instead of at the next gate check.
+ * @a: the area
+ */
+void hmb_trace_drains_kick(struct hmb_trace_area *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->nr_drains; i++)
+		hmb_trace_drain_arm(a->drains[i], HMB_TRACE_KICK_NS);
+}
+
+/* Run @d on @cpu from now on, and have a pass there at once. */
+static void hmb_trace_drain_move(struct hmb_trace_drain *d, int cpu)
+{
+	mutex_lock(&d->lock);	/* no pass writes to the old CPU's buffer */
+	WRITE_ONCE(d->cpu, cpu);
+	mutex_unlock(&d->lock);
+	hmb_trace_drain_arm(d, 0);
+}
+
+static int hmb_trace_cpu_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct hmb_trace_area *a = hlist_entry(node, struct hmb_trace_area,
+					       cpuhp_node);
+	unsigned int i;
+
+	for (i = 0; i < a->nr_drains; i++)
+		if (a->drains[i]->home_cpu == cpu &&
+		    READ_ONCE(a->drains[i]->cpu) != cpu)
+			hmb_trace_drain_move(a->drains[i], cpu);
+	return 0;
+}
+
+static int hmb_trace_cpu_offline(unsigned int cpu, struct hlist_node *node)
+{
+	struct hmb_trace_area *a = hlist_entry(node, struct hmb_trace_area,
+					       cpuhp_node);
+	unsigned int i, to;
+
+	to = cpumask_any_but(cpu_online_mask, cpu);
+	if (to >= nr_cpu_ids)
+		return 0;
+	for (i = 0; i < a->nr_drains; i++)
+		if (READ_ONCE(a->drains[i]->cpu) == cpu)
+			hmb_trace_drain_move(a->drains[i], to);
+	return 0;
+}
+
+/**
+ * hmb_trace_cpuhp_init() - the CPU hotplug state of all areas.
+ * Return: 0 or a negative errno.
+ */
+int hmb_trace_cpuhp_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "hmb_trace:online",
+				      hmb_trace_cpu_online,
+				      hmb_trace_cpu_offline);
+	if (ret < 0)
+		return ret;
+	hmb_trace_cpuhp_state = ret;
+	return 0;
+}
+
+/** hmb_trace_cpuhp_exit() - remove the CPU hotplug state. */
+void hmb_trace_cpuhp_exit(void)
+{
+	cpuhp_remove_multi_state(hmb_trace_cpuhp_state);
+}
+
+static int hmb_trace_drains_show(struct seq_file *m, void *unused)
+{
+	struct hmb_trace_area *a = m->private;
+	unsigned int i;
+
+	seq_puts(m, "drain cpu home_cpu passes empty_passes busy_ns refused yields unreported_lost interval_us\n");
+	for (i = 0; i < a->nr_drains; i++) {
+		struct hmb_trace_drain *d = a->drains[i];
+
+		mutex_lock(&d->lock);
+		seq_printf(m, "%u %d %d %llu %llu %llu %llu %llu %llu %u\n",
+			   i, d->cpu, d->home_cpu, d->stats.passes,
+			   d->stats.empty_passes, d->stats.busy_ns,
+			   d->stats.refused, d->stats.yields,
+			   d->stats.unreported_lost, d->interval_us);
+		mutex_unlock(&d->lock);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hmb_trace_drains);
+
+/**
+ * hmb_trace_drains_debugfs() - <debugfs>/hmb_trace/<area>/drains: one line
+ * per context (what a pass costs, how often it found nothing).
+ * @a: the area, with a->debugfs set (or an error pointer: ignored)
+ */
+void hmb_trace_drains_debugfs(struct hmb_trace_area *a)
+{
+	debugfs_create_file("drains", 0400, a->debugfs, a,
+			    &hmb_trace_drains_fops);
+}
