@@ -164,31 +164,38 @@ static bool hmb_trace_flush_lost(struct hmb_trace_drain *d, u16 core)
 	return !d->nr_pending[core];
 }
 
+/*
+ * A capture that started while this drain was quiet has none of its
+ * metadata: trace-cmd clears the buffers when it starts, and the periodic
+ * emission may be up to dict_interval_ms away. So the first record or loss
+ * after a quiet spell (or after the buffer refused one) comes after
+ * hmb_state and the dictionary, and a one-pass decoder (plugin_hmb.so in
+ * trace-cmd report, KernelShark) decodes a burst from its first record.
+ */
+static void hmb_trace_metadata_if_due(struct hmb_trace_drain *d)
+{
+	if (!hmb_trace_drain_emits(d))
+		return;
+	if (d->meta_due || !d->had_records ||
+	    time_after(jiffies, d->last_record +
+				msecs_to_jiffies(HMB_TRACE_QUIET_MS)))
+		hmb_trace_emit_metadata(d, HMB_TRACE_EV_ATTACHED);
+	d->meta_due = false;
+	d->had_records = true;
+	d->last_record = jiffies;
+}
+
 static int hmb_trace_on_record(void *ctx, const struct hmb_record *rec)
 {
 	struct hmb_trace_drain *d = ctx;
 
 	lockdep_assert_held(&d->lock);
-	/*
-	 * A capture that started while this drain was quiet has none of its
-	 * metadata: trace-cmd clears the buffers when it starts, and the
-	 * periodic emission may be up to dict_interval_ms away. So the first
-	 * record after a quiet spell (or after the buffer refused one) comes
-	 * after hmb_state and the dictionary, and a one-pass decoder
-	 * (plugin_hmb.so in trace-cmd report, KernelShark) decodes a burst
-	 * from its first record. Losses come first: they happened before.
-	 */
+	/* Losses the buffer refused come first: they happened before. */
 	if (!hmb_trace_flush_lost(d, rec->core))
 		goto refused;
-	if (hmb_trace_drain_emits(d) &&
-	    (d->meta_due || !d->had_records ||
-	     time_after(jiffies, d->last_record +
-				 msecs_to_jiffies(HMB_TRACE_QUIET_MS))))
-		hmb_trace_emit_metadata(d, HMB_TRACE_EV_ATTACHED);
+	hmb_trace_metadata_if_due(d);
 	if (!hmb_trace_taken(d, hmb_trace_write_record(d->area->index, rec)))
 		goto refused;
-	d->meta_due = false;
-	d->had_records = true;
 	d->last_record = jiffies;
 	return HMB_DELIVER_OK;
 
@@ -215,8 +222,10 @@ static void hmb_trace_on_lost(void *ctx, u16 core, u64 count,
 			.count = count, .at_seq = at_seq, .reason = reason,
 		};
 
+		hmb_trace_metadata_if_due(d);
 		if (hmb_trace_lost_taken(d, core, &now))
 			return;
+		d->meta_due = true;
 	}
 	/*
 	 * Kept for the next record of @core. No record of @core is

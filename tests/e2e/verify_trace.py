@@ -10,6 +10,9 @@ Inputs (all produced by the e2e scenarios, see tests/e2e/scenarios/*/):
   --status  /sys/class/hmb_trace/<area>/ as "name: value" lines
   --stats   per_cpu/cpuN/stats of the hmb instance (guest) or
             `trace-cmd report --stat` (host); both are accepted
+  --dev     with several areas in one capture: check only the hmb events
+            of this area (their `dev` field); --status and --truth are
+            that area's, and the status file's `index` must be this dev
 
 One subcommand per scenario. Each check prints "ok: ..." or
 "FAIL: ... expected X, saw Y"; the exit status is 1 if any check failed,
@@ -331,14 +334,22 @@ def check_dictionary(F, events, truth=None, dict_bin=None, cpus_with_records=())
     if not F.check(states, f"{len(states)} hmb_state event(s) in the capture",
                    "expected hmb_state events in the capture, saw none"):
         return
+    last_gen = None
     if truth is not None:
         bid = truth["build_id"].lower()
+        # With --new-build-at-reset each life names its own build.
+        bids = {life["producer_gen"]: life.get("build_id", bid).lower()
+                for life in truth["lives"]}
+        last_gen = truth["lives"][-1]["producer_gen"] if truth["lives"] else None
         nc = truth["geometry"]["nr_cores"]
         hz = truth["clock"]["hz"]
-        bad = [e for e in states if e.f.get("build_id", b"").hex() != bid
+        bad = [e for e in states
+               if e.f.get("build_id", b"").hex() != bids.get(e.f.get("producer_gen"), bid)
                or e.f.get("nr_cores") != nc or e.f.get("clock_hz") != hz]
-        F.check(not bad, f"hmb_state carries build_id {bid[:12]}.., nr_cores {nc}, clock_hz {hz}",
-                f"hmb_state: expected build_id {bid} nr_cores {nc} clock_hz {hz}, "
+        F.check(not bad, f"hmb_state carries build_id {bid[:12]}.."
+                + (f" (per generation: {sorted(set(bids.values()))})" if len(set(bids.values())) > 1 else "")
+                + f", nr_cores {nc}, clock_hz {hz}",
+                f"hmb_state: expected build_id {bids} by producer_gen, nr_cores {nc} clock_hz {hz}, "
                 f"saw {bad[0] if bad else ''}")
     # Reassemble per (cpu, dev, gen): chunks in order after each state event.
     complete = {}
@@ -383,7 +394,8 @@ def check_dictionary(F, events, truth=None, dict_bin=None, cpus_with_records=())
     for (cpu, gen), data in sorted(complete.items()):
         F.check(data[:4] == DICT_MAGIC, f"dictionary cpu {cpu} gen {gen}: {len(data)} bytes, magic ok",
                 f"dictionary cpu {cpu} gen {gen}: expected magic {DICT_MAGIC!r}, saw {data[:4]!r}")
-        if dict_bin is not None:
+        # The status file holds the current generation's dictionary.
+        if dict_bin is not None and (last_gen is None or gen == last_gen):
             F.check(data == dict_bin,
                     f"dictionary cpu {cpu} gen {gen} equals the status 'dictionary' file",
                     f"dictionary cpu {cpu} gen {gen}: {len(data)} bytes differ from the "
@@ -424,6 +436,11 @@ def load_common(a, need_status=True):
     truth = load_truth(a.truth) if getattr(a, "truth", None) else None
     events = parse_report(a.report) if getattr(a, "report", None) else []
     status = parse_status(a.status) if getattr(a, "status", None) else None
+    if getattr(a, "dev", None) is not None:
+        events = [e for e in events if not e.name.startswith("hmb_") or e.f.get("dev") == a.dev]
+        if status is not None and status_scalar(status, "index") != a.dev:
+            die(f"{a.status} is the status of the area with index {status.get('index')}, "
+                f"not of --dev {a.dev}")
     return truth, events, status
 
 
@@ -812,6 +829,75 @@ def cmd_disabled(a):
     return F
 
 
+def cmd_hotplug(a):
+    """Order-independent exactness: with a CPU going offline, a core's
+    records move between CPU buffers, whose clocks need not agree, so the
+    merged report's order across a move proves nothing; each seq must be
+    there exactly once or inside a reported loss."""
+    F = Failures()
+    truth, events, status = load_common(a)
+    produced = truth_total(truth)
+    recs, lost = defaultdict(list), defaultdict(list)
+    for e in events:
+        if e.name == "hmb_record":
+            recs[e.f["core"]].append(e)
+        elif e.name == "hmb_lost":
+            lost[e.f["core"]].append(e)
+    problems = []
+    tot_lost = 0
+    for k in sorted(produced):
+        seqs = sorted(e.f["seq"] for e in recs.get(k, []))
+        dups = len(seqs) - len(set(seqs))
+        if dups:
+            problems.append(f"core {k}: {dups} records delivered twice")
+        covered = set(seqs)
+        for e in lost.get(k, []):
+            lo = e.f["at_seq"] - e.f["count"]
+            tot_lost += e.f["count"]
+            overlap = covered.intersection(range(lo, e.f["at_seq"]))
+            if overlap:
+                problems.append(f"core {k}: hmb_lost {lo}..{e.f['at_seq'] - 1} overlaps "
+                                f"{len(overlap)} delivered records")
+            covered.update(range(lo, e.f["at_seq"]))
+        missing = set(range(produced[k])) - covered
+        extra = covered - set(range(produced[k]))
+        if missing:
+            problems.append(f"core {k}: {len(missing)} records neither delivered nor reported "
+                            f"lost, first {min(missing)}")
+        if extra:
+            problems.append(f"core {k}: {len(extra)} records beyond the {produced[k]} produced")
+        cpus = {e.cpu for e in recs.get(k, [])}
+        if not cpus <= {0, k % a.cpus}:
+            problems.append(f"core {k}: records on CPUs {sorted(cpus)}, expected only on "
+                            f"{k % a.cpus} or its stand-in 0")
+    report_problems(F, problems, "every record of every core exactly once or reported lost, "
+                    "on its CPU or the stand-in")
+    F.check(not tot_lost, "nothing lost at this rate",
+            f"expected no loss at this rate across CPU moves, saw {tot_lost} records lost")
+    if status is not None:
+        delivered = status.get("delivered", [])
+        want = [len(recs.get(k, [])) for k in range(len(delivered))]
+        F.check(delivered == want, f"status delivered {delivered} = the capture",
+                f"status delivered {delivered}, capture has {want}")
+    if a.moves:
+        moves = {}
+        with open(a.moves) as fh:
+            for line in fh:
+                m = re.match(r"(offline|online)_(\d+):\s*([\d ]+)$", line.strip())
+                if m:
+                    moves[(m.group(1), int(m.group(2)))] = [int(x) for x in m.group(3).split()]
+        n = len(produced)
+        home = [k % a.cpus for k in range(n)]
+        off = [0] * n
+        bad = {key: v for key, v in moves.items()
+               if v != (off if key[0] == "offline" else home)}
+        F.check(moves and not bad, f"status core_cpu while CPU 1 was offline: {off}, "
+                f"after: {home} ({len(moves)} readings)",
+                f"expected core_cpu {off} while CPU 1 was offline and {home} after, saw "
+                f"{bad or 'no readings'}")
+    return F
+
+
 def cmd_summary(a):
     """Counts per core, for measurements; never fails."""
     F = Failures()
@@ -837,6 +923,8 @@ def main(argv=None):
         if status:
             sp.add_argument("--status", required=True)
         sp.add_argument("--cpus", type=int, default=2, help="guest CPUs (default 2)")
+        sp.add_argument("--dev", type=int,
+                        help="only this area's hmb events (several areas in one capture)")
         sp.add_argument("--stats", help="guest per_cpu/cpuN/stats dump")
         sp.add_argument("--stat-report", help="trace-cmd report --stat output")
         return sp
@@ -853,6 +941,9 @@ def main(argv=None):
     sp.set_defaults(func=cmd_reset)
     sp = common(sub.add_parser("corrupt", help="corrupted page: invalid loss, rest delivered"))
     sp.set_defaults(func=cmd_corrupt)
+    sp = common(sub.add_parser("hotplug", help="exact delivery across CPU offline/online"))
+    sp.add_argument("--moves", help="guest file of core_cpu readings: 'offline_N: ...'")
+    sp.set_defaults(func=cmd_hotplug)
     sp = sub.add_parser("disabled", help="nothing while disabled, records after re-enable")
     sp.add_argument("--truth")
     sp.add_argument("--disabled", required=True, help="trace text captured while disabled")
