@@ -4,24 +4,75 @@
  * QEMU ivshmem-plain device (1af4:1110), written by the firmware simulator
  * on the host. The mapping is cacheable (MEMREMAP_WB): BAR2 is host RAM,
  * coherent with the external writer. The host side never writes it.
+ *
+ * On a real VM host an ivshmem device may share memory for anything, so
+ * the driver binds none by default: only a device named in the module
+ * parameter ivshmem= (PCI names, comma separated), or one whose
+ * driver_override is "hmb_trace" (the PCI core then offers it to this
+ * driver only). The probe refuses every other with -ENODEV.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
 #include <linux/io.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include "hmb_trace_internal.h"
 
 #define HMB_TRACE_IVSHMEM_DEVICE_ID	0x1110
 #define HMB_TRACE_IVSHMEM_BAR		2
+#define HMB_TRACE_IVSHMEM_MAX_NAMED	16
+
+/* Read-only: the set of devices to bind is fixed at load. */
+static char *hmb_trace_ivshmem_names[HMB_TRACE_IVSHMEM_MAX_NAMED];
+static unsigned int hmb_trace_ivshmem_nr_names;
+module_param_array_named(ivshmem, hmb_trace_ivshmem_names, charp,
+			 &hmb_trace_ivshmem_nr_names, 0444);
+MODULE_PARM_DESC(ivshmem,
+		 "ivshmem-plain devices to bind, by PCI name (0000:00:04.0,...); others only with driver_override=hmb_trace");
 
 struct hmb_trace_ivshmem {
 	void *base;
 	struct hmb_trace_area *area;
 };
+
+static bool hmb_trace_ivshmem_named(struct pci_dev *pdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < hmb_trace_ivshmem_nr_names; i++)
+		if (!strcasecmp(hmb_trace_ivshmem_names[i], pci_name(pdev)))
+			return true;
+	return false;
+}
+
+/*
+ * True when this device was handed to us. The PCI core offers a device
+ * whose driver_override is set only to the driver of that name, so a
+ * non-NULL driver_override here is "hmb_trace" (read under the device
+ * lock, which the driver core holds around probe).
+ */
+static bool hmb_trace_ivshmem_wanted(struct pci_dev *pdev)
+{
+	if (pdev->vendor != PCI_VENDOR_ID_REDHAT_QUMRANET ||
+	    pdev->device != HMB_TRACE_IVSHMEM_DEVICE_ID) {
+		dev_info(&pdev->dev,
+			 "not an ivshmem-plain device (%04x:%04x): not binding\n",
+			 pdev->vendor, pdev->device);
+		return false;
+	}
+	if (pdev->driver_override || hmb_trace_ivshmem_named(pdev))
+		return true;
+	dev_info(&pdev->dev,
+		 "ivshmem device not bound (it may not be a trace area): load with ivshmem=%s, or echo %s > /sys/bus/pci/devices/%s/driver_override; echo %s > /sys/bus/pci/drivers_probe\n",
+		 pci_name(pdev), KBUILD_MODNAME, pci_name(pdev),
+		 pci_name(pdev));
+	return false;
+}
 
 static int hmb_trace_ivshmem_probe(struct pci_dev *pdev,
 				   const struct pci_device_id *id)
@@ -33,6 +84,9 @@ static int hmb_trace_ivshmem_probe(struct pci_dev *pdev,
 	const void **pages;
 	unsigned long i, nr;
 	int ret;
+
+	if (!hmb_trace_ivshmem_wanted(pdev))
+		return -ENODEV;
 
 	iv = devm_kzalloc(dev, sizeof(*iv), GFP_KERNEL);
 	if (!iv)
@@ -103,15 +157,19 @@ static void hmb_trace_ivshmem_remove(struct pci_dev *pdev)
 	pci_disable_device(pdev);
 }
 
+/*
+ * No MODULE_DEVICE_TABLE: an ivshmem device is no reason to load the
+ * module, which would bind nothing unless told to.
+ */
 static const struct pci_device_id hmb_trace_ivshmem_ids[] = {
 	{ PCI_DEVICE(PCI_VENDOR_ID_REDHAT_QUMRANET,
 		     HMB_TRACE_IVSHMEM_DEVICE_ID) },
 	{ }
 };
-MODULE_DEVICE_TABLE(pci, hmb_trace_ivshmem_ids);
 
+/* Named after the module: driver_override names a driver. */
 static struct pci_driver hmb_trace_ivshmem_driver = {
-	.name = "hmb_trace_ivshmem",
+	.name = KBUILD_MODNAME,
 	.id_table = hmb_trace_ivshmem_ids,
 	.probe = hmb_trace_ivshmem_probe,
 	.remove = hmb_trace_ivshmem_remove,

@@ -3,7 +3,7 @@
 #
 # Boot the installed Debian kernel under QEMU (TCG) with the hmbtrace initramfs.
 #
-# Usage: run-guest.sh --share DIR [--area FILE --area-size BYTES] [--initrd X]
+# Usage: run-guest.sh --share DIR [--area FILE --area-size BYTES]... [--initrd X]
 #                     [--timeout S] [--mem 1G] [--smp 2] [--append ARGS]
 #                     [--kernel IMAGE] [--quiet] [--shell]
 #
@@ -14,6 +14,10 @@
 #                     BAR2 is FILE, shared with the host (share=on). Created
 #                     zero-filled if missing; an existing FILE must have the size.
 #   --area-size N     size of FILE, a power of two (bytes, or with K/M/G)
+#                     Repeat --area for more devices (more simulated SSDs),
+#                     each its own memory-backend-file + ivshmem-plain, in
+#                     the order given (PCI slots in that order); the i-th
+#                     --area-size goes with the i-th --area, or one for all
 #   --initrd X        default: build one with build-initramfs.sh (with
 #                     kernel/hmb_trace/hmb_trace.ko when it exists)
 #   --timeout S       kill QEMU after S seconds (default 180); exit status 124
@@ -38,8 +42,8 @@ usage() {
 }
 
 share=""
-area=""
-area_size=""
+areas=()
+area_sizes=()
 initrd=""
 timeout=180
 mem=1G
@@ -51,8 +55,8 @@ shell=0
 while (($#)); do
 	case "$1" in
 	--share) share=${2:?}; shift 2 ;;
-	--area) area=${2:?}; shift 2 ;;
-	--area-size) area_size=${2:?}; shift 2 ;;
+	--area) areas+=("${2:?}"); shift 2 ;;
+	--area-size) area_sizes+=("${2:?}"); shift 2 ;;
 	--initrd) initrd=${2:?}; shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
 	--mem) mem=${2:?}; shift 2 ;;
@@ -93,8 +97,14 @@ if [[ -z "$kernel" ]]; then
 fi
 [[ -r "$kernel" ]] || hmbq_die "kernel image $kernel not readable"
 
+# One memory-backend-file + ivshmem-plain per --area: ids hmb, hmb1, hmb2...
 area_args=()
-if [[ -n "$area" ]]; then
+((${#areas[@]} || !${#area_sizes[@]})) || hmbq_die "--area-size needs --area"
+((${#area_sizes[@]} == ${#areas[@]} || ${#area_sizes[@]} == 1 || !${#areas[@]})) ||
+	hmbq_die "give one --area-size, or one per --area (${#areas[@]} areas, ${#area_sizes[@]} sizes)"
+for i in "${!areas[@]}"; do
+	area=${areas[$i]}
+	area_size=${area_sizes[$i]:-${area_sizes[0]:-}}
 	[[ -n "$area_size" ]] || hmbq_die "--area needs --area-size"
 	area_size=$(hmbq_size_bytes "$area_size")
 	hmbq_is_pow2 "$area_size" ||
@@ -106,12 +116,12 @@ if [[ -n "$area" ]]; then
 	actual=$(stat -Lc %s "$area")
 	((actual == area_size)) ||
 		hmbq_die "area $area has $actual bytes, --area-size says $area_size"
+	id=hmb
+	((i)) && id=hmb$i
 	# shellcheck disable=SC2054 # commas belong to QEMU's option syntax
-	area_args=(-object "memory-backend-file,id=hmb,share=on,mem-path=$area,size=$area_size"
-		-device ivshmem-plain,memdev=hmb)
-elif [[ -n "$area_size" ]]; then
-	hmbq_die "--area-size needs --area"
-fi
+	area_args+=(-object "memory-backend-file,id=$id,share=on,mem-path=$area,size=$area_size"
+		-device "ivshmem-plain,memdev=$id")
+done
 
 if [[ -z "$initrd" ]]; then
 	initrd="$(hmbq_cache_dir)/initramfs-default.cpio.gz"

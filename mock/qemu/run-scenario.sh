@@ -7,8 +7,8 @@
 #                          the measurements measure-rate, measure-latency
 #
 # Usage: run-scenario.sh NAME [--module KO | --no-module] [--fwsim BIN]
-#                        [--out DIR] [--area-size N] [--timeout S] [--keep]
-#                        [--quiet] [-- RUN-GUEST-ARGS...]
+#                        [--out DIR] [--area-size N] [--area2-size N]
+#                        [--timeout S] [--keep] [--quiet] [-- RUN-GUEST-ARGS...]
 #
 #   --module KO    module for the guest (default kernel/hmb_trace/hmb_trace.ko
 #                  when it exists); --no-module boots without one
@@ -17,6 +17,8 @@
 #   --out DIR      run directory, shared with the guest as /mnt (default
 #                  build/qemu-runs/NAME; emptied first)
 #   --area-size N  size of the simulated HMB (default 4M; host.sh may change it)
+#   --area2-size N size of the second simulated HMB, for scenarios with two
+#                  SSDs (hmbq_fwsim2_start; default: --area-size)
 #   --timeout S    guest timeout (default 180)
 #   --keep         keep the area file in /dev/shm
 #   --quiet        do not copy the guest console to stdout
@@ -38,6 +40,7 @@ module=default
 fwsim=${HMB_FWSIM:-}
 out=""
 area_size=4M
+area2_size=""
 timeout=180
 keep=0
 guest_args=()
@@ -48,6 +51,7 @@ while (($#)); do
 	--fwsim) fwsim=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
 	--area-size) area_size=${2:?}; shift 2 ;;
+	--area2-size) area2_size=${2:?}; shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--quiet) guest_args+=(--quiet); shift ;;
@@ -97,15 +101,17 @@ if [[ -n "$module" ]]; then
 fi
 
 area="/dev/shm/hmbtrace-qemu-$name-$$.area"
+area2="/dev/shm/hmbtrace-qemu-$name-$$-2.area"
 # shellcheck disable=SC2317 # called by the trap
 cleanup() {
-	((keep)) || rm -f "$area"
+	((keep)) || rm -f "$area" "$area2"
 }
 trap cleanup EXIT
 
 export HMBQ_NAME=$name HMBQ_SCENARIO=$scenario HMBQ_SHARE=$out HMBQ_AREA=$area
 HMBQ_AREA_SIZE=$(hmbq_size_bytes "$area_size")
-export HMBQ_AREA_SIZE HMBQ_MODULE=$module
+HMBQ_AREA2_SIZE=$(hmbq_size_bytes "${area2_size:-$area_size}")
+export HMBQ_AREA_SIZE HMBQ_AREA2=$area2 HMBQ_AREA2_SIZE HMBQ_MODULE=$module
 export HMBQ_FWSIM=$fwsim HMBQ_TIMEOUT=$timeout HMBQ_REPO=$hmbq_repo
 export HMBQ_GUEST_ARGS="${guest_args[*]}" HMBQ_LIB="$hmbq_dir/scenario-lib.sh"
 
@@ -120,5 +126,8 @@ timings=""
 [[ -f "$out/timings.txt" ]] && timings=$(tr '\n' ' ' <"$out/timings.txt")
 echo "scenario_total_s=$total" >>"$out/timings.txt"
 hmbq_log "scenario $name: status $rc, whole scenario ${total}s; guest: $timings"
-((keep)) && hmbq_log "area kept: $area"
+if ((keep)); then
+	hmbq_log "area kept: $area"
+	[[ -e "$area2" ]] && hmbq_log "second area kept: $area2"
+fi
 exit "$rc"

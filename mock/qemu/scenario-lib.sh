@@ -9,15 +9,20 @@
 #   HMBQ_SCENARIO    the scenario's directory (guest.sh, host.sh)
 #   HMBQ_SHARE       the run directory; the guest sees it as /mnt
 #   HMBQ_AREA        the simulated HMB file (in /dev/shm), HMBQ_AREA_SIZE its size
+#   HMBQ_AREA2       the second simulated HMB's file, HMBQ_AREA2_SIZE its size:
+#                    the guest gets it (a second ivshmem-plain device) only
+#                    when host.sh starts a second hmb-fwsim (hmbq_fwsim2_start)
 #   HMBQ_MODULE      hmb_trace.ko to put in the guest as /hmb_trace.ko ("" = none)
 #   HMBQ_FWSIM       the hmb-fwsim binary ("" when not built)
 #   HMBQ_TIMEOUT     guest timeout in seconds
 #   HMBQ_GUEST_ARGS  more run-guest.sh arguments (array-like string)
 #   HMBQ_REPO        the repository root
 #
-# A host.sh may set, before hmbq_boot: HMBQ_AREA_SIZE, HMBQ_EXTRAS (array of
-# build-initramfs.sh --extra arguments), HMBQ_MODULE_PARAMS (insmod arguments; the
-# guest reads them from /mnt/module-params).
+# A host.sh may set, before hmbq_boot: HMBQ_AREA_SIZE, HMBQ_AREA2_SIZE,
+# HMBQ_EXTRAS (array of build-initramfs.sh --extra arguments),
+# HMBQ_MODULE_PARAMS (insmod arguments; the guest reads them from
+# /mnt/module-params). hmbq_boot puts guest-hmb.sh in the share: a guest.sh
+# loads the module with `insmod /hmb_trace.ko $(hmb_ivshmem_param) ...`.
 
 # shellcheck source=mock/qemu/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -25,15 +30,20 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 HMBQ_FAILURES=0
 HMBQ_FWSIM_PID=""
 HMBQ_FWSIM_STATUS=""
+HMBQ_FWSIM2_PID=""
+HMBQ_FWSIM2_STATUS=""
 HMBQ_GUEST_STATUS=""
 HMBQ_EXTRAS=()
 
 hmbq_scenario_cleanup() {
-	if [[ -n "$HMBQ_FWSIM_PID" ]]; then
-		kill -TERM "$HMBQ_FWSIM_PID" 2>/dev/null || true
-		wait "$HMBQ_FWSIM_PID" 2>/dev/null || true
-		HMBQ_FWSIM_PID=""
-	fi
+	local pid
+	for pid in "$HMBQ_FWSIM_PID" "$HMBQ_FWSIM2_PID"; do
+		[[ -n "$pid" ]] || continue
+		kill -TERM "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	HMBQ_FWSIM_PID=""
+	HMBQ_FWSIM2_PID=""
 }
 trap hmbq_scenario_cleanup EXIT
 
@@ -47,24 +57,52 @@ hmbq_have_fwsim() {
 hmbq_fwsim_start() {
 	hmbq_have_fwsim || { hmbq_log "hmb-fwsim is not built"; return 1; }
 	rm -f "$HMBQ_SHARE/ready"
-	echo "+ hmb-fwsim --area $HMBQ_AREA --size $HMBQ_AREA_SIZE --wait-for $HMBQ_SHARE/ready $*" \
-		>"$HMBQ_SHARE/fwsim.log"
-	"$HMBQ_FWSIM" --area "$HMBQ_AREA" --size "$HMBQ_AREA_SIZE" \
-		--wait-for "$HMBQ_SHARE/ready" "$@" >>"$HMBQ_SHARE/fwsim.log" 2>&1 &
+	hmbq_fwsim_launch "$HMBQ_AREA" "$HMBQ_AREA_SIZE" fwsim.log "$@"
 	HMBQ_FWSIM_PID=$!
 	hmbq_log "hmb-fwsim started (pid $HMBQ_FWSIM_PID)"
 }
 
-# hmbq_fwsim_stop: stop hmb-fwsim if it still runs; its exit status goes to
-# HMBQ_FWSIM_STATUS (143 = stopped here by SIGTERM).
+# hmbq_fwsim2_start ARGS...: a second simulated SSD: hmb-fwsim on the second
+# area (HMBQ_AREA2), waiting for the same /mnt/ready; hmbq_boot then gives
+# the guest a second ivshmem-plain device. Output: fwsim2.log. Give it its
+# own --truth file.
+hmbq_fwsim2_start() {
+	hmbq_have_fwsim || { hmbq_log "hmb-fwsim is not built"; return 1; }
+	hmbq_fwsim_launch "$HMBQ_AREA2" "$HMBQ_AREA2_SIZE" fwsim2.log "$@"
+	HMBQ_FWSIM2_PID=$!
+	hmbq_log "second hmb-fwsim started (pid $HMBQ_FWSIM2_PID)"
+}
+
+# hmbq_fwsim_launch AREA SIZE LOG ARGS...: hmb-fwsim in the background ($!).
+hmbq_fwsim_launch() {
+	local area=$1 size=$2 log=$HMBQ_SHARE/$3
+	shift 3
+	echo "+ hmb-fwsim --area $area --size $size --wait-for $HMBQ_SHARE/ready $*" >"$log"
+	"$HMBQ_FWSIM" --area "$area" --size "$size" \
+		--wait-for "$HMBQ_SHARE/ready" "$@" >>"$log" 2>&1 &
+}
+
+# hmbq_fwsim_stop: stop hmb-fwsim (both, with a second one) if it still
+# runs; its exit status goes to HMBQ_FWSIM_STATUS, the second's to
+# HMBQ_FWSIM2_STATUS (143 = stopped here by SIGTERM).
 hmbq_fwsim_stop() {
-	[[ -n "$HMBQ_FWSIM_PID" ]] || return 0
-	local rc=0
-	kill -TERM "$HMBQ_FWSIM_PID" 2>/dev/null || true
-	wait "$HMBQ_FWSIM_PID" || rc=$?
-	HMBQ_FWSIM_PID=""
-	HMBQ_FWSIM_STATUS=$rc
-	hmbq_log "hmb-fwsim ended with status $rc"
+	local rc
+	if [[ -n "$HMBQ_FWSIM_PID" ]]; then
+		rc=0
+		kill -TERM "$HMBQ_FWSIM_PID" 2>/dev/null || true
+		wait "$HMBQ_FWSIM_PID" || rc=$?
+		HMBQ_FWSIM_PID=""
+		HMBQ_FWSIM_STATUS=$rc
+		hmbq_log "hmb-fwsim ended with status $rc"
+	fi
+	if [[ -n "$HMBQ_FWSIM2_PID" ]]; then
+		rc=0
+		kill -TERM "$HMBQ_FWSIM2_PID" 2>/dev/null || true
+		wait "$HMBQ_FWSIM2_PID" || rc=$?
+		HMBQ_FWSIM2_PID=""
+		HMBQ_FWSIM2_STATUS=$rc
+		hmbq_log "second hmb-fwsim ended with status $rc"
+	fi
 }
 
 # hmbq_boot [run-guest.sh ARGS...]: build the initramfs, boot the guest, run
@@ -81,11 +119,14 @@ hmbq_boot() {
 		return 2
 	fi
 	cp "$HMBQ_SCENARIO/guest.sh" "$HMBQ_SHARE/scenario.sh"
+	cp "$hmbq_dir/guest-hmb.sh" "$HMBQ_SHARE/guest-hmb.sh"
 	printf '%s\n' "${HMBQ_MODULE_PARAMS:-}" >"$HMBQ_SHARE/module-params"
+	args=(--area "$HMBQ_AREA" --area-size "$HMBQ_AREA_SIZE")
+	[[ -n "$HMBQ_FWSIM2_PID" || -n "$HMBQ_FWSIM2_STATUS" ]] &&
+		args+=(--area "$HMBQ_AREA2" --area-size "$HMBQ_AREA2_SIZE")
 	HMBQ_GUEST_STATUS=0
 	# shellcheck disable=SC2086 # HMBQ_GUEST_ARGS is a word list on purpose
-	"$hmbq_dir/run-guest.sh" --share "$HMBQ_SHARE" --initrd "$initrd" \
-		--area "$HMBQ_AREA" --area-size "$HMBQ_AREA_SIZE" \
+	"$hmbq_dir/run-guest.sh" --share "$HMBQ_SHARE" --initrd "$initrd" "${args[@]}" \
 		--timeout "$HMBQ_TIMEOUT" ${HMBQ_GUEST_ARGS:-} "$@" || HMBQ_GUEST_STATUS=$?
 	hmbq_log "guest status $HMBQ_GUEST_STATUS"
 	return "$HMBQ_GUEST_STATUS"

@@ -13,12 +13,16 @@
 # e2e_boot FWSIM-ARGS  copy guest-lib.sh into the share, start hmb-fwsim
 #                      (FWSIM-ARGS --quiet, truth in truth.json), boot the
 #                      guest, stop hmb-fwsim, check the guest scenario ran
-#                      to the end
+#                      to the end. With the array E2E_FWSIM2_ARGS set, a
+#                      second simulated SSD too: hmb-fwsim E2E_FWSIM2_ARGS
+#                      --quiet on a second area and ivshmem device, truth
+#                      in truth2.json (the guest's wait_truth waits for both)
 # e2e_prepare          copy guest-lib.sh into the share (the guest sources it)
 # e2e_check DESC CMD.. like hmbq_check, but shows CMD's output (indented) so a
 #                      failure says what was expected and what was seen
 # e2e_verify DESC ARGS verify_trace.py ARGS as a check
 # e2e_check_produced   check: hmb-fwsim produced its --count and wrote the truth
+#                      (each of the two, with E2E_FWSIM2_ARGS)
 # e2e_check_capture NAME
 #                      check: NAME.dat came back and trace-cmd report on the
 #                      host turns it into NAME.txt
@@ -39,11 +43,17 @@ source "$HMBQ_LIB"
 
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 E2E_VERIFY="$E2E_DIR/verify_trace.py"
+E2E_FWSIM2_ARGS=()
 
 e2e_boot() {
 	e2e_prepare
 	hmbq_fwsim_start "$@" --quiet --truth "$HMBQ_SHARE/truth.json" ||
 		{ echo "FAIL: hmb-fwsim"; exit 1; }
+	if ((${#E2E_FWSIM2_ARGS[@]})); then
+		hmbq_fwsim2_start "${E2E_FWSIM2_ARGS[@]}" --quiet --truth "$HMBQ_SHARE/truth2.json" ||
+			{ echo "FAIL: second hmb-fwsim"; exit 1; }
+		echo "truth.json truth2.json" >"$HMBQ_SHARE/truth-files"
+	fi
 	# shellcheck disable=SC2119 # no extra run-guest.sh arguments
 	hmbq_boot
 	hmbq_fwsim_stop
@@ -76,6 +86,9 @@ e2e_verify() {
 
 e2e_check_produced() {
 	e2e_check "hmb-fwsim produced its count and wrote the truth" e2e_fwsim_finished count
+	((${#E2E_FWSIM2_ARGS[@]})) || return 0
+	e2e_check "the second hmb-fwsim produced its count and wrote the truth" \
+		e2e_fwsim_finished count truth2.json "${HMBQ_FWSIM2_STATUS:-0}" fwsim2.log
 }
 
 e2e_check_capture() {
@@ -139,15 +152,17 @@ e2e_no_kernel_errors() {
 	return 0
 }
 
-# e2e_fwsim_finished REASON: hmb-fwsim exited 0 (or was stopped by us after
-# finishing) and its truth says stop_reason REASON.
+# e2e_fwsim_finished REASON [TRUTH STATUS LOG]: hmb-fwsim exited 0 (or was
+# stopped by us after finishing) and its truth says stop_reason REASON.
+# TRUTH, STATUS, LOG: another simulator's (default: truth.json,
+# HMBQ_FWSIM_STATUS, fwsim.log).
 e2e_fwsim_finished() {
-	local want=$1 got
-	[[ -s "$HMBQ_SHARE/truth.json" ]] || { echo "no truth.json from hmb-fwsim"; tail -n 5 "$HMBQ_SHARE/fwsim.log"; return 1; }
+	local want=$1 truth=${2:-truth.json} status=${3:-${HMBQ_FWSIM_STATUS:-0}} log=${4:-fwsim.log} got
+	[[ -s "$HMBQ_SHARE/$truth" ]] || { echo "no $truth from hmb-fwsim"; tail -n 5 "$HMBQ_SHARE/$log"; return 1; }
 	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stop_reason"])' \
-		"$HMBQ_SHARE/truth.json")
-	[[ "$got" == "$want" ]] || { echo "expected hmb-fwsim stop_reason $want, saw $got"; return 1; }
-	[[ "${HMBQ_FWSIM_STATUS:-0}" == 0 ]] || { echo "expected hmb-fwsim status 0, saw $HMBQ_FWSIM_STATUS"; tail -n 5 "$HMBQ_SHARE/fwsim.log"; return 1; }
+		"$HMBQ_SHARE/$truth")
+	[[ "$got" == "$want" ]] || { echo "expected hmb-fwsim stop_reason $want, saw $got ($truth)"; return 1; }
+	[[ "$status" == 0 ]] || { echo "expected hmb-fwsim status 0, saw $status"; tail -n 5 "$HMBQ_SHARE/$log"; return 1; }
 }
 
 # e2e_sweep_start FUNC RATE...: the measurements' producer. Writes the

@@ -8,25 +8,36 @@
 #   setup [BUFFER_KB]
 #
 #   T, I        tracefs root and the hmb instance
-#   S           /sys/class/hmb_trace/<area> (set by load_module)
+#   S           /sys/class/hmb_trace/<area> (set by load_module: the first)
 #   step MSG    log a step with the guest uptime
 #   fail MSG    log a failure and count it (the scenario's exit status)
 #   setup [BUFFER_KB]   load_module, or finish if it fails; with BUFFER_KB,
 #               set the instance's buffer_size_kb (per CPU)
-#   load_module insmod /hmb_trace.ko with /mnt/module-params, find S
+#   load_module insmod /hmb_trace.ko with ivshmem= naming the guest's
+#               ivshmem devices (hmb_ivshmem_param, /mnt/guest-hmb.sh) and
+#               /mnt/module-params, find S
 #   wait_file PATH SECONDS   wait until PATH exists (0) or time out (1)
-#   dump_status FILE         every status file as "name: value" lines
+#   wait_truth [SECONDS]     wait until hmb-fwsim wrote its truth file (each
+#               of /mnt/truth-files when there, e.g. two simulated SSDs)
+#   dump_status FILE [DIR]   every status file of DIR (default S) as
+#               "name: value" lines
 #   dump_ftrace_stats FILE   per_cpu/cpuN/stats of the hmb instance
 #   capture NAME CMD         trace-cmd record -B hmb -e hmb of the traced
 #               command "touch /mnt/ready; CMD" (CMD runs with this file
 #               sourced); the capture is copied to /mnt/NAME.dat
 #   collect NAME             status, dictionary and ftrace stats to
 #               /mnt/NAME-status.txt, NAME-dictionary.bin, NAME-ftrace-stats.txt
+#   collect_areas NAME       the same for every area (several devices):
+#               NAME-status.INDEX.txt, NAME-dictionary.INDEX.bin (INDEX: the
+#               area's index, the dev of its events), NAME-ftrace-stats.txt
 #   capture_all NAME         capture NAME until hmb-fwsim has written its
 #               truth file, plus 2 s (the last poll, a periodic
 #               dictionary); then collect NAME
 #   alive       show that the guest still runs commands: /mnt/alive
 #   finish      dmesg to /mnt/dmesg.txt, exit with the failure count
+
+# shellcheck source=mock/qemu/guest-hmb.sh
+. /mnt/guest-hmb.sh
 
 T=/sys/kernel/tracing
 I=$T/instances/hmb
@@ -50,7 +61,7 @@ setup() {
 }
 
 load_module() {
-	params=$(cat /mnt/module-params 2>/dev/null)
+	params="$(hmb_ivshmem_param) $(cat /mnt/module-params 2>/dev/null)"
 	step "insmod /hmb_trace.ko $params"
 	# shellcheck disable=SC2086 # separate words
 	if ! insmod /hmb_trace.ko $params; then
@@ -81,9 +92,10 @@ wait_file() {
 }
 
 dump_status() {
+	_s=${2:-$S}
 	{
-		for f in "$S"/* "$S"/lost/* "$S"/errors/*; do
-			n=${f#"$S"/}
+		for f in "$_s"/* "$_s"/lost/* "$_s"/errors/*; do
+			n=${f#"$_s"/}
 			case "$n" in
 			dictionary) echo "dictionary_bytes: $(wc -c <"$f")" ;;
 			device | power | subsystem | uevent | lost | errors) ;;
@@ -124,6 +136,17 @@ collect() {
 	dump_ftrace_stats "/mnt/$1-ftrace-stats.txt"
 }
 
+collect_areas() {
+	for _d in /sys/class/hmb_trace/*; do
+		[ -d "$_d" ] || continue
+		_i=$(cat "$_d/index")
+		dump_status "/mnt/$1-status.$_i.txt" "$_d"
+		echo "${_d##*/}: index $_i, delivered $(cat "$_d/delivered")"
+		cat "$_d/dictionary" >"/mnt/$1-dictionary.$_i.bin"
+	done
+	dump_ftrace_stats "/mnt/$1-ftrace-stats.txt"
+}
+
 capture_all() {
 	capture "$1" 'wait_truth; sleep 2'
 	collect "$1"
@@ -135,9 +158,12 @@ alive() {
 }
 
 # wait_truth [SECONDS]: until hmb-fwsim (host) wrote its truth file: it has
-# produced everything.
+# produced everything. With two simulated SSDs, e2e_boot lists both truth
+# files in /mnt/truth-files.
 wait_truth() {
-	wait_file /mnt/truth.json "${1:-120}" || echo "FAIL: hmb-fwsim did not finish"
+	for _t in $(cat /mnt/truth-files 2>/dev/null || echo truth.json); do
+		wait_file "/mnt/$_t" "${1:-120}" || echo "FAIL: hmb-fwsim did not finish ($_t)"
+	done
 }
 
 finish() {

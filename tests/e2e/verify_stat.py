@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Check `hmbtrace-cmd stat --json` of a capture against hmb-fwsim's truth.
 
-usage: verify_stat.py --stat STAT.json --truth TRUTH.json [--no-loss]
+usage: verify_stat.py --stat STAT.json --truth TRUTH.json [--no-loss] [--dev N]
 
 Per firmware core, over every producer generation ("life") of the truth:
   - records + lost (all reasons) = records produced, exactly;
   - stat's own check of hmb_lost against the sequence numbers agrees;
   - the core saw the truth's producer generations;
 with --no-loss: lost = 0 and the per-event counts equal the truth's.
+The capture has one device, or with --dev N (several areas in one
+capture, each with its own truth) the device N is checked.
 """
 import argparse
 import json
@@ -29,11 +31,17 @@ def truth_per_core(truth):
     return produced, events, gens
 
 
-def check(F, stat, truth, no_loss):
+def check(F, stat, truth, no_loss, dev=None):
     produced, events, gens = truth_per_core(truth)
     devices = stat.get("devices", [])
-    if not F.check(len(devices) == 1, "stat reports one device",
-                   f"expected one device in stat, saw {len(devices)}"):
+    if dev is not None:
+        devs = [d.get("dev") for d in devices]
+        devices = [d for d in devices if d.get("dev") == dev]
+        if not F.check(len(devices) == 1, f"stat reports device {dev} (of {devs})",
+                       f"expected device {dev} once in stat, saw devices {devs}"):
+            return
+    elif not F.check(len(devices) == 1, "stat reports one device",
+                     f"expected one device in stat, saw {len(devices)}"):
         return
     cores = {c["core"]: c for c in devices[0]["cores"]}
     F.check(set(cores) == set(produced), f"stat reports cores {sorted(cores)}",
@@ -68,6 +76,7 @@ def main(argv=None):
     p.add_argument("--stat", required=True)
     p.add_argument("--truth", required=True)
     p.add_argument("--no-loss", action="store_true")
+    p.add_argument("--dev", type=int, help="check this device (several in the capture)")
     p.add_argument("-v", "--verbose", action="store_true")
     a = p.parse_args(argv)
     Failures.verbose = a.verbose
@@ -76,7 +85,7 @@ def main(argv=None):
         stat = json.load(fh)
     with open(a.truth) as fh:
         truth = json.load(fh)
-    check(F, stat, truth, a.no_loss)
+    check(F, stat, truth, a.no_loss, a.dev)
     return finish(F, "stat")
 
 

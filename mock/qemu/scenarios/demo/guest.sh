@@ -5,8 +5,11 @@
 # while hmb-fwsim (on the host) plays a few seconds of firmware activity, and
 # leave the report and the module's loss counters in /mnt.
 set -u
-echo "== insmod hmb_trace.ko"
-insmod /hmb_trace.ko || exit 1
+# shellcheck source=mock/qemu/guest-hmb.sh
+. /mnt/guest-hmb.sh
+echo "== insmod hmb_trace.ko $(hmb_ivshmem_param)"
+# shellcheck disable=SC2046 # one word, or none
+insmod /hmb_trace.ko $(hmb_ivshmem_param) || exit 1
 dev=$(ls /sys/class/hmb_trace | head -n 1)
 echo "area $dev: $(cat /sys/class/hmb_trace/"$dev"/nr_cores) cores"
 

@@ -30,7 +30,9 @@ fi
 module=0
 if [ -f /hmb_trace.ko ]; then
 	module=1
-	params=$(cat /mnt/module-params 2>/dev/null)
+	# shellcheck source=mock/qemu/guest-hmb.sh
+	. /mnt/guest-hmb.sh
+	params="$(hmb_ivshmem_param) $(cat /mnt/module-params 2>/dev/null)"
 	step "insmod /hmb_trace.ko $params"
 	# shellcheck disable=SC2086 # params are separate words
 	if insmod /hmb_trace.ko $params; then
