@@ -31,7 +31,7 @@ static struct trace_array *hmb_trace_tr;
  */
 struct hmb_trace_tunables hmb_trace_default_tunables = {
 	.poll_interval_us = 200,
-	.idle_interval_us = 10000,
+	.idle_interval_us = 50000,
 	.budget = 4096,
 	.dict_interval_ms = 1000,
 	.consume = HMB_TRACE_CONSUME_TRACED,
@@ -44,7 +44,7 @@ MODULE_PARM_DESC(poll_interval_us,
 module_param_named(idle_interval_us,
 		   hmb_trace_default_tunables.idle_interval_us, uint, 0444);
 MODULE_PARM_DESC(idle_interval_us,
-		 "Default longest pause while an area is idle, in us (default 10000)");
+		 "Default longest pause while an area is idle, in us (default 50000)");
 module_param_named(budget, hmb_trace_default_tunables.budget, uint, 0444);
 MODULE_PARM_DESC(budget,
 		 "Default records drained per firmware core per pass (default 4096)");

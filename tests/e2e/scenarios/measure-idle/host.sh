@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# measure-idle (a measurement, not a test; not in run-all.sh): the CPU an
+# idle device costs, with the events off and on (tests/e2e/measure.py idle
+# prints passes per second, ns per pass, and busy CPU against the window
+# without the module). E2E_IDLE_SECONDS per window (default 10).
+# shellcheck source=tests/e2e/e2e-lib.sh
+source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
+
+secs=${E2E_IDLE_SECONDS:-10}
+e2e_prepare
+echo "$secs" >"$HMBQ_SHARE/idle-seconds"
+hmbq_fwsim_start --cores 4 --rate 1000 --count 10 --quiet --truth "$HMBQ_SHARE/truth.json" ||
+	{ echo "FAIL: hmb-fwsim"; exit 1; }
+HMBQ_TIMEOUT=$((HMBQ_TIMEOUT > 200 ? HMBQ_TIMEOUT : 200))
+# shellcheck disable=SC2119
+hmbq_boot
+hmbq_fwsim_stop
+e2e_check "guest scenario ran to the end" e2e_guest_ok
+e2e_check "idle cost" python3 "$E2E_DIR/measure_idle.py" "$HMBQ_SHARE"
+hmbq_finish
