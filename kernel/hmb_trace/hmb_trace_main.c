@@ -14,6 +14,7 @@
 #include <linux/trace_events.h>
 #include <linux/workqueue.h>
 
+#include "hmb_trace_compat.h"
 #include "hmb_trace_events.h"
 #include "hmb_trace_internal.h"
 
@@ -56,16 +57,6 @@ static bool hmb_trace_always_consume;
 module_param_named(always_consume, hmb_trace_always_consume, bool, 0444);
 MODULE_PARM_DESC(always_consume,
 		 "Drain new areas from registration on, not only while hmb_record is enabled in the hmb instance (default N: the firmware ring keeps its newest records while nobody traces)");
-
-static struct trace_array *hmb_trace_instance_get(void)
-{
-#ifdef HMB_TRACE_GET_BY_NAME_SYSTEMS
-	/* NULL: every event system, so other events can join the timeline. */
-	return trace_array_get_by_name(HMB_TRACE_INSTANCE, NULL);
-#else
-	return trace_array_get_by_name(HMB_TRACE_INSTANCE);
-#endif
-}
 
 /*
  * A capture keeps what the module is only while it is loaded: trace-cmd
@@ -146,7 +137,7 @@ static int __init hmb_trace_init(void)
 	if (!hmb_trace_wq)
 		return -ENOMEM;
 
-	hmb_trace_tr = hmb_trace_instance_get();
+	hmb_trace_tr = hmb_trace_array_get_by_name(HMB_TRACE_INSTANCE);
 	if (!hmb_trace_tr) {
 		ret = -ENOMEM;
 		goto err_destroy_wq;
