@@ -12,11 +12,12 @@
 
 #include "test_area.h"
 
-// The consumer's test hook (hmb_consumer_port.h): this binary links the
-// consumer built with HMB_CONSUMER_TEST_HOOKS, which calls it between the
-// copy of a page and the re-check of its header.
+// The consumer's test hooks (hmb_consumer_port.h): this binary links the
+// consumer built with HMB_CONSUMER_TEST_HOOKS, which calls them between two
+// reads where a producer that moves on changes what the consumer sees.
 extern "C" {
 void (*hmb_consumer_after_copy)(const hmb_consumer* c, uint16_t core) = nullptr;
+void (*hmb_consumer_before_recheck)(const hmb_consumer* c, uint16_t core) = nullptr;
 }
 
 namespace hmbtrace::testing {
@@ -394,32 +395,41 @@ TEST(ConsumerThreaded, ResetWhileReadingCarriesOn) {
   EXPECT_EQ(consumer.get()->errors[HMB_ERR_BAD_RECORD], 0u);
 }
 
-// ---- A page overwritten between the consumer's copy and its re-check ----
+// ---- The producer moving on between two reads of the consumer ----
 
-// Runs `fn` once, the next time the consumer has copied a page's records
-// and not yet re-checked the page header: the moment a producer that laps
-// the ring makes the copy torn.
-class AfterCopyOnce {
+using HookFn = void (*)(const hmb_consumer*, uint16_t);
+
+// Runs `fn` once, the next time the consumer passes test hook `Hook`.
+template <HookFn& Hook>
+class HookOnce {
  public:
   using Fn = std::function<void(const hmb_consumer*, uint16_t)>;
-  explicit AfterCopyOnce(Fn fn) {
+  explicit HookOnce(Fn fn) {
     fn_ = std::move(fn);
-    hmb_consumer_after_copy = Call;
+    Hook = Call;
   }
-  ~AfterCopyOnce() {
-    hmb_consumer_after_copy = nullptr;
+  ~HookOnce() {
+    Hook = nullptr;
     fn_ = nullptr;
   }
-  AfterCopyOnce(const AfterCopyOnce&) = delete;
-  AfterCopyOnce& operator=(const AfterCopyOnce&) = delete;
+  HookOnce(const HookOnce&) = delete;
+  HookOnce& operator=(const HookOnce&) = delete;
 
  private:
   static void Call(const hmb_consumer* c, uint16_t core) {
-    hmb_consumer_after_copy = nullptr;
+    Hook = nullptr;
     fn_(c, core);
   }
   static inline Fn fn_;
 };
+
+// The consumer has copied a page's records and not yet re-checked the page
+// header: the moment a producer that laps the ring makes the copy torn.
+using AfterCopyOnce = HookOnce<hmb_consumer_after_copy>;
+// The consumer found its page stalled, has read the producer's head hint and
+// seen the next page, and is about to read the stalled page's header again:
+// the moment a producer that laps the ring starts reusing the page's slot.
+using BeforeRecheckOnce = HookOnce<hmb_consumer_before_recheck>;
 
 TEST(ConsumerTorn, PageOverwrittenWhileCopiedIsLostAsTornNotDelivered) {
   Rig r(4096, 4, 1);
@@ -473,6 +483,40 @@ TEST(ConsumerTorn, TornCopyOfAHalfReadPageChargesOnlyItsUnreadRecords) {
   EXPECT_EQ(k.lost[HMB_LOST_OVERWRITTEN], pp - 15u);
   EXPECT_EQ(k.delivered, 10u + 3u * pp + 1u);
   ExpectExact(r, 0, pp - 10u);
+}
+
+TEST(ConsumerTorn, ProducerLappingWhileAPageIsCheckedIsOverwrittenNotBadPageHeader) {
+  // A reader preempted inside the stalled-page check: the head hint it read
+  // says page 1, but by the time it reads page 0's header again the
+  // producer has reached page 2 and is reopening page 0's slot for page 3.
+  Rig r(512, 3, 1);
+  const uint32_t pp = r.RecordsPerPage(0);
+  r.Emit(0, pp + 1);  // page 0 closed (full), page 1 open with 1 record
+  ASSERT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_ATTACHED);
+  // The producer's first store of a reopen; page 0's records are going.
+  auto* h0 = reinterpret_cast<hmb_trace_page_header*>(r.Page(0, 0));
+  h0->commit = HMB_TRACE_COMMIT_BUSY;
+  int fired = 0;
+  BeforeRecheckOnce hook([&](const hmb_consumer* c, uint16_t core) {
+    fired++;
+    EXPECT_EQ(core, 0u);
+    EXPECT_EQ(c->core[0].next_page, 0u);
+    r.Emit(0, pp);  // page 1 closed, page 2 open: head hint 2
+  });
+  r.sink.keep_seqs = true;
+  r.consumer.DrainAll();
+  EXPECT_EQ(fired, 1);
+  r.Emit(0, pp);  // the reopen completes: page 3 in slot 0
+  r.consumer.DrainAll();
+  const auto& k = r.sink.core[0];
+  EXPECT_EQ(k.lost[HMB_LOST_OVERWRITTEN], pp);  // page 0
+  EXPECT_EQ(k.lost[HMB_LOST_INVALID] + k.lost[HMB_LOST_TORN], 0u);
+  ASSERT_FALSE(k.seqs.empty());
+  EXPECT_EQ(k.seqs.front(), pp);
+  ExpectExact(r, 0, pp);
+  for (int e = 0; e < HMB_ERR_NR; e++)
+    EXPECT_EQ(r.consumer.get()->errors[e], 0u)
+        << hmb_consumer_error_name(static_cast<hmb_consumer_error>(e));
 }
 
 // ---- Hostile areas: errors counted, never a crash ----

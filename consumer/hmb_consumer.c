@@ -853,8 +853,20 @@ static int page_passed(struct hmb_consumer *c, uint16_t core,
 	    s.pseq != w + 1)
 		return VISIT_STOP;
 	hmb_rmb(); /* pairs with the release after "commit = BUSY" of w + 1 */
+	hmb_test_before_recheck(c, core);
 	if (read_header(h, &s)) {
-		/* BUSY: damaged, unless w's slot may be reopened right now. */
+		/*
+		 * BUSY or changing: damaged, unless w's slot may be reopened
+		 * for page w + pages_per_core right now, i.e. the producer got
+		 * to page w + pages_per_core - 1. The head hint read above may
+		 * be any number of pages old by now (we may have been
+		 * preempted), so read it again: a reopen we saw any store of
+		 * comes after the head store of the page before it (the
+		 * release before that page's first commit in hmb_trace_emit()
+		 * pairs with this fence).
+		 */
+		hmb_rmb();
+		head = read_head(c, core);
 		return head - w >= g->pages_per_core - 1 ? VISIT_STOP :
 		       VISIT_DAMAGED;
 	}

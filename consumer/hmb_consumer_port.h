@@ -17,8 +17,9 @@
 #define hmb_rmb()		smp_rmb()
 #define hmb_memcpy(d, s, n)	memcpy((d), (s), (n))
 #define hmb_memset(d, v, n)	memset((d), (v), (n))
-/* A user-space test hook (below): never in the kernel. */
+/* User-space test hooks (below): never in the kernel. */
 #define hmb_test_after_copy(c, core)	do { } while (0)
+#define hmb_test_before_recheck(c, core)	do { } while (0)
 
 static inline uint32_t hmb_load32(const void *p)
 {
@@ -37,26 +38,38 @@ static inline uint64_t hmb_load64(const void *p)
 #define hmb_memset(d, v, n)	memset((d), (v), (n))
 
 /*
- * Test hook, user space only. A producer that rewrites a page between the
- * consumer's copy of it and the re-check (a torn copy) is a race no test can
- * hit on demand, so the unit tests build the consumer with
- * HMB_CONSUMER_TEST_HOOKS (consumer/meson.build) and set
- * hmb_consumer_after_copy to a function that rewrites the page right there.
- * A build with the macro must define the pointer (consumer_unittest.cc
+ * Test hooks, user space only. A producer that moves on between two reads
+ * of the consumer is a race no test can hit on demand, so the unit tests
+ * build the consumer with HMB_CONSUMER_TEST_HOOKS (consumer/meson.build)
+ * and set a hook to a function that moves the producer right there:
+ *  - hmb_consumer_after_copy: between the copy of a page and the re-check
+ *    of its header (a torn copy);
+ *  - hmb_consumer_before_recheck: in page_passed(), after the head hint
+ *    and the next page's header were read, before the stalled page's
+ *    header is read again (a lap during the check).
+ * A build with the macro must define the pointers (consumer_unittest.cc
  * does). Everywhere else - the kernel module, the tools, the benchmark, the
- * fuzzer - the hook compiles to nothing.
+ * fuzzer - the hooks compile to nothing.
  */
 #ifdef HMB_CONSUMER_TEST_HOOKS
 struct hmb_consumer;
 extern void (*hmb_consumer_after_copy)(const struct hmb_consumer *c,
 				       uint16_t core);
+extern void (*hmb_consumer_before_recheck)(const struct hmb_consumer *c,
+					   uint16_t core);
 #define hmb_test_after_copy(c, core)					\
 	do {								\
 		if (hmb_consumer_after_copy)				\
 			hmb_consumer_after_copy((c), (core));		\
 	} while (0)
+#define hmb_test_before_recheck(c, core)				\
+	do {								\
+		if (hmb_consumer_before_recheck)			\
+			hmb_consumer_before_recheck((c), (core));	\
+	} while (0)
 #else
 #define hmb_test_after_copy(c, core)	do { } while (0)
+#define hmb_test_before_recheck(c, core)	do { } while (0)
 #endif
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
