@@ -17,6 +17,13 @@
 #ifndef HMB_TRACE_EVENTS_TYPES
 #define HMB_TRACE_EVENTS_TYPES
 
+/*
+ * hmb_clock.flags: the fit is stale (sync requests stopped being answered:
+ * it is the last good one, re-published, and its bound grows with the
+ * distance from its window as always).
+ */
+#define HMB_CLOCK_FL_STALE	0x01
+
 /* Array lengths as plain literals: the format file prints them verbatim. */
 #define HMB_TRACE_EV_BUILD_ID_LEN	20
 #define HMB_TRACE_EV_NAME_LEN		32
@@ -70,6 +77,7 @@ void hmb_trace_record_unreg(void);
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
+#include "hmb_clock_fit.h"
 #include "hmb_consumer.h"
 
 /* The enumerators' values go into the format files' print fmt. */
@@ -194,6 +202,54 @@ TRACE_EVENT(hmb_dict,
 				      HMB_TRACE_EV_BUILD_ID_LEN),
 		      __entry->total_len, __entry->offset,
 		      __get_dynamic_array_len(chunk))
+);
+
+/*
+ * hmb_clock - a fit of the firmware clock of @dev, generation
+ * @producer_gen, to the host's trace clock (trace_clock_local(), the
+ * instance's default "local"): host ns = host_ref + (fw_ts - tick_ref) *
+ * mult / 2^32, within err_ns + slope_err * distance / 2^32 (distance:
+ * half_gap ticks inside [tick_first, tick_last], the distance to it
+ * outside); clock/hmb_clock_fit.h. @flags: HMB_CLOCK_FL_*.
+ */
+TRACE_EVENT(hmb_clock,
+	    TP_PROTO(u16 dev, u32 producer_gen, const struct hmb_clock_fit *f,
+		     u8 flags),
+	    TP_ARGS(dev, producer_gen, f, flags),
+	    TP_STRUCT__entry(__field(u64, tick_ref)
+			     __field(u64, host_ref)
+			     __field(u64, mult)
+			     __field(u64, slope_err)
+			     __field(u64, tick_first)
+			     __field(u64, tick_last)
+			     __field(u64, half_gap)
+			     __field(u32, err_ns)
+			     __field(u32, rtt_min_ns)
+			     __field(u32, samples)
+			     __field(u32, producer_gen)
+			     __field(u16, dev)
+			     __field(u8, flags)),
+	    TP_fast_assign(__entry->tick_ref = f->tick_ref;
+			   __entry->host_ref = f->host_ref;
+			   __entry->mult = f->mult;
+			   __entry->slope_err = f->slope_err;
+			   __entry->tick_first = f->tick_first;
+			   __entry->tick_last = f->tick_last;
+			   __entry->half_gap = f->half_gap;
+			   __entry->err_ns = f->err_ns;
+			   __entry->rtt_min_ns = f->rtt_min_ns;
+			   __entry->samples = f->samples;
+			   __entry->producer_gen = producer_gen;
+			   __entry->dev = dev;
+			   __entry->flags = flags;),
+	    TP_printk("dev=%u producer_gen=%u tick_ref=%llu host_ref=%llu mult=%llu slope_err=%llu tick_first=%llu tick_last=%llu half_gap=%llu err_ns=%u rtt_min_ns=%u samples=%u flags=%s",
+		      __entry->dev, __entry->producer_gen, __entry->tick_ref,
+		      __entry->host_ref, __entry->mult, __entry->slope_err,
+		      __entry->tick_first, __entry->tick_last,
+		      __entry->half_gap, __entry->err_ns, __entry->rtt_min_ns,
+		      __entry->samples,
+		      __print_flags(__entry->flags, "|",
+				    { HMB_CLOCK_FL_STALE, "stale" }))
 );
 
 #endif /* _HMB_TRACE_EVENTS_H */
