@@ -19,9 +19,15 @@
 #define UINT64_MAX	U64_MAX
 #define UINT32_MAX	U32_MAX
 
-/* a * b / c and a * b >> 32, exact to the last bit */
+/*
+ * a * b / c and a * b >> 32, exact to the last bit, saturated. The x86
+ * divide faults on a quotient wider than 64 bits, and the operands come
+ * from device answers: check first.
+ */
 static uint64_t clk_muldiv(uint64_t a, uint64_t b, uint64_t c)
 {
+	if (!c || mul_u64_u64_shr(a, b, 64) >= c)
+		return U64_MAX;
 	return mul_u64_u64_div_u64(a, b, c);
 }
 
@@ -36,7 +42,11 @@ static uint64_t clk_mulshr(uint64_t a, uint64_t b)
 
 static uint64_t clk_muldiv(uint64_t a, uint64_t b, uint64_t c)
 {
-	unsigned __int128 q = (unsigned __int128)a * b / c;
+	unsigned __int128 q;
+
+	if (!c)
+		return UINT64_MAX;
+	q = (unsigned __int128)a * b / c;
 
 	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }

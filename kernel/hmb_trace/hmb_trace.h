@@ -6,6 +6,8 @@
 #ifndef HMB_TRACE_H
 #define HMB_TRACE_H
 
+#include <linux/types.h>
+
 struct device;
 struct hmb_trace_area;
 
@@ -15,5 +17,23 @@ struct hmb_trace_area *hmb_trace_register_area(const char *name,
 					       unsigned int nr_pages,
 					       unsigned int page_shift);
 void hmb_trace_unregister_area(struct hmb_trace_area *area);
+
+/**
+ * struct hmb_trace_ctrl_ops - a control channel's transport
+ * (include/hmb_trace_ctrl_abi.h gives the operations and their meaning).
+ * @post: send request @seq: @op with @arg. Must not sleep.
+ * @answered: if the device has answered request @seq, fill @status and
+ *	@val and return true. Must not sleep; called in a loop.
+ *
+ * One request is outstanding at a time; a new @seq supersedes an old one
+ * whose answer never came.
+ */
+struct hmb_trace_ctrl_ops {
+	void (*post)(void *priv, u16 op, u64 seq, const u64 arg[4]);
+	bool (*answered)(void *priv, u64 seq, u16 *status, u64 val[4]);
+};
+
+void hmb_trace_set_ctrl(struct hmb_trace_area *area,
+			const struct hmb_trace_ctrl_ops *ops, void *priv);
 
 #endif /* HMB_TRACE_H */

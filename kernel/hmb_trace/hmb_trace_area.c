@@ -172,6 +172,8 @@ struct hmb_trace_area *hmb_trace_register_area(const char *name,
 	strscpy(a->name, name, sizeof(a->name));
 	a->tun = hmb_trace_default_tunables;
 	mutex_init(&a->dict_lock);
+	hmb_trace_ctrl_init(a);
+	hmb_trace_clock_init(a);
 
 	a->pages = kvmalloc_array(nr_pages, sizeof(*a->pages), GFP_KERNEL);
 	if (!a->pages) {
@@ -217,6 +219,8 @@ err_free_index:
 err_free_pages:
 	kvfree(a->pages);
 err_free_area:
+	hmb_trace_clock_destroy(a);
+	hmb_trace_ctrl_destroy(a);
 	mutex_destroy(&a->dict_lock);
 	kfree(a);
 	return ERR_PTR(ret);
@@ -248,6 +252,8 @@ void hmb_trace_unregister_area(struct hmb_trace_area *area)
 	/* No status reader runs once the device is gone. */
 	hmb_trace_status_remove(a);
 	debugfs_remove_recursive(a->debugfs);
+	/* No request after this: the backend's transport may go. */
+	hmb_trace_clock_stop(a);
 	hmb_trace_drains_stop(a);
 
 	trace_hmb_state(a->index, HMB_TRACE_EV_DETACHED, &a->drains[0]->c.geo,
@@ -258,6 +264,8 @@ void hmb_trace_unregister_area(struct hmb_trace_area *area)
 	ida_free(&hmb_trace_ida, a->index);
 	kvfree(a->pages);
 	kvfree(a->dict);
+	hmb_trace_clock_destroy(a);
+	hmb_trace_ctrl_destroy(a);
 	mutex_destroy(&a->dict_lock);
 	kfree(a);
 }

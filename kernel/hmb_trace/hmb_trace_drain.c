@@ -112,6 +112,7 @@ static void hmb_trace_emit_metadata(struct hmb_trace_drain *d,
 		return;
 	}
 	ret = hmb_trace_dict_emit(d);
+	hmb_trace_clock_emit(d->area, d->c.geo.producer_gen);
 	/* A transient failure is retried on the next poll. */
 	d->dict_due = ret == -EAGAIN || ret == -ENOMEM;
 	d->next_dict = jiffies + msecs_to_jiffies(ms);

@@ -12,8 +12,10 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include "hmb_clock_fit.h"
 #include "hmb_consumer.h"
 #include "hmb_trace.h"
+#include "hmb_trace_ctrl_abi.h"
 
 #define HMB_TRACE_AREA_NAME_LEN	32
 #define HMB_TRACE_DICT_CHUNK	1024u		/* bytes per hmb_dict event */
@@ -104,13 +106,83 @@ enum hmb_trace_consume {
  * @budget: records per core per pass before other cores get a turn
  * @dict_interval_ms: metadata re-emission period; 0: on changes only
  * @consume: enum hmb_trace_consume
+ * @clock_tolerance_ppm: how far the firmware clock's rate may move between
+ *	sync samples (clock/hmb_clock_fit.h): the floor of the fit's slope
+ *	doubt, so of its stated bound
  */
 struct hmb_trace_tunables {
+	unsigned int clock_tolerance_ppm;
 	unsigned int poll_interval_us;
 	unsigned int idle_interval_us;
 	unsigned int budget;
 	unsigned int dict_interval_ms;
 	unsigned int consume;
+};
+
+/**
+ * struct hmb_trace_ctrl - an area's control channel (hmb_trace_ctrl.c).
+ * @ops: the transport, NULL if none
+ * @priv: @ops' data
+ * @lock: one request at a time; protects everything here
+ * @seq: the last request's sequence number
+ * @requests: requests sent, by op
+ * @timeouts: requests with no answer in time
+ * @failed: answers with a status other than OK
+ * @tracing: what the device acknowledged: 1 started, 0 stopped, -1 unknown
+ * @ring_mode: acknowledged HMB_CTRL_RING_*, -1 unknown
+ * @mask_base: first event id of the last acknowledged event mask
+ * @mask: that mask (bit i: event id @mask_base + i produced)
+ * @have_mask: @mask_base and @mask are valid
+ */
+struct hmb_trace_ctrl {
+	const struct hmb_trace_ctrl_ops *ops;
+	void *priv;
+	struct mutex lock;		/* one request at a time */
+	u64 seq;
+	u64 requests[HMB_CTRL_OP_NR];
+	u64 timeouts;
+	u64 failed;
+	int tracing;
+	int ring_mode;
+	u64 mask_base;
+	u64 mask;
+	bool have_mask;
+};
+
+/**
+ * struct hmb_trace_clock - firmware time on the host clock (hmb_trace_clock.c).
+ * @work: a burst of sync requests every period
+ * @lock: protects the rest
+ * @win: the samples fitted
+ * @fit: the last fit, valid if @have_fit
+ * @gen: the producer generation @win and @fit belong to
+ * @have_gen: @gen is valid
+ * @have_fit: @fit is valid
+ * @stale: bursts stopped being answered since @fit
+ * @stopping: set before the area goes; the work does not re-arm
+ * @failing: bursts with no answer in a row
+ * @bursts: bursts sent
+ * @failed_bursts: bursts with no answer
+ * @fits: fits published
+ * @bad_fits: windows that gave no plausible fit
+ * @refused: samples whose clock went back (window restarted)
+ */
+struct hmb_trace_clock {
+	struct delayed_work work;
+	struct mutex lock;		/* protects the rest */
+	struct hmb_clock_window win;
+	struct hmb_clock_fit fit;
+	u32 gen;
+	bool have_gen;
+	bool have_fit;
+	bool stale;
+	bool stopping;
+	u32 failing;
+	u64 bursts;
+	u64 failed_bursts;
+	u64 fits;
+	u64 bad_fits;
+	u64 refused;
 };
 
 /**
@@ -134,6 +206,8 @@ struct hmb_trace_tunables {
  * @dict_bad_gen: generation whose dictionary failed validation
  * @dict_bad: @dict_bad_gen is valid
  * @dict_errors: dictionaries that failed validation
+ * @ctrl: the control channel
+ * @clock: the firmware clock's fit
  */
 struct hmb_trace_area {
 	struct list_head node;
@@ -155,6 +229,8 @@ struct hmb_trace_area {
 	u32 dict_bad_gen;
 	bool dict_bad;
 	u64 dict_errors;
+	struct hmb_trace_ctrl ctrl;
+	struct hmb_trace_clock clock;
 };
 
 /* Defaults of new areas' tunables: module parameters (hmb_trace_main.c). */
@@ -183,6 +259,20 @@ int hmb_trace_dict_emit(struct hmb_trace_drain *d);
 void hmb_trace_drains_kick_all(void);
 void hmb_trace_areas_init(void);
 void hmb_trace_areas_exit(void);
+
+/* hmb_trace_ctrl.c */
+const char *hmb_trace_ctrl_op_name(unsigned int op);
+int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
+			u64 val[4], u64 *t0, u64 *t1, unsigned int timeout_us);
+void hmb_trace_ctrl_init(struct hmb_trace_area *a);
+void hmb_trace_ctrl_destroy(struct hmb_trace_area *a);
+
+/* hmb_trace_clock.c */
+void hmb_trace_clock_init(struct hmb_trace_area *a);
+void hmb_trace_clock_start(struct hmb_trace_area *a);
+void hmb_trace_clock_stop(struct hmb_trace_area *a);
+void hmb_trace_clock_destroy(struct hmb_trace_area *a);
+void hmb_trace_clock_emit(struct hmb_trace_area *a, u32 gen);
 
 /* hmb_trace_drain.c */
 int hmb_trace_drains_create(struct hmb_trace_area *a);

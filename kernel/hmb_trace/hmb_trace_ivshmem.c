@@ -10,6 +10,12 @@
  * parameter ivshmem= (PCI names, comma separated), or one whose
  * driver_override is "hmb_trace" (the PCI core then offers it to this
  * driver only). The probe refuses every other with -ENODEV.
+ *
+ * The control channel of the mock (include/hmb_trace_ctrl_abi.h) is a
+ * mailbox in BAR2 of another ivshmem-plain device, named after the area's
+ * in the parameter: ivshmem=AREA+MAILBOX (e.g. 0000:00:04.0+0000:00:05.0).
+ * The mailbox device is not bound: the area's probe maps it, and it is
+ * the only memory of the mock the host writes (the trace area never).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,21 +39,141 @@ static unsigned int hmb_trace_ivshmem_nr_names;
 module_param_array_named(ivshmem, hmb_trace_ivshmem_names, charp,
 			 &hmb_trace_ivshmem_nr_names, 0444);
 MODULE_PARM_DESC(ivshmem,
-		 "ivshmem-plain devices to bind, by PCI name (0000:00:04.0,...); others only with driver_override=hmb_trace");
+		 "ivshmem-plain devices to bind, by PCI name (0000:00:04.0,...), each optionally +MAILBOX (the PCI name of its control channel's device); others only with driver_override=hmb_trace");
 
 struct hmb_trace_ivshmem {
 	void *base;
 	struct hmb_trace_area *area;
+	struct pci_dev *mb_dev;		/* the mailbox's device, or NULL */
+	void *mb;			/* its BAR2, HMB_CTRL_MAILBOX_SIZE bytes */
 };
+
+/* The parameter entry naming @pdev ("NAME" or "NAME+MAILBOX"), or NULL. */
+static const char *hmb_trace_ivshmem_entry(struct pci_dev *pdev)
+{
+	size_t n = strlen(pci_name(pdev));
+	unsigned int i;
+
+	for (i = 0; i < hmb_trace_ivshmem_nr_names; i++) {
+		const char *e = hmb_trace_ivshmem_names[i];
+
+		if (!strncasecmp(e, pci_name(pdev), n) &&
+		    (e[n] == '\0' || e[n] == '+'))
+			return e;
+	}
+	return NULL;
+}
 
 static bool hmb_trace_ivshmem_named(struct pci_dev *pdev)
 {
+	return hmb_trace_ivshmem_entry(pdev);
+}
+
+/*
+ * The mailbox transport: the request half is ours, the response half the
+ * device's (hmb-fwsim polls the request's seq).
+ */
+static void hmb_trace_mb_post(void *priv, u16 op, u64 seq, const u64 arg[4])
+{
+	struct hmb_ctrl_request *req = priv;
 	unsigned int i;
 
-	for (i = 0; i < hmb_trace_ivshmem_nr_names; i++)
-		if (!strcasecmp(hmb_trace_ivshmem_names[i], pci_name(pdev)))
-			return true;
-	return false;
+	WRITE_ONCE(req->magic, HMB_CTRL_MAGIC);
+	WRITE_ONCE(req->version, HMB_CTRL_VERSION);
+	WRITE_ONCE(req->op, op);
+	for (i = 0; i < ARRAY_SIZE(req->arg); i++)
+		WRITE_ONCE(req->arg[i], arg[i]);
+	/* Paired with the device's acquire after it reads a new seq. */
+	smp_wmb();
+	WRITE_ONCE(req->seq, seq);
+}
+
+static bool hmb_trace_mb_answered(void *priv, u64 seq, u16 *status,
+				  u64 val[4])
+{
+	const struct hmb_ctrl_response *rsp = priv + HMB_CTRL_RSP_OFFSET;
+	unsigned int i;
+
+	if (READ_ONCE(rsp->seq) != seq ||
+	    READ_ONCE(rsp->magic) != HMB_CTRL_MAGIC)
+		return false;
+	/* Paired with the device's release before it writes rsp.seq. */
+	smp_rmb();
+	*status = READ_ONCE(rsp->status);
+	for (i = 0; i < ARRAY_SIZE(rsp->val); i++)
+		val[i] = READ_ONCE(rsp->val[i]);
+	return true;
+}
+
+static const struct hmb_trace_ctrl_ops hmb_trace_mb_ops = {
+	.post = hmb_trace_mb_post,
+	.answered = hmb_trace_mb_answered,
+};
+
+/* Map the mailbox named after '+' in @pdev's entry, if any. */
+static int hmb_trace_ivshmem_mailbox(struct pci_dev *pdev,
+				     struct hmb_trace_ivshmem *iv)
+{
+	const char *e = hmb_trace_ivshmem_entry(pdev);
+	const int bar = HMB_TRACE_IVSHMEM_BAR;
+	unsigned int dom, bus, slot, fn;
+	struct pci_dev *mb;
+	int ret;
+
+	e = e ? strchr(e, '+') : NULL;
+	if (!e)
+		return 0;
+	if (sscanf(e + 1, "%x:%x:%x.%x", &dom, &bus, &slot, &fn) != 4) {
+		dev_err(&pdev->dev, "ivshmem=...+%s: not a PCI name\n", e + 1);
+		return -EINVAL;
+	}
+	mb = pci_get_domain_bus_and_slot(dom, bus, PCI_DEVFN(slot, fn));
+	if (!mb) {
+		dev_err(&pdev->dev, "control mailbox %s: no such device\n",
+			e + 1);
+		return -ENODEV;
+	}
+	ret = pci_enable_device_mem(mb);
+	if (ret)
+		goto err_put;
+	if (!(pci_resource_flags(mb, bar) & IORESOURCE_MEM) ||
+	    pci_resource_len(mb, bar) < HMB_CTRL_MAILBOX_SIZE) {
+		dev_err(&pdev->dev, "control mailbox %s: BAR%d smaller than %u bytes\n",
+			e + 1, bar, HMB_CTRL_MAILBOX_SIZE);
+		ret = -ENODEV;
+		goto err_disable;
+	}
+	ret = pci_request_region(mb, bar, KBUILD_MODNAME "_ctrl");
+	if (ret)
+		goto err_disable;
+	iv->mb = memremap(pci_resource_start(mb, bar), HMB_CTRL_MAILBOX_SIZE,
+			  MEMREMAP_WB);
+	if (!iv->mb) {
+		ret = -ENOMEM;
+		goto err_release;
+	}
+	iv->mb_dev = mb;
+	dev_info(&pdev->dev, "control channel: mailbox in %s\n", pci_name(mb));
+	return 0;
+
+err_release:
+	pci_release_region(mb, bar);
+err_disable:
+	pci_disable_device(mb);
+err_put:
+	pci_dev_put(mb);
+	return ret;
+}
+
+static void hmb_trace_ivshmem_mailbox_put(struct hmb_trace_ivshmem *iv)
+{
+	if (!iv->mb_dev)
+		return;
+	memunmap(iv->mb);
+	pci_release_region(iv->mb_dev, HMB_TRACE_IVSHMEM_BAR);
+	pci_disable_device(iv->mb_dev);
+	pci_dev_put(iv->mb_dev);
+	iv->mb_dev = NULL;
 }
 
 /*
@@ -125,18 +251,27 @@ static int hmb_trace_ivshmem_probe(struct pci_dev *pdev,
 	}
 	for (i = 0; i < nr; i++)
 		pages[i] = iv->base + (i << PAGE_SHIFT);
+	ret = hmb_trace_ivshmem_mailbox(pdev, iv);
+	if (ret) {
+		kvfree(pages);
+		goto err_unmap;
+	}
 	iv->area = hmb_trace_register_area(pci_name(pdev), dev, pages, nr,
 					   PAGE_SHIFT);
 	kvfree(pages);
 	if (IS_ERR(iv->area)) {
 		ret = PTR_ERR(iv->area);
-		goto err_unmap;
+		goto err_mailbox;
 	}
+	if (iv->mb)
+		hmb_trace_set_ctrl(iv->area, &hmb_trace_mb_ops, iv->mb);
 
 	pci_set_drvdata(pdev, iv);
 	dev_info(dev, "trace area in BAR%d: %pa bytes\n", bar, &len);
 	return 0;
 
+err_mailbox:
+	hmb_trace_ivshmem_mailbox_put(iv);
 err_unmap:
 	devm_memunmap(dev, iv->base);
 err_release:
@@ -150,8 +285,12 @@ static void hmb_trace_ivshmem_remove(struct pci_dev *pdev)
 {
 	struct hmb_trace_ivshmem *iv = pci_get_drvdata(pdev);
 
-	/* Stops every drain synchronously: nothing reads BAR2 after this. */
+	/*
+	 * Stops every drain and request synchronously: nothing reads BAR2 or
+	 * the mailbox after this.
+	 */
 	hmb_trace_unregister_area(iv->area);
+	hmb_trace_ivshmem_mailbox_put(iv);
 	devm_memunmap(&pdev->dev, iv->base);
 	pci_release_region(pdev, HMB_TRACE_IVSHMEM_BAR);
 	pci_disable_device(pdev);

@@ -31,6 +31,7 @@ static struct trace_array *hmb_trace_tr;
  * changed at run time. The parameters are read-only once loaded.
  */
 struct hmb_trace_tunables hmb_trace_default_tunables = {
+	.clock_tolerance_ppm = 200,
 	.poll_interval_us = 200,
 	.idle_interval_us = 50000,
 	.budget = 4096,
@@ -53,6 +54,10 @@ module_param_named(dict_interval_ms,
 		   hmb_trace_default_tunables.dict_interval_ms, uint, 0444);
 MODULE_PARM_DESC(dict_interval_ms,
 		 "Default period of hmb_state + dictionary re-emission in ms; 0 = on changes only (default 1000)");
+module_param_named(clock_tolerance_ppm,
+		   hmb_trace_default_tunables.clock_tolerance_ppm, uint, 0444);
+MODULE_PARM_DESC(clock_tolerance_ppm,
+		 "Default bound on how far a firmware clock's rate moves between sync samples, in ppm: part of every stated conversion bound (default 200)");
 static bool hmb_trace_always_consume;
 module_param_named(always_consume, hmb_trace_always_consume, bool, 0444);
 MODULE_PARM_DESC(always_consume,

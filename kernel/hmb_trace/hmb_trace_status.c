@@ -311,6 +311,8 @@ static const struct hmb_trace_tunable_range hmb_trace_budget_range = {
 	1, 1u << 20 };
 static const struct hmb_trace_tunable_range hmb_trace_dict_range = {
 	0, 3600 * MSEC_PER_SEC };
+static const struct hmb_trace_tunable_range hmb_trace_tolerance_range = {
+	0, 100000 };
 
 static bool hmb_trace_in_range(unsigned int v,
 			       const struct hmb_trace_tunable_range *r)
@@ -330,6 +332,8 @@ int hmb_trace_tunables_check(const struct hmb_trace_tunables *t)
 	    !hmb_trace_in_range(t->idle_interval_us, &hmb_trace_idle_range) ||
 	    !hmb_trace_in_range(t->budget, &hmb_trace_budget_range) ||
 	    !hmb_trace_in_range(t->dict_interval_ms, &hmb_trace_dict_range) ||
+	    !hmb_trace_in_range(t->clock_tolerance_ppm,
+				&hmb_trace_tolerance_range) ||
 	    t->consume > HMB_TRACE_CONSUME_ALWAYS)
 		return -EINVAL;
 	return 0;
@@ -372,6 +376,7 @@ HMB_TRACE_TUNABLE_ATTR(poll_interval_us, hmb_trace_poll_range);
 HMB_TRACE_TUNABLE_ATTR(idle_interval_us, hmb_trace_idle_range);
 HMB_TRACE_TUNABLE_ATTR(budget, hmb_trace_budget_range);
 HMB_TRACE_TUNABLE_ATTR(dict_interval_ms, hmb_trace_dict_range);
+HMB_TRACE_TUNABLE_ATTR(clock_tolerance_ppm, hmb_trace_tolerance_range);
 
 static const char *const hmb_trace_consume_names[] = {
 	[HMB_TRACE_CONSUME_TRACED] = "traced",
@@ -438,7 +443,294 @@ static struct attribute *hmb_trace_attrs[] = {
 	&dev_attr_idle_interval_us.attr,
 	&dev_attr_budget.attr,
 	&dev_attr_dict_interval_ms.attr,
+	&dev_attr_clock_tolerance_ppm.attr,
 	NULL
+};
+
+/*
+ * ctrl/: the control channel. Writes send a request and return when the
+ * device answered: -ENODEV without a channel, -ETIMEDOUT without an
+ * answer, -EOPNOTSUPP / -EINVAL for the device's refusal. Reads show what
+ * the device acknowledged last.
+ */
+#define HMB_TRACE_CTRL_TIMEOUT_US	(100 * USEC_PER_MSEC)
+
+static int hmb_trace_ctrl_send(struct hmb_trace_area *a, u16 op, u64 arg0,
+			       u64 arg1, u64 val[4])
+{
+	u64 arg[4] = { arg0, arg1 }, t0, t1;
+	int ret;
+
+	ret = hmb_trace_ctrl_call(a, op, arg, val, &t0, &t1,
+				  HMB_TRACE_CTRL_TIMEOUT_US);
+	if (ret == HMB_CTRL_UNSUPPORTED)
+		return -EOPNOTSUPP;
+	if (ret > 0)
+		return -EINVAL;
+	return ret;
+}
+
+static ssize_t ctrl_available_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	struct hmb_trace_ctrl *c = &hmb_trace_dev_area(dev)->ctrl;
+	bool on;
+
+	mutex_lock(&c->lock);
+	on = c->ops;
+	mutex_unlock(&c->lock);
+	return sysfs_emit(buf, "%d\n", on);
+}
+
+/* requests, timeouts, failed: one value each. */
+static ssize_t hmb_trace_ctrl_counter(struct device *dev, char *buf, int which)
+{
+	struct hmb_trace_ctrl *c = &hmb_trace_dev_area(dev)->ctrl;
+	unsigned int i;
+	u64 v = 0;
+
+	mutex_lock(&c->lock);
+	if (which == 0)
+		for (i = 0; i < HMB_CTRL_OP_NR; i++)
+			v += c->requests[i];
+	else
+		v = which == 1 ? c->timeouts : c->failed;
+	mutex_unlock(&c->lock);
+	return sysfs_emit(buf, "%llu\n", v);
+}
+
+static ssize_t ctrl_requests_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	return hmb_trace_ctrl_counter(dev, buf, 0);
+}
+
+static ssize_t ctrl_timeouts_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	return hmb_trace_ctrl_counter(dev, buf, 1);
+}
+
+static ssize_t ctrl_failed_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return hmb_trace_ctrl_counter(dev, buf, 2);
+}
+
+/* "started", "stopped" or "unknown"; write start|stop. */
+static ssize_t ctrl_tracing_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	static const char *const names[] = { "unknown", "stopped", "started" };
+	struct hmb_trace_ctrl *c = &hmb_trace_dev_area(dev)->ctrl;
+	int v;
+
+	mutex_lock(&c->lock);
+	v = c->tracing;
+	mutex_unlock(&c->lock);
+	return sysfs_emit(buf, "%s\n", names[v + 1]);
+}
+
+static ssize_t ctrl_tracing_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	static const char *const ops[] = { "stop", "start" };
+	struct hmb_trace_area *a = hmb_trace_dev_area(dev);
+	int v = sysfs_match_string(ops, buf), ret;
+	u64 val[4];
+
+	if (v < 0)
+		return v;
+	ret = hmb_trace_ctrl_send(a, v ? HMB_CTRL_OP_START : HMB_CTRL_OP_STOP,
+				  0, 0, val);
+	if (ret)
+		return ret;
+	mutex_lock(&a->ctrl.lock);
+	a->ctrl.tracing = v;
+	mutex_unlock(&a->ctrl.lock);
+	return count;
+}
+
+/* "overwrite", "stop" or "unknown"; write one of the first two. */
+static ssize_t ctrl_ring_mode_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	static const char *const names[] = { "unknown", "overwrite", "stop" };
+	struct hmb_trace_ctrl *c = &hmb_trace_dev_area(dev)->ctrl;
+	int v;
+
+	mutex_lock(&c->lock);
+	v = c->ring_mode;
+	mutex_unlock(&c->lock);
+	return sysfs_emit(buf, "%s\n", names[v + 1]);
+}
+
+static ssize_t ctrl_ring_mode_store(struct device *dev,
+				    struct device_attribute *attr,
+				    const char *buf, size_t count)
+{
+	static const char *const modes[] = {
+		[HMB_CTRL_RING_OVERWRITE] = "overwrite",
+		[HMB_CTRL_RING_STOP] = "stop",
+	};
+	struct hmb_trace_area *a = hmb_trace_dev_area(dev);
+	int v = sysfs_match_string(modes, buf), ret;
+	u64 val[4];
+
+	if (v < 0)
+		return v;
+	ret = hmb_trace_ctrl_send(a, HMB_CTRL_OP_RING_MODE, v, 0, val);
+	if (ret)
+		return ret;
+	mutex_lock(&a->ctrl.lock);
+	a->ctrl.ring_mode = v;
+	mutex_unlock(&a->ctrl.lock);
+	return count;
+}
+
+/* "BASE MASK" (hex) of the last acknowledged mask, "unknown"; write it. */
+static ssize_t ctrl_event_mask_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	struct hmb_trace_ctrl *c = &hmb_trace_dev_area(dev)->ctrl;
+	ssize_t ret;
+
+	mutex_lock(&c->lock);
+	if (c->have_mask)
+		ret = sysfs_emit(buf, "%llu 0x%016llx\n", c->mask_base,
+				 c->mask);
+	else
+		ret = sysfs_emit(buf, "unknown\n");
+	mutex_unlock(&c->lock);
+	return ret;
+}
+
+static ssize_t ctrl_event_mask_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *buf, size_t count)
+{
+	struct hmb_trace_area *a = hmb_trace_dev_area(dev);
+	unsigned long long base, mask;
+	u64 val[4];
+	int ret;
+
+	if (sscanf(buf, "%llu %llx", &base, &mask) != 2 || base % 64 ||
+	    base > U16_MAX)
+		return -EINVAL;
+	ret = hmb_trace_ctrl_send(a, HMB_CTRL_OP_EVENT_MASK, base, mask, val);
+	if (ret)
+		return ret;
+	mutex_lock(&a->ctrl.lock);
+	a->ctrl.mask_base = base;
+	a->ctrl.mask = mask;
+	a->ctrl.have_mask = true;
+	mutex_unlock(&a->ctrl.lock);
+	return count;
+}
+
+/* Write "COOKIE [CORE]": the firmware emits an hmb_echo record. */
+static ssize_t ctrl_echo_store(struct device *dev,
+			       struct device_attribute *attr,
+			       const char *buf, size_t count)
+{
+	unsigned long long cookie;
+	unsigned int core = 0;
+	u64 val[4];
+	int ret;
+
+	if (sscanf(buf, "%llu %u", &cookie, &core) < 1)
+		return -EINVAL;
+	ret = hmb_trace_ctrl_send(hmb_trace_dev_area(dev), HMB_CTRL_OP_ECHO,
+				  cookie, core, val);
+	return ret ? ret : count;
+}
+
+static struct device_attribute hmb_trace_ctrl_dev_attrs[] = {
+	__ATTR(available, 0444, ctrl_available_show, NULL),
+	__ATTR(requests, 0444, ctrl_requests_show, NULL),
+	__ATTR(timeouts, 0444, ctrl_timeouts_show, NULL),
+	__ATTR(failed, 0444, ctrl_failed_show, NULL),
+	__ATTR(tracing, 0644, ctrl_tracing_show, ctrl_tracing_store),
+	__ATTR(ring_mode, 0644, ctrl_ring_mode_show, ctrl_ring_mode_store),
+	__ATTR(event_mask, 0644, ctrl_event_mask_show, ctrl_event_mask_store),
+	__ATTR(echo, 0200, NULL, ctrl_echo_store),
+};
+
+static struct attribute *hmb_trace_ctrl_attrs[] = {
+	&hmb_trace_ctrl_dev_attrs[0].attr,
+	&hmb_trace_ctrl_dev_attrs[1].attr,
+	&hmb_trace_ctrl_dev_attrs[2].attr,
+	&hmb_trace_ctrl_dev_attrs[3].attr,
+	&hmb_trace_ctrl_dev_attrs[4].attr,
+	&hmb_trace_ctrl_dev_attrs[5].attr,
+	&hmb_trace_ctrl_dev_attrs[6].attr,
+	&hmb_trace_ctrl_dev_attrs[7].attr,
+	NULL
+};
+
+static const struct attribute_group hmb_trace_ctrl_group = {
+	.name = "ctrl",
+	.attrs = hmb_trace_ctrl_attrs,
+};
+
+/* clock/: the last fit and the sync counters; one value per file. */
+enum hmb_trace_clock_value {
+	HMB_TRACE_CLK_HAVE_FIT,
+	HMB_TRACE_CLK_STALE,
+	HMB_TRACE_CLK_ERR_NS,
+	HMB_TRACE_CLK_RTT_MIN_NS,
+	HMB_TRACE_CLK_SAMPLES,
+	HMB_TRACE_CLK_TICK_REF,
+	HMB_TRACE_CLK_HOST_REF,
+	HMB_TRACE_CLK_MULT,
+	HMB_TRACE_CLK_SLOPE_ERR,
+	HMB_TRACE_CLK_BURSTS,
+	HMB_TRACE_CLK_FAILED_BURSTS,
+	HMB_TRACE_CLK_FITS,
+	HMB_TRACE_CLK_BAD_FITS,
+	HMB_TRACE_CLK_NR,
+};
+
+static const char *const hmb_trace_clock_names[HMB_TRACE_CLK_NR] = {
+	"have_fit", "stale", "err_ns", "rtt_min_ns", "samples", "tick_ref",
+	"host_ref", "mult", "slope_err", "bursts", "failed_bursts", "fits",
+	"bad_fits",
+};
+
+static ssize_t hmb_trace_clock_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	struct dev_ext_attribute *ea = container_of(attr,
+						    struct dev_ext_attribute,
+						    attr);
+	struct hmb_trace_clock *k = &hmb_trace_dev_area(dev)->clock;
+	u64 v[HMB_TRACE_CLK_NR];
+
+	mutex_lock(&k->lock);
+	v[HMB_TRACE_CLK_HAVE_FIT] = k->have_fit;
+	v[HMB_TRACE_CLK_STALE] = k->stale;
+	v[HMB_TRACE_CLK_ERR_NS] = k->fit.err_ns;
+	v[HMB_TRACE_CLK_RTT_MIN_NS] = k->fit.rtt_min_ns;
+	v[HMB_TRACE_CLK_SAMPLES] = k->fit.samples;
+	v[HMB_TRACE_CLK_TICK_REF] = k->fit.tick_ref;
+	v[HMB_TRACE_CLK_HOST_REF] = k->fit.host_ref;
+	v[HMB_TRACE_CLK_MULT] = k->fit.mult;
+	v[HMB_TRACE_CLK_SLOPE_ERR] = k->fit.slope_err;
+	v[HMB_TRACE_CLK_BURSTS] = k->bursts;
+	v[HMB_TRACE_CLK_FAILED_BURSTS] = k->failed_bursts;
+	v[HMB_TRACE_CLK_FITS] = k->fits;
+	v[HMB_TRACE_CLK_BAD_FITS] = k->bad_fits;
+	mutex_unlock(&k->lock);
+	return sysfs_emit(buf, "%llu\n", v[(uintptr_t)ea->var]);
+}
+
+static struct dev_ext_attribute hmb_trace_clock_attrs[HMB_TRACE_CLK_NR];
+static struct attribute *hmb_trace_clock_ptrs[HMB_TRACE_CLK_NR + 1];
+
+static const struct attribute_group hmb_trace_clock_group = {
+	.name = "clock",
+	.attrs = hmb_trace_clock_ptrs,
 };
 
 static struct bin_attribute *hmb_trace_bin_attrs[] = {
@@ -478,6 +770,8 @@ static const struct attribute_group *hmb_trace_groups[] = {
 	&hmb_trace_group,
 	&hmb_trace_lost_group,
 	&hmb_trace_errors_group,
+	&hmb_trace_ctrl_group,
+	&hmb_trace_clock_group,
 	NULL
 };
 
@@ -571,6 +865,12 @@ int hmb_trace_status_init(void)
 				HMB_TRACE_ERR_DICT);
 	hmb_trace_error_ptrs[HMB_TRACE_ERR_DICT] =
 		&hmb_trace_error_attrs[HMB_TRACE_ERR_DICT].attr.attr;
+	for (i = 0; i < HMB_TRACE_CLK_NR; i++) {
+		hmb_trace_ext_attr_init(&hmb_trace_clock_attrs[i],
+					hmb_trace_clock_names[i],
+					hmb_trace_clock_show, i);
+		hmb_trace_clock_ptrs[i] = &hmb_trace_clock_attrs[i].attr.attr;
+	}
 
 	return class_register(&hmb_trace_class);
 }

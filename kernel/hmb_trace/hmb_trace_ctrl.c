@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The control channel: requests from the host to the firmware (start/stop
+ * tracing at the source, event mask, ring mode, clock sync, echo), over a
+ * transport the backend provides (include/hmb_trace_ctrl_abi.h):
+ *
+ *   mock (ivshmem):  a mailbox in a second ivshmem-plain device, polled by
+ *                    hmb-fwsim; hmb_trace_ivshmem.c
+ *   nvme-pci:        vendor-specific admin commands; filled in by the
+ *                    nvme-pci series (kernel/patches), "not available"
+ *                    until then
+ *
+ * One request at a time per area (@lock). A request not answered within
+ * its timeout is an error, counted, never a hang: the caller gets
+ * -ETIMEDOUT and a later answer to the old seq is ignored.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/export.h>
+#include <linux/sched/clock.h>
+#include <linux/trace_clock.h>
+
+#include "hmb_trace_internal.h"
+
+/* Spin this long for an answer (a sync's round trip is its precision) ... */
+#define HMB_TRACE_CTRL_SPIN_NS		(2 * NSEC_PER_MSEC)
+
+static const char *const hmb_trace_ctrl_op_names[HMB_CTRL_OP_NR] = {
+	[HMB_CTRL_OP_NOP] = "nop",
+	[HMB_CTRL_OP_START] = "start",
+	[HMB_CTRL_OP_STOP] = "stop",
+	[HMB_CTRL_OP_EVENT_MASK] = "event_mask",
+	[HMB_CTRL_OP_RING_MODE] = "ring_mode",
+	[HMB_CTRL_OP_SYNC] = "sync",
+	[HMB_CTRL_OP_ECHO] = "echo",
+};
+
+/**
+ * hmb_trace_ctrl_op_name() - name of a control operation.
+ * @op: HMB_CTRL_OP_*
+ * Return: the name, "?" if unknown.
+ */
+const char *hmb_trace_ctrl_op_name(unsigned int op)
+{
+	return op < HMB_CTRL_OP_NR ? hmb_trace_ctrl_op_names[op] : "?";
+}
+
+/**
+ * hmb_trace_set_ctrl() - give an area its control channel.
+ * @area: a registered area
+ * @ops: the transport; NULL: none ("not available")
+ * @priv: passed to @ops
+ *
+ * @ops and @priv must stay valid until hmb_trace_unregister_area(), which
+ * stops every request first. Clock sync starts at once.
+ *
+ * Context: process context, may sleep.
+ */
+void hmb_trace_set_ctrl(struct hmb_trace_area *area,
+			const struct hmb_trace_ctrl_ops *ops, void *priv)
+{
+	struct hmb_trace_ctrl *ctrl = &area->ctrl;
+
+	mutex_lock(&ctrl->lock);
+	ctrl->ops = ops;
+	ctrl->priv = priv;
+	mutex_unlock(&ctrl->lock);
+	if (ops)
+		hmb_trace_clock_start(area);
+}
+EXPORT_SYMBOL_GPL(hmb_trace_set_ctrl);
+
+/**
+ * hmb_trace_ctrl_call() - one request, and its answer.
+ * @a: the area
+ * @op: HMB_CTRL_OP_*
+ * @arg: the request's four arguments
+ * @val: the answer's four values (out)
+ * @t0: trace clock (local) right before the request is posted (out)
+ * @t1: trace clock right after the answer is seen (out)
+ * @timeout_us: give up after this long
+ *
+ * The answer is spun for (a sync's precision is its round trip), then
+ * polled with sleeps.
+ *
+ * Return: the answer's status (HMB_CTRL_OK, ...), -ENODEV without a
+ * control channel, -ETIMEDOUT.
+ */
+int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
+			u64 val[4], u64 *t0, u64 *t1, unsigned int timeout_us)
+{
+	struct hmb_trace_ctrl *ctrl = &a->ctrl;
+	u64 start, now, seq;
+	u16 status;
+	int ret;
+
+	mutex_lock(&ctrl->lock);
+	if (!ctrl->ops) {
+		ret = -ENODEV;
+		goto out;
+	}
+	seq = ++ctrl->seq;
+	if (op < HMB_CTRL_OP_NR)
+		ctrl->requests[op]++;
+	start = local_clock();
+	*t0 = trace_clock_local();
+	ctrl->ops->post(ctrl->priv, op, seq, arg);
+	for (;;) {
+		if (ctrl->ops->answered(ctrl->priv, seq, &status, val))
+			break;
+		now = local_clock();
+		if (now - start > (u64)timeout_us * NSEC_PER_USEC) {
+			ctrl->timeouts++;
+			ret = -ETIMEDOUT;
+			goto out;
+		}
+		if (now - start < HMB_TRACE_CTRL_SPIN_NS)
+			cpu_relax();
+		else
+			usleep_range(100, 200);
+	}
+	*t1 = trace_clock_local();
+	if (status != HMB_CTRL_OK)
+		ctrl->failed++;
+	ret = status;
+out:
+	mutex_unlock(&ctrl->lock);
+	return ret;
+}
+
+/** hmb_trace_ctrl_init() - an area without a control channel yet. */
+void hmb_trace_ctrl_init(struct hmb_trace_area *a)
+{
+	mutex_init(&a->ctrl.lock);
+	a->ctrl.tracing = -1;
+	a->ctrl.ring_mode = -1;
+}
+
+/** hmb_trace_ctrl_destroy() - the area goes; no request runs. */
+void hmb_trace_ctrl_destroy(struct hmb_trace_area *a)
+{
+	mutex_destroy(&a->ctrl.lock);
+}
