@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // libFuzzer target: the consumer over arbitrary area bytes. The first bytes
-// of the input pick a geometry the meta page will claim and whether to start
-// from a valid producer-written area; the rest overwrites the area. Between
-// polls the device changes under the reader as the input says: a new
-// generation with any core descriptors, a generation that goes back, INIT
-// then READY in the same generation, a state that is no state, and more
-// records from the producer.
+// of the input pick a geometry the meta page will claim, whether to start
+// from a valid producer-written area, and when the reader refuses a record
+// (HMB_DELIVER_REFUSED, as the kernel module does when its trace buffer is
+// off or full); the rest overwrites the area. Between polls the device
+// changes under the reader as the input says: a new generation with any core
+// descriptors, a generation that goes back, INIT then READY in the same
+// generation, a state that is no state, and more records from the producer.
 //
 // Nothing may crash, read out of bounds (ASan) or hit undefined behaviour
 // (UBSan), and the trace may not lie (abort on violation):
 //  - no (generation, core, seq) is delivered twice, and within a generation
 //    a core's sequence numbers strictly increase;
+//  - a refused record is the next one offered on its core in its
+//    generation, and is not charged as lost, unless the ring changed under
+//    the reader since (then it may be gone: charged, never skipped
+//    silently); with nothing changed, the next drain of the core offers it;
+//  - no charge covers a record already delivered in its generation;
 //  - no charge to torn, invalid or reset exceeds the ring's capacity
 //    (hmb_consumer_capacity()); overwritten is bounded by the page numbers
 //    the head hint confirms, not by the ring, so it is not checked here;
@@ -29,31 +35,83 @@ using namespace hmbtrace::testing;
 
 namespace {
 
+// When the reader refuses, from one input byte: 0 never; 0xff always;
+// otherwise in cycles of `take` records taken then `refuse` calls refused,
+// so that a record may be refused several drains in a row.
+struct RefusalPattern {
+  uint8_t byte = 0;
+  uint64_t calls = 0;
+
+  bool Refuse() {
+    const uint64_t n = calls++;
+    if (byte == 0 || byte == 0xff) return byte == 0xff;
+    const uint64_t take = 1 + (byte & 0x1f), refuse = 1 + (byte >> 5);
+    return n % (take + refuse) >= take;
+  }
+};
+
 // Checks every delivery and loss against the invariants above.
 struct Checker {
   const hmb_consumer* c = nullptr;
   // Per core: generation -> highest sequence number delivered in it.
   std::map<uint32_t, uint64_t> high[HMB_TRACE_MAX_CORES];
   uint64_t delivered[HMB_TRACE_MAX_CORES] = {};
+  uint64_t offered[HMB_TRACE_MAX_CORES] = {};  // deliver calls, refused too
+  RefusalPattern refusals;
+  // The last record refused on a core, until it is taken or charged.
+  struct Refused {
+    bool valid = false;
+    bool ring_changed = false;  // the producer or the meta page moved since
+    uint32_t gen = 0;
+    uint64_t seq = 0;
+  } refused[HMB_TRACE_MAX_CORES];
+
+  // The device wrote the rings or the generation: a refused record may be
+  // overwritten before it is offered again.
+  void RingChanged() {
+    for (Refused& f : refused) f.ring_changed = true;
+  }
 
   static int Deliver(void* ctx, const hmb_record* r) {
     auto* k = static_cast<Checker*>(ctx);
     if (r->core >= HMB_TRACE_MAX_CORES) __builtin_trap();
-    auto& h = k->high[r->core];
     const uint32_t gen = k->c->geo.producer_gen;
+    Refused& f = k->refused[r->core];
+    k->offered[r->core]++;
+    if (f.valid && f.gen == gen && r->seq != f.seq)
+      __builtin_trap();  // a refused record skipped without a charge
+    if (k->refusals.Refuse()) {
+      f = {true, false, gen, r->seq};
+      return HMB_DELIVER_REFUSED;
+    }
+    if (f.valid && f.gen == gen) f.valid = false;  // came again, taken
+    auto& h = k->high[r->core];
     auto it = h.find(gen);
     if (it != h.end() && r->seq <= it->second)
       __builtin_trap();  // delivered twice, or out of order
     h[gen] = r->seq;
     k->delivered[r->core]++;
-    return 0;
+    return HMB_DELIVER_OK;
   }
   static void Lost(void* ctx, uint16_t core, uint64_t n, hmb_lost_reason reason,
-                   uint64_t) {
+                   uint64_t at) {
     auto* k = static_cast<Checker*>(ctx);
     if (core >= HMB_TRACE_MAX_CORES || n == 0) __builtin_trap();
     if (reason != HMB_LOST_OVERWRITTEN && n > hmb_consumer_capacity(&k->c->geo))
       __builtin_trap();  // a charge larger than the ring can hold
+    // Lost callbacks name the generation being left (reset) or read.
+    const uint32_t gen = k->c->geo.producer_gen;
+    if (n > at) __builtin_trap();  // records before sequence 0
+    auto it = k->high[core].find(gen);
+    if (it != k->high[core].end() && at - n <= it->second)
+      __builtin_trap();  // a delivered record charged as lost
+    Refused& f = k->refused[core];
+    if (f.valid && f.gen == gen && at > f.seq) {
+      // A refused record stays where it is: charged only if it was
+      // overwritten, which takes the producer moving on.
+      if (!f.ring_changed) __builtin_trap();
+      f.valid = false;
+    }
   }
   static void Event(void*, hmb_consumer_event, uint32_t) {}
 };
@@ -103,7 +161,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   constexpr uint64_t kAreaLen = 64 * 1024;
   static TestArea* area = new TestArea(kAreaLen);
   static uint8_t* scratch = new uint8_t[HMB_CONSUMER_SCRATCH_LEN];
-  if (size < 4) return 0;
+  if (size < 5) return 0;
   const uint8_t mode = data[0];
   uint8_t* mem = area->mem();
   std::memset(mem, 0, kAreaLen);
@@ -122,7 +180,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   // Overlay the input: (offset, bytes) chunks, so small inputs hit any spot.
-  size_t pos = 4;
+  size_t pos = 5;
   while (pos + 4 <= size) {
     uint32_t off = (data[pos] | data[pos + 1] << 8 | data[pos + 2] << 16) % kAreaLen;
     uint32_t n = data[pos + 3] % 64;
@@ -133,6 +191,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     pos += n;
   }
   Checker check;
+  check.refusals.byte = data[4];
   hmb_area a = area->area();
   // Sometimes claim a mapping shorter than the area to test the bounds.
   if (mode & 2) a.nr_pages = (data[2] % a.nr_pages) + 1;
@@ -144,8 +203,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int round = 0; round < 6; round++) {
     Counters before(c);
     if (hmb_consumer_poll(&c) == HMB_CONSUMER_ATTACHED)
-      for (uint16_t k = 0; k < c.geo.nr_cores; k++)
+      for (uint16_t k = 0; k < c.geo.nr_cores; k++) {
         hmb_consumer_drain_core(&c, k, 1 + (mode >> 2) * 16);
+        // Nothing changed since a refusal: the next drain offers the
+        // refused record again (Deliver and Lost check the rest).
+        for (int again = 0; again < 3; again++) {
+          const Checker::Refused& f = check.refused[k];
+          if (!f.valid || f.ring_changed || f.gen != c.geo.producer_gen) break;
+          const uint64_t offered = check.offered[k];
+          hmb_consumer_drain_core(&c, k, 1 + again);
+          if (check.offered[k] == offered) __builtin_trap();
+        }
+      }
     Counters after(c);
     after.CheckNotBelow(before);
     for (uint32_t k = 0; k < HMB_TRACE_MAX_CORES; k++)
@@ -156,7 +225,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The device changes under the reader, as the input says.
     const uint8_t op = (meta_gen[round % 3] >> (2 * (round / 3))) & 7;
     uint32_t gen = Get32(mem + offsetof(hmb_trace_meta, producer_gen));
-    switch (round == 0 && (mode & 4) ? 0 : op) {
+    const uint8_t what = round == 0 && (mode & 4) ? 0 : op;
+    // INIT then READY, or a bad state for one poll, leave the rings and
+    // the generation as they were: a refused record must still come first.
+    if (what != 2 && what != 3 && (what < 4 || producing)) check.RingChanged();
+    switch (what) {
       case 0: {
         // A new generation (a reset) whose core descriptors claim anything
         // the input says.
