@@ -102,13 +102,15 @@ fi
 
 area="/dev/shm/hmbtrace-qemu-$name-$$.area"
 area2="/dev/shm/hmbtrace-qemu-$name-$$-2.area"
+mailbox="/dev/shm/hmbtrace-qemu-$name-$$.mailbox"
 # shellcheck disable=SC2317 # called by the trap
 cleanup() {
-	((keep)) || rm -f "$area" "$area2"
+	((keep)) || rm -f "$area" "$area2" "$mailbox"
 }
 trap cleanup EXIT
 
 export HMBQ_NAME=$name HMBQ_SCENARIO=$scenario HMBQ_SHARE=$out HMBQ_AREA=$area
+export HMBQ_MAILBOX_FILE=$mailbox
 HMBQ_AREA_SIZE=$(hmbq_size_bytes "$area_size")
 HMBQ_AREA2_SIZE=$(hmbq_size_bytes "${area2_size:-$area_size}")
 export HMBQ_AREA_SIZE HMBQ_AREA2=$area2 HMBQ_AREA2_SIZE HMBQ_MODULE=$module

@@ -12,6 +12,7 @@
 #   HMBQ_AREA2       the second simulated HMB's file, HMBQ_AREA2_SIZE its size:
 #                    the guest gets it (a second ivshmem-plain device) only
 #                    when host.sh starts a second hmb-fwsim (hmbq_fwsim2_start)
+#   HMBQ_MAILBOX_FILE where hmbq_mailbox puts the control channel's mailbox
 #   HMBQ_MODULE      hmb_trace.ko to put in the guest as /hmb_trace.ko ("" = none)
 #   HMBQ_FWSIM       the hmb-fwsim binary ("" when not built)
 #   HMBQ_TIMEOUT     guest timeout in seconds
@@ -34,6 +35,7 @@ HMBQ_FWSIM2_PID=""
 HMBQ_FWSIM2_STATUS=""
 HMBQ_GUEST_STATUS=""
 HMBQ_EXTRAS=()
+HMBQ_MAILBOX=""
 
 hmbq_scenario_cleanup() {
 	local pid
@@ -71,6 +73,17 @@ hmbq_fwsim2_start() {
 	hmbq_fwsim_launch "$HMBQ_AREA2" "$HMBQ_AREA2_SIZE" fwsim2.log "$@"
 	HMBQ_FWSIM2_PID=$!
 	hmbq_log "second hmb-fwsim started (pid $HMBQ_FWSIM2_PID)"
+}
+
+# hmbq_mailbox: give the first area a control channel. Creates the mailbox
+# file (HMB_CTRL_MAILBOX_SIZE, 4 KiB), sets HMBQ_MAILBOX to it; pass
+# "--mailbox $HMBQ_MAILBOX" to hmbq_fwsim_start. hmbq_boot gives the guest
+# a 4 KiB ivshmem-plain device for it (after the areas), which
+# hmb_ivshmem_param (guest-hmb.sh) pairs with the first area.
+hmbq_mailbox() {
+	HMBQ_MAILBOX=$HMBQ_MAILBOX_FILE
+	rm -f "$HMBQ_MAILBOX"
+	truncate -s 4096 "$HMBQ_MAILBOX"
 }
 
 # hmbq_fwsim_launch AREA SIZE LOG ARGS...: hmb-fwsim in the background ($!).
@@ -124,6 +137,7 @@ hmbq_boot() {
 	args=(--area "$HMBQ_AREA" --area-size "$HMBQ_AREA_SIZE")
 	[[ -n "$HMBQ_FWSIM2_PID" || -n "$HMBQ_FWSIM2_STATUS" ]] &&
 		args+=(--area "$HMBQ_AREA2" --area-size "$HMBQ_AREA2_SIZE")
+	[[ -n "$HMBQ_MAILBOX" ]] && args+=(--area "$HMBQ_MAILBOX" --area-size 4096)
 	HMBQ_GUEST_STATUS=0
 	# shellcheck disable=SC2086 # HMBQ_GUEST_ARGS is a word list on purpose
 	"$hmbq_dir/run-guest.sh" --share "$HMBQ_SHARE" --initrd "$initrd" "${args[@]}" \

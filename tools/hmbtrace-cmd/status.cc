@@ -93,6 +93,15 @@ DeviceStatus ReadDevice(const fs::path& dir) {
     d.build_id = *s;
   if (auto s = ReadText(dir / "consume"))
     d.consume = *s;
+  // ctrl/ and clock/: one value per file; absent from older modules.
+  for (const char* sub : {"ctrl", "clock"}) {
+    for (const std::string& f : FilesIn(dir / sub)) {
+      if (f == "echo")
+        continue;  // write-only
+      if (auto s = ReadText(dir / sub / f))
+        d.channel[std::string(sub) + "/" + f] = *s;
+    }
+  }
   for (const char* f : kValueFiles) {
     auto s = ReadText(dir / f);
     auto v = s ? ParseU64(*s) : std::nullopt;
@@ -297,6 +306,37 @@ InstanceStatus ReadInstance(const std::string& tracefs_dir) {
   return st;
 }
 
+// The control channel and the clock fit (empty from older modules).
+std::string ClockText(const DeviceStatus& d) {
+  auto get = [&d](const std::string& k) -> std::string {
+    auto it = d.channel.find(k);
+    return it == d.channel.end() ? "?" : it->second;
+  };
+  if (d.channel.empty())
+    return "";
+  std::string out = "  control channel: ";
+  if (get("ctrl/available") != "1")
+    return out + "not available (no mailbox; on nvme-pci: needs the kernel/patches series)\n";
+  out += "requests " + get("ctrl/requests") + ", timeouts " + get("ctrl/timeouts") +
+         ", refused " + get("ctrl/failed") + "; acknowledged: tracing " + get("ctrl/tracing") +
+         ", ring_mode " + get("ctrl/ring_mode") + ", event_mask " + get("ctrl/event_mask") + "\n";
+  out += "  clock fit: ";
+  if (get("clock/have_fit") != "1")
+    return out + "none yet (" + get("clock/bursts") + " sync bursts, " +
+           get("clock/failed_bursts") + " unanswered)\n";
+  uint64_t err = ParseU64(get("clock/err_ns")).value_or(0);
+  uint64_t rtt = ParseU64(get("clock/rtt_min_ns")).value_or(0);
+  char buf[160];
+  std::snprintf(buf, sizeof(buf), "+-%.1f us at its samples, round trip >= %.1f us, %s samples",
+                static_cast<double>(err) / 1000, static_cast<double>(rtt) / 1000,
+                get("clock/samples").c_str());
+  out += buf;
+  if (get("clock/stale") == "1")
+    out += ", STALE (sync requests unanswered: the last fit, ageing)";
+  out += "; bursts " + get("clock/bursts") + ", unanswered " + get("clock/failed_bursts") + "\n";
+  return out;
+}
+
 // Whether the module drains the area now, and why (empty from older modules).
 std::string DrainingText(const DeviceStatus& d) {
   auto consuming = d.Value("consuming");
@@ -329,6 +369,7 @@ std::string StatusText(const std::vector<DeviceStatus>& devices, const InstanceS
     out += "  build_id " + (d.build_id.empty() ? "?" : d.build_id) + ", dictionary " +
            (d.dictionary_bytes ? std::to_string(*d.dictionary_bytes) + " bytes" : "?") + "\n";
     out += DrainingText(d);
+    out += ClockText(d);
     std::string head = "  core  cpu   delivered";
     for (const auto& [reason, n] :
          d.cores.empty() ? std::vector<std::pair<std::string, uint64_t>>{} : d.cores.front().lost)
@@ -397,6 +438,10 @@ nlohmann::json StatusJson(const std::vector<DeviceStatus>& devices, const Instan
     j["broken_reason"] = d.broken_reason.empty() ? json(nullptr) : json(d.broken_reason);
     j["build_id"] = d.build_id;
     j["consume"] = d.consume.empty() ? json(nullptr) : json(d.consume);
+    for (const auto& [k, v] : d.channel) {
+      auto n = ParseU64(v);
+      j[k] = n ? json(*n) : json(v);
+    }
     for (const auto& [k, v] : d.values)
       j[k] = v;
     j["dictionary_bytes"] = d.dictionary_bytes ? json(*d.dictionary_bytes) : json(nullptr);

@@ -37,6 +37,8 @@ struct DeviceStatus {
   std::string broken_reason;
   std::string build_id;
   std::string consume;  // "traced" or "always"; empty from an older module
+  // ctrl/* and clock/* files ("ctrl/timeouts" -> "0"); empty from an older module
+  std::map<std::string, std::string> channel;
   // index, producer_gen, nr_cores, clock_hz, resets and the geometry files
   std::map<std::string, uint64_t> values;
   std::vector<CoreStatus> cores;

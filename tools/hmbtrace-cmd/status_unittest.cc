@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "fake_tree_testutil.h"
 
 namespace hmbtrace {
@@ -84,6 +86,52 @@ TEST(Status, NotStartedAndGarbageAreToldApart) {
   EXPECT_EQ(j["devices"][0]["broken_reason"], "none");
   EXPECT_EQ(j["devices"][1]["state"], "broken");
   EXPECT_EQ(j["devices"][1]["broken_reason"], "bad_magic");
+}
+
+TEST(Status, DrainingControlChannelAndClockFitAreShown) {
+  FakeTrees t;
+  t.AddDevice("0000:00:04.0");
+  t.AddDevice("0000:00:05.0");
+  const std::filesystem::path a = std::filesystem::path(t.sysfs()) / "0000:00:04.0";
+  const std::filesystem::path b = std::filesystem::path(t.sysfs()) / "0000:00:05.0";
+  for (const auto& [f, v] :
+       std::map<std::string, std::string>{{"consuming", "0"}, {"consume", "traced"},
+                                          {"poll_interval_us", "200"},
+                                          {"ctrl/available", "1"}, {"ctrl/requests", "812"},
+                                          {"ctrl/timeouts", "2"}, {"ctrl/failed", "0"},
+                                          {"ctrl/tracing", "started"},
+                                          {"ctrl/ring_mode", "unknown"},
+                                          {"ctrl/event_mask", "unknown"},
+                                          {"clock/have_fit", "1"}, {"clock/err_ns", "41234"},
+                                          {"clock/rtt_min_ns", "61000"}, {"clock/samples", "16"},
+                                          {"clock/stale", "1"}, {"clock/bursts", "203"},
+                                          {"clock/failed_bursts", "3"}})
+    FakeTrees::Write(a / f, v + "\n");
+  FakeTrees::Write(b / "consuming", "1\n");
+  FakeTrees::Write(b / "consume", "always\n");
+  FakeTrees::Write(b / "ctrl" / "available", "0\n");
+  t.AddTracefs();
+  t.AddInstance();
+  std::vector<DeviceStatus> devs;
+  std::string error;
+  ASSERT_TRUE(ReadDevices(t.sysfs(), &devs, &error));
+  const std::string text = StatusText(devs, ReadInstance(t.tracefs()));
+  EXPECT_NE(text.find("draining: no: the firmware ring keeps its newest records"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("draining: yes (consume mode always)"), std::string::npos) << text;
+  EXPECT_NE(text.find("requests 812, timeouts 2, refused 0; acknowledged: tracing started"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("clock fit: +-41.2 us at its samples, round trip >= 61.0 us, 16 samples, "
+                      "STALE"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("control channel: not available"), std::string::npos) << text;
+  const nlohmann::json j = StatusJson(devs, ReadInstance(t.tracefs()));
+  EXPECT_EQ(j["devices"][0]["clock/err_ns"], 41234);
+  EXPECT_EQ(j["devices"][0]["ctrl/tracing"], "started");
+  EXPECT_EQ(j["devices"][1]["consume"], "always");
 }
 
 TEST(Status, JsonHasPerCoreDeliveredLostAndCpuStats) {
