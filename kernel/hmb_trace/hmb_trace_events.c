@@ -17,6 +17,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
+#include <linux/export.h>
 #include <linux/minmax.h>
 #include <linux/preempt.h>
 #include <linux/trace_events.h>
@@ -25,6 +26,9 @@
 
 #define CREATE_TRACE_POINTS
 #include "hmb_trace_events.h"
+
+/* For the benchmark module (bench/): the bare tracepoint is its baseline. */
+EXPORT_TRACEPOINT_SYMBOL_GPL(hmb_record);
 
 /* The event files of the "hmb" instance (see hmb_trace_events_lookup()). */
 static struct trace_event_file *hmb_trace_record_file;
