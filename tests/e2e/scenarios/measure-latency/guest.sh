@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # measure-latency, guest side (a measurement, not part of run-all.sh): the
-# hmb instance's clock is set to "mono" and workqueue_execute_start is
-# enabled in it too (to see when each drain pass starts); for each step i
+# hmb instance's clock is set to "mono", workqueue_execute_start is enabled
+# in it (to see when each drain pass starts) and so are the hmb events
+# (which starts the drain); for each step i
 # the host runs hmb-fwsim at a low rate once /mnt/ready.i exists, and
 # pipe-stamp reads instances/hmb/trace_pipe, stamping every read with
 # CLOCK_MONOTONIC -> /mnt/latency-pipe.i.txt.
@@ -14,6 +15,8 @@
 setup
 echo mono >"$I/trace_clock" || fail "trace_clock mono"
 echo 1 >"$I/events/workqueue/workqueue_execute_start/enable" || fail "workqueue_execute_start"
+# The module drains only while its events are enabled (older ones: always).
+echo 1 >"$I/events/hmb/enable" || fail "enable the hmb events"
 echo "trace_clock: $(cat "$I/trace_clock")"
 steps=$(cat /mnt/sweep-steps)
 secs=$(cat /mnt/sweep-seconds)

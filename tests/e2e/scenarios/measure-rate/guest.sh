@@ -3,8 +3,9 @@
 #
 # measure-rate, guest side (a measurement, not part of run-all.sh):
 # 1. the hmb_record tracepoint alone: /sys/kernel/debug/hmb_trace/bench_record
-#    (N calls with a 14-byte payload, the mean of hmb-fwsim's records), on
-#    CPU 0, three times -> /mnt/bench.txt
+#    of hmb_trace_bench.ko (N calls with a 14-byte payload, the mean of
+#    hmb-fwsim's records), on CPU 0, three times, with the hmb events enabled
+#    in the instance (as trace-cmd record has them) -> /mnt/bench.txt
 # 2. a rate sweep at the default module settings: for each step i the host
 #    runs hmb-fwsim (4 cores, the step's rate) once /mnt/ready.i exists;
 #    trace-cmd record -B hmb -e hmb runs across the step; the delivered and
@@ -15,11 +16,15 @@
 
 setup 16384
 B=/sys/kernel/debug/hmb_trace/bench_record
+# A hmb_trace.ko from before the split into two modules has the file itself.
+[ -e "$B" ] || insmod /mnt/hmb_trace_bench.ko || fail "insmod hmb_trace_bench.ko"
 step "tracepoint benchmark"
+echo 1 >"$I/events/hmb/hmb_record/enable" || fail "enable hmb_record"
 for len in 14 14 14; do
 	taskset 1 sh -c "echo '1000000 $len' >$B" || fail "bench_record write"
 	tee -a /mnt/bench.txt <"$B"
 done
+echo 0 >"$I/events/hmb/hmb_record/enable"
 : >"$I/trace"
 
 steps=$(cat /mnt/sweep-steps)

@@ -5,14 +5,18 @@
 # core that the guest sustains with zero loss at the default module settings
 # while trace-cmd records, stepping hmb-fwsim's rate up (E2E_SWEEP_RATES,
 # records/s per core, 4 cores; 0 = flat out for 2 s), and the hmb_record
-# tracepoint alone (debugfs bench_record). Prints a table; figures in
+# tracepoint alone (debugfs bench_record of hmb_trace_bench.ko; see
+# measure-lib.sh for where it is taken from). Prints a table; figures in
 # build/qemu-runs/measure-rate/.
 # shellcheck source=tests/e2e/e2e-lib.sh
 source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
+# shellcheck source=tests/e2e/measure-lib.sh
+source "$E2E_DIR/measure-lib.sh"
 
 read -r -a rates <<<"${E2E_SWEEP_RATES:-5000 10000 20000 40000 80000 160000 0}"
 secs=${E2E_SWEEP_SECONDS:-2}
 e2e_prepare
+measure_bench_module || exit 1
 # step_args I RATE: 4 cores; a count of SECS at RATE, or flat out for SECS.
 # shellcheck disable=SC2317 # called by e2e_sweep_start
 step_args() {

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Debug-only micro-benchmark of the hmb_record tracepoint, for comparing
- * the whole pipeline (firmware ring -> consumer -> tracepoint) with the
- * tracepoint alone.
+ * hmb_trace_bench.ko - debug-only micro-benchmark of the hmb_record
+ * tracepoint, in its own module like kernel/trace/ring_buffer_benchmark.c.
+ *
+ * It calls the bare tracepoint trace_hmb_record() that hmb_trace.ko
+ * exports: what an ordinary TRACE_EVENT costs (the generated probe's
+ * reserve, assign and commit into every instance where the event is
+ * enabled). That is the baseline the whole pipeline (firmware ring ->
+ * consumer -> the module's own writer) is compared with.
  *
  * /sys/kernel/debug/hmb_trace/bench_record (root only):
  *   write "N [LEN]"  emit N hmb_record events (1..10000000) with a LEN-byte
@@ -11,27 +16,34 @@
  *                    seq 0..N-1, and land in the hmb instance like any other
  *   read             the last run: calls, len, ns, ns_per_call, enabled
  *                    (whether hmb_record was enabled anywhere at the time)
+ *
+ * The directory hmb_trace/ is shared with hmb_trace.ko should it have
+ * one: it is created here only if it does not exist yet, and then
+ * removed on unload.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/debugfs.h>
+#include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "hmb_trace_internal.h"
 #include "hmb_trace_events.h"
 
+#define HMB_TRACE_BENCH_DIR		"hmb_trace"
 #define HMB_TRACE_BENCH_MAX_CALLS	10000000u
 #define HMB_TRACE_BENCH_DEFAULT_LEN	16u
 #define HMB_TRACE_BENCH_MARK		U16_MAX	/* dev and core of bench events */
 
-static struct dentry *hmb_trace_bench_dir;
+static struct dentry *hmb_trace_bench_dir;	/* created here, or NULL */
+static struct dentry *hmb_trace_bench_file;
+
+/* The last run, as the debugfs file reads it. */
 static DEFINE_MUTEX(hmb_trace_bench_lock);
 static u64 hmb_trace_bench_calls;
 static u64 hmb_trace_bench_ns;
@@ -49,6 +61,7 @@ static int hmb_trace_bench_run(u32 calls, u32 len)
 	u64 t0, t1;
 	u32 i;
 
+	lockdep_assert_held(&hmb_trace_bench_lock);
 	payload = kmalloc(max(len, 1u), GFP_KERNEL);
 	if (!payload)
 		return -ENOMEM;
@@ -125,22 +138,36 @@ static const struct file_operations hmb_trace_bench_fops = {
 	.llseek = default_llseek,
 };
 
-/**
- * hmb_trace_bench_init() - create debugfs hmb_trace/bench_record.
- *
- * debugfs is optional: without it the module works, minus the benchmark.
- */
-void hmb_trace_bench_init(void)
+static int __init hmb_trace_bench_init(void)
 {
-	hmb_trace_bench_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	debugfs_create_file("bench_record", 0600, hmb_trace_bench_dir, NULL,
-			    &hmb_trace_bench_fops);
-}
+	struct dentry *parent;
 
-/**
- * hmb_trace_bench_exit() - remove what hmb_trace_bench_init() created.
- */
-void hmb_trace_bench_exit(void)
-{
-	debugfs_remove_recursive(hmb_trace_bench_dir);
+	parent = debugfs_lookup(HMB_TRACE_BENCH_DIR, NULL);
+	if (!parent) {
+		parent = debugfs_create_dir(HMB_TRACE_BENCH_DIR, NULL);
+		if (IS_ERR(parent))
+			return PTR_ERR(parent);	/* no debugfs: nothing to offer */
+		hmb_trace_bench_dir = parent;
+	}
+	hmb_trace_bench_file = debugfs_create_file("bench_record", 0600, parent,
+						   NULL, &hmb_trace_bench_fops);
+	if (!hmb_trace_bench_dir)
+		dput(parent);	/* the file holds its parent */
+	if (IS_ERR(hmb_trace_bench_file)) {
+		debugfs_remove(hmb_trace_bench_dir);
+		return PTR_ERR(hmb_trace_bench_file);
+	}
+	return 0;
 }
+module_init(hmb_trace_bench_init);
+
+static void __exit hmb_trace_bench_exit(void)
+{
+	debugfs_remove(hmb_trace_bench_file);
+	debugfs_remove(hmb_trace_bench_dir);
+}
+module_exit(hmb_trace_bench_exit);
+
+MODULE_DESCRIPTION("Micro-benchmark of hmb_trace's hmb_record tracepoint (debugfs hmb_trace/bench_record)");
+MODULE_AUTHOR("hmbtrace developers");
+MODULE_LICENSE("GPL");
