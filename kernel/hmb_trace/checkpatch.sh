@@ -51,7 +51,7 @@ if [ $# -eq 0 ]; then
 	cd "$here"
 	# The consumer core (../../consumer) is portable C shared with user
 	# space (uint*_t, no kernel types): checked only with --core.
-	set -- hmb_trace_*.c hmb_trace.h hmb_trace_*.h
+	set -- hmb_trace_*.c hmb_trace.h hmb_trace_*.h bench/hmb_trace_bench.c
 	if [ -n "$core" ]; then
 		set -- "$@" ../../consumer/hmb_consumer.c \
 			../../consumer/hmb_consumer.h \

@@ -28,8 +28,10 @@
  * recorder, and a tracer that enables hmb_record in the "hmb" instance
  * gets what it still holds (consume mode "always" drains from the start).
  * While records flow, a pass runs every poll_interval_us (an hrtimer, not
- * a jiffy: HZ=250 would make it 4-8 ms); a pass that fills its budget runs
- * again at once, for at most HMB_TRACE_CATCHUP_NS, then yields for
+ * a jiffy: HZ=250 would make it 4-8 ms). A pass drains at most budget
+ * records per core and stops taking cores after HMB_TRACE_PASS_NS; one
+ * that had more to do runs again at once, for at most
+ * HMB_TRACE_CATCHUP_NS, then yields for
  * HMB_TRACE_YIELD_US; HMB_TRACE_ACTIVE_NS after the last record the pause
  * doubles up to idle_interval_us. A record the trace buffer does not take
  * (tracing_on 0, or full in non-overwrite mode) stays in the firmware
@@ -71,6 +73,8 @@
 #include "hmb_trace_events.h"
 #include "hmb_trace_internal.h"
 
+/* A pass stops taking more cores after this long (budget permitting). */
+#define HMB_TRACE_PASS_NS	(500 * NSEC_PER_USEC)
 /* Back-to-back passes of a catch-up run at most this long, ... */
 #define HMB_TRACE_CATCHUP_NS	(2 * NSEC_PER_MSEC)
 /* ... then yield the CPU this long. */
@@ -359,12 +363,18 @@ static u64 hmb_trace_pace(struct hmb_trace_drain *d,
 	return (u64)d->interval_us * NSEC_PER_USEC;
 }
 
-/* Poll the meta page; drain each of our cores by at most "budget" records. */
+/*
+ * Poll the meta page; drain each of our cores by at most "budget" records,
+ * for at most HMB_TRACE_PASS_NS: a pass cut short starts the next one with
+ * the core it did not reach, so every core gets its turn.
+ */
 static void hmb_trace_drain_pass(struct hmb_trace_drain *d,
 				 struct hmb_trace_pass *p)
 {
 	struct hmb_trace_area *a = d->area;
 	u32 budget = READ_ONCE(a->tun.budget);
+	unsigned int step = a->nr_drains, i, n_mine;
+	u64 start = local_clock();
 	u16 core;
 
 	lockdep_assert_held(&d->lock);
@@ -378,10 +388,17 @@ static void hmb_trace_drain_pass(struct hmb_trace_drain *d,
 	if (hmb_consumer_poll(&d->c) != HMB_CONSUMER_ATTACHED ||
 	    !p->consuming)
 		return;
-	for (core = d->index; core < d->c.geo.nr_cores; core += a->nr_drains) {
+	if (d->index >= d->c.geo.nr_cores)
+		goto metadata;
+	/* Our cores: index, index + step, ...; n_mine of them. */
+	n_mine = (d->c.geo.nr_cores - d->index + step - 1) / step;
+	if (d->next_core >= n_mine)
+		d->next_core = 0;
+	for (i = 0; i < n_mine; i++) {
 		u64 refused = d->stats.refused;
 		u32 n = 0;
 
+		core = d->index + ((d->next_core + i) % n_mine) * step;
 		if (hmb_trace_flush_lost(d, core))
 			n = hmb_consumer_drain_core(&d->c, core, budget);
 		else
@@ -391,8 +408,15 @@ static void hmb_trace_drain_pass(struct hmb_trace_drain *d,
 			p->more = true;
 		if (d->stats.refused != refused)
 			p->refused = true;
-		cond_resched();
+		if (i + 1 < n_mine && local_clock() - start > HMB_TRACE_PASS_NS) {
+			/* Out of time: the rest first next pass, at once. */
+			d->next_core = (d->next_core + i + 1) % n_mine;
+			p->more = true;
+			break;
+		}
 	}
+	cond_resched();
+metadata:
 	hmb_trace_periodic_metadata(d);
 }
 

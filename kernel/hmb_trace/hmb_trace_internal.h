@@ -58,6 +58,8 @@ struct hmb_trace_pending_lost {
  * @had_records: @last_record is valid
  * @pending: losses whose hmb_lost the buffer did not take yet, per core
  * @nr_pending: entries of @pending per core
+ * @next_core: the core a pass starts with (passes cut short by time
+ *	rotate, so every core gets its turn)
  * @stats: pass counters for debugfs (idle cost, refusals)
  */
 struct hmb_trace_drain {
@@ -82,6 +84,7 @@ struct hmb_trace_drain {
 	struct hmb_trace_pending_lost pending[HMB_TRACE_MAX_CORES]
 					     [HMB_TRACE_PENDING_LOST];
 	u8 nr_pending[HMB_TRACE_MAX_CORES];
+	u16 next_core;
 	struct {
 		u64 passes;		/* passes that polled the area */
 		u64 empty_passes;	/* ... and found nothing */
@@ -295,8 +298,5 @@ void hmb_trace_status_remove(struct hmb_trace_area *area);
 
 int hmb_trace_ivshmem_init(void);
 void hmb_trace_ivshmem_exit(void);
-
-void hmb_trace_bench_init(void);
-void hmb_trace_bench_exit(void);
 
 #endif /* HMB_TRACE_INTERNAL_H */

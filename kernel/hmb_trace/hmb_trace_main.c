@@ -34,7 +34,7 @@ struct hmb_trace_tunables hmb_trace_default_tunables = {
 	.clock_tolerance_ppm = 200,
 	.poll_interval_us = 200,
 	.idle_interval_us = 50000,
-	.budget = 4096,
+	.budget = 512,
 	.dict_interval_ms = 1000,
 	.consume = HMB_TRACE_CONSUME_TRACED,
 };
@@ -49,7 +49,7 @@ MODULE_PARM_DESC(idle_interval_us,
 		 "Default longest pause while an area is idle, in us (default 50000)");
 module_param_named(budget, hmb_trace_default_tunables.budget, uint, 0444);
 MODULE_PARM_DESC(budget,
-		 "Default records drained per firmware core per pass (default 4096)");
+		 "Default records drained per firmware core per pass (default 512)");
 module_param_named(dict_interval_ms,
 		   hmb_trace_default_tunables.dict_interval_ms, uint, 0444);
 MODULE_PARM_DESC(dict_interval_ms,
@@ -171,7 +171,6 @@ static int __init hmb_trace_init(void)
 	ret = hmb_trace_ivshmem_init();
 	if (ret)
 		goto err_status_exit;
-	hmb_trace_bench_init();
 	return 0;
 
 err_status_exit:
@@ -189,7 +188,6 @@ module_init(hmb_trace_init);
 
 static void __exit hmb_trace_exit(void)
 {
-	hmb_trace_bench_exit();
 	/* Stops and frees every ivshmem area; no drain runs after this. */
 	hmb_trace_ivshmem_exit();
 	/* Other users hold a reference on this module while registered. */

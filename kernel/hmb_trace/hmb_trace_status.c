@@ -292,6 +292,7 @@ static ssize_t dictionary_read(struct file *file, struct kobject *kobj,
 	mutex_unlock(&a->dict_lock);
 	return ret;
 }
+
 /* The firmware's own event names and formats: root only, like the trace. */
 static BIN_ATTR_ADMIN_RO(dictionary, 0);
 
