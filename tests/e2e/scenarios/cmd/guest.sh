@@ -55,12 +55,14 @@ wait_enabled 30 || fail "stream did not enable the hmb events within 30 s"
 enable_state /mnt/enable-during.txt
 touch /mnt/ready
 sleep 1
+# The marker first: two status runs can take seconds under a loaded TCG
+# host, and the marker must land while the firmware still produces.
+step "hmbtrace-cmd marker"
+$C marker HMBCMD marker mid-stream || fail "hmbtrace-cmd marker"
 step "hmbtrace-cmd status (mid-stream)"
 $C status >/mnt/status-mid.txt 2>&1 || fail "hmbtrace-cmd status (mid)"
 cat /mnt/status-mid.txt
 $C status --json >/mnt/status-mid.json 2>&1 || fail "hmbtrace-cmd status --json (mid)"
-step "hmbtrace-cmd marker"
-$C marker HMBCMD marker mid-stream || fail "hmbtrace-cmd marker"
 wait_truth 120
 step "producer finished; waiting for stream to end"
 wait "$spid"
