@@ -31,6 +31,14 @@
 #define HMB_TRACE_SYNC_STALE_BURSTS	3
 /* A stale fit is re-published this often (in periods). */
 #define HMB_TRACE_SYNC_STALE_EVERY	10
+/*
+ * A burst's best sample joins the window only if its round trip is at most
+ * 4x the shortest of the last HMB_TRACE_SYNC_FLOOR_BURSTS bursts plus
+ * 20 us: a burst whose every request was slow (the host, or the guest's
+ * vCPU, preempted) carries ms of doubt that the bound would inherit.
+ */
+#define HMB_TRACE_SYNC_FLOOR_BURSTS	32
+#define HMB_TRACE_SYNC_SLACK_NS		(20 * NSEC_PER_USEC)
 
 /* The generation and clock rate drains[0] is attached to; false if none. */
 static bool hmb_trace_clock_geometry(struct hmb_trace_area *a, u32 *gen,
@@ -71,6 +79,25 @@ static bool hmb_trace_clock_burst(struct hmb_trace_area *a,
 	return got;
 }
 
+/*
+ * Is @rtt too slow to join the window? Tracks the shortest round trip of
+ * the recent bursts (the floor decays: every HMB_TRACE_SYNC_FLOOR_BURSTS
+ * bursts it restarts from the last period's best).
+ */
+static bool hmb_trace_clock_slow(struct hmb_trace_clock *k, u64 rtt)
+{
+	if (!k->rtt_floor || rtt < k->rtt_floor)
+		k->rtt_floor = rtt;
+	if (!k->rtt_period_best || rtt < k->rtt_period_best)
+		k->rtt_period_best = rtt;
+	if (++k->floor_bursts >= HMB_TRACE_SYNC_FLOOR_BURSTS) {
+		k->rtt_floor = k->rtt_period_best;
+		k->rtt_period_best = 0;
+		k->floor_bursts = 0;
+	}
+	return rtt > 4 * k->rtt_floor + HMB_TRACE_SYNC_SLACK_NS;
+}
+
 static void hmb_trace_clock_work(struct work_struct *work)
 {
 	struct hmb_trace_clock *k = container_of(to_delayed_work(work),
@@ -91,6 +118,9 @@ static void hmb_trace_clock_work(struct work_struct *work)
 	mutex_lock(&k->lock);
 	if (!k->have_gen || k->gen != gen) {
 		hmb_clock_window_reset(&k->win);
+		k->rtt_floor = 0;
+		k->rtt_period_best = 0;
+		k->floor_bursts = 0;
 		k->have_gen = true;
 		k->have_fit = false;
 		k->stale = false;
@@ -112,6 +142,10 @@ static void hmb_trace_clock_work(struct work_struct *work)
 		goto unlock;
 	}
 	k->failing = 0;
+	if (hmb_trace_clock_slow(k, s.t1 - s.t0)) {
+		k->slow++;
+		goto unlock;
+	}
 	if (hmb_clock_window_add(&k->win, &s)) {
 		/* The device clock went back (or stood still): start over. */
 		k->refused++;

@@ -169,6 +169,10 @@ struct hmb_trace_ctrl {
  * @fits: fits published
  * @bad_fits: windows that gave no plausible fit
  * @refused: samples whose clock went back (window restarted)
+ * @slow: bursts whose best round trip was too slow to join the window
+ * @rtt_floor: the shortest recent round trip (ns), what "too slow" is of
+ * @rtt_period_best: the shortest round trip of the current floor period
+ * @floor_bursts: bursts in the current floor period
  */
 struct hmb_trace_clock {
 	struct delayed_work work;
@@ -186,6 +190,10 @@ struct hmb_trace_clock {
 	u64 fits;
 	u64 bad_fits;
 	u64 refused;
+	u64 slow;
+	u64 rtt_floor;
+	u64 rtt_period_best;
+	u32 floor_bursts;
 };
 
 /**
