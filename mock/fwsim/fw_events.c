@@ -151,6 +151,10 @@ static const struct hmb_trace_field_desc log_fields[] = {
 	FIELD(fw_log, msg, HMB_TRACE_TYPE_STRING, HMB_TRACE_DISPLAY_DEC),
 };
 
+static const struct hmb_trace_field_desc hmb_echo_fields[] = {
+	FIELD(fw_hmb_echo, cookie, HMB_TRACE_TYPE_U64, HMB_TRACE_DISPLAY_DEC),
+};
+
 #define EVENT(ident, nm, rl, key, lat, q, c, val, pair, fmt, flds)      \
 	{ .id = (ident), .role = (rl), .key_field = (key),                  \
 	  .latency_field = (lat), .qid_field = (q), .cid_field = (c),       \
@@ -186,6 +190,8 @@ const struct hmb_trace_event_desc fw_events[] = {
 	      0, "code=%s flags=%s die=%u block=%u context=%s", error_fields),
 	EVENT(FW_EV_LOG, "log", HMB_TRACE_ROLE_INSTANT, NO, NO, NO, NO, NO, 0,
 	      "%s: %s", log_fields),
+	EVENT(FW_EV_HMB_ECHO, "hmb_echo", HMB_TRACE_ROLE_INSTANT, NO, NO, NO,
+	      NO, NO, 0, "cookie=%llu", hmb_echo_fields),
 };
 
 const uint16_t fw_nr_events = ARRAY_LEN(fw_events);

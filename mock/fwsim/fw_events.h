@@ -29,8 +29,12 @@ enum fw_event_id {
 	FW_EV_THERMAL = 8,	/* COUNTER: composite temperature sample */
 	FW_EV_ERROR = 9,	/* error with a variable-length context dump */
 	FW_EV_LOG = 10,		/* free-text debug log line */
+	FW_EV_HMB_ECHO = 11,	/* the control channel's ECHO: a causality probe */
 	FW_EV_NR_IDS		/* one past the highest id */
 };
+
+/* The workload produces ids 1 .. FW_EV_WORKLOAD_END - 1; hmb_echo only on request. */
+#define FW_EV_WORKLOAD_END	FW_EV_HMB_ECHO
 
 /* NVMe I/O command set opcodes (NVM Command Set Specification). */
 enum fw_nvme_opcode {
@@ -153,6 +157,14 @@ struct FW_PACKED fw_error {
 struct FW_PACKED fw_log {
 	uint8_t level;		/* enum fw_log_level */
 	char msg[FW_LOG_MSG_LEN]; /* NUL padded */
+};
+
+/*
+ * "hmb_echo": written only when the host asks (HMB_CTRL_OP_ECHO), with the
+ * host's cookie, on the core it names; see include/hmb_trace_ctrl_abi.h.
+ */
+struct FW_PACKED fw_hmb_echo {
+	uint64_t cookie;
 };
 
 /* The firmware's event table, in id order; passed to hmb_trace_producer_init. */

@@ -35,6 +35,8 @@ size_t FixedPayloadSize(uint16_t id) {
       return sizeof(fw_error);
     case FW_EV_LOG:
       return sizeof(fw_log);
+    case FW_EV_HMB_ECHO:
+      return sizeof(fw_hmb_echo);
   }
   return 0;
 }

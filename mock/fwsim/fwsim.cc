@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "workload.h"
@@ -27,10 +29,7 @@ constexpr uint64_t kNsPerSec = 1000000000;
 constexpr uint64_t kPollNs = 50000000;
 
 uint64_t NowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * kNsPerSec +
-         static_cast<uint64_t>(ts.tv_nsec);
+  return MonotonicNowNs();
 }
 
 void SleepUntilNs(uint64_t deadline_ns) {
@@ -161,7 +160,18 @@ uint64_t GarbagePageSeq(uint64_t page_seq, uint32_t pages_per_core) {
   return page_seq + 1 + pages_per_core * 0x5a5a5a5aull;
 }
 
-class Simulator {
+// Echo hand-over between the mailbox thread and a core (CoreState::echo_state).
+constexpr uint32_t kEchoIdle = 0;   // nothing asked
+constexpr uint32_t kEchoAsked = 1;  // cookie written by the mailbox thread
+constexpr uint32_t kEchoTaken = 2;  // the core is writing the record
+constexpr uint32_t kEchoDone = 3;   // result written by the core
+// How long the mailbox thread waits for a core to take an echo (a core
+// that is stalled, finished or being reset does not).
+constexpr uint64_t kEchoTakeNs = 100000000;
+// Event ids the mask covers: all of them (16 bits), 64 per word.
+constexpr size_t kMaskWords = 65536 / 64;
+
+class Simulator : public FirmwareControl {
  public:
   Simulator(const SimConfig& config,
             std::span<uint8_t> area,
@@ -173,7 +183,10 @@ class Simulator {
         external_stop_(external_stop),
         first_build_(FirmwareBuild::First()),
         build_(first_build_),
-        cores_(config.cores) {
+        cores_(config.cores),
+        clock_(config.clock, epoch_ns_) {
+    for (std::atomic<uint64_t>& word : produce_mask_)
+      word.store(~uint64_t{0}, std::memory_order_relaxed);
     for (size_t k = 0; k < cores_.size(); k++) {
       for (const StallSpec& s : config.stalls)
         if (s.core == k)
@@ -199,7 +212,15 @@ class Simulator {
     return {};
   }
 
-  Result<SimResult> Run(const ProgressFn& progress);
+  Result<SimResult> Run(const ProgressFn& progress,
+                        std::span<uint8_t> mailbox);
+
+  // FirmwareControl, called from the mailbox thread.
+  void SetProducing(bool on) override;
+  void SetEventMask(uint16_t first_id, uint64_t bits) override;
+  uint16_t SetRingMode(uint64_t mode) override;
+  uint64_t LatchClock() override { return clock_.Now(); }
+  EchoResult Echo(uint16_t core, uint64_t cookie) override;
 
  private:
   // Core-private state. Only the core's thread touches it, except while
@@ -214,14 +235,48 @@ class Simulator {
     size_t corrupt_fault = 0;                  // its index in faults_
     uint64_t life_seen = 1;
     bool finished = false;
+    uint64_t masked = 0;  // records the event mask kept from being produced
+
+    // The control channel. emit_gate is odd while the core decides whether
+    // to produce a record and writes it (see Gate()); the mailbox thread
+    // waits for it to move on (Quiesce()) after changing what may be
+    // produced, so its answer holds for every later record.
+    std::atomic<uint64_t> emit_gate{0};
+    std::atomic<uint32_t> echo_state{kEchoIdle};
+    uint64_t echo_cookie = 0;               // valid in kEchoAsked, kEchoTaken
+    FirmwareControl::EchoResult echo_done;  // valid in kEchoDone
+    std::atomic<bool> exited{false};
+    // Naps end early when the mailbox thread has something for the core.
+    std::mutex wake_mu;
+    std::condition_variable wake_cv;
+    bool wake = false;  // guarded by wake_mu
   };
 
   void CoreLoop(uint16_t core);
-  void EmitOne(uint16_t core,
-               CoreState& cs,
-               CoreWorkload& workload,
-               uint64_t now_ns,
-               uint64_t& last_ts);
+  // The workload's next record, unless production is stopped (false, the
+  // workload untouched) or its event is masked (true, not produced).
+  bool ProduceNext(uint16_t core,
+                   CoreState& cs,
+                   CoreWorkload& workload,
+                   uint64_t& last_ts);
+  int Emit(uint16_t core,
+           CoreState& cs,
+           uint16_t event_id,
+           const void* fixed,
+           uint16_t fixed_len,
+           const void* var,
+           uint16_t var_len,
+           uint64_t& last_ts);
+  void ServeEcho(uint16_t core, CoreState& cs, uint64_t& last_ts);
+  bool Produces(uint16_t event_id) const {
+    return produce_mask_[event_id / 64].load(std::memory_order_seq_cst) >>
+               (event_id % 64) &
+           1;
+  }
+  // Sleeps until |deadline_ns| or a wake from the mailbox thread.
+  void Nap(CoreState& cs, uint64_t deadline_ns);
+  void Wake(CoreState& cs);
+  void Quiesce();
   void CorruptCurrentPage(uint16_t core, CoreState& cs, uint64_t seq);
   void ClosePendingCorruption(uint16_t core, CoreState& cs, uint64_t last_seq);
   bool StallCore(uint16_t core, CoreState& cs, const StallSpec& stall);
@@ -237,9 +292,6 @@ class Simulator {
   void SyncLife(CoreState& cs, CoreWorkload& workload);
 
   bool stopping() const { return stop_.load(std::memory_order_relaxed); }
-  uint64_t FirmwareTicks(uint64_t now_ns) const {
-    return NsToTicks(now_ns - epoch_ns_, config_.clock_hz);
-  }
 
   const SimConfig& config_;
   std::span<uint8_t> area_;
@@ -254,7 +306,13 @@ class Simulator {
   std::vector<uint64_t> reset_at_;  // core 0 only
   size_t next_reset_ = 0;           // core 0 only
   uint64_t epoch_ns_ = NowNs();
+  // Every fw_ts and every sync answer; shared by all cores.
+  const FirmwareClock clock_;
   uint64_t start_ns_ = 0;
+  // START/STOP and the event mask; read inside the emit gate (seq_cst:
+  // see Gate()).
+  std::atomic<bool> producing_{true};
+  std::array<std::atomic<uint64_t>, kMaskWords> produce_mask_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> pause_flag_{false};
 
@@ -351,6 +409,12 @@ void Simulator::FirmwareReset(uint64_t after) {
   };
   if (config_.new_build_at_reset)
     fault["new_build_id"] = Hex(next_build->build_id());
+  // The firmware that comes back forgot what the control channel set: it
+  // produces, every event is on (Documentation/hmb-trace-abi.rst, "Control
+  // channel"). Every other core is parked, so no record is in its gate.
+  producing_.store(true, std::memory_order_seq_cst);
+  for (std::atomic<uint64_t>& word : produce_mask_)
+    word.store(~uint64_t{0}, std::memory_order_seq_cst);
   if (err) {
     // Cannot happen: the same geometry passed before, and a new build's
     // table differs only in strings that fit. Stop cleanly.
@@ -435,18 +499,44 @@ bool Simulator::StallCore(uint16_t core,
   return true;
 }
 
-void Simulator::EmitOne(uint16_t core,
-                        CoreState& cs,
-                        CoreWorkload& workload,
-                        uint64_t now_ns,
-                        uint64_t& last_ts) {
-  const FwRecord& rec = workload.Next();
-  last_ts = std::max(last_ts, FirmwareTicks(now_ns));
-  const int err =
-      hmb_trace_emit(&producer_, core, rec.event_id, last_ts, rec.fixed.data(),
-                     rec.fixed_len, rec.var.data(), rec.var_len);
+// The emit gate: a core's decision to produce a record and the write are
+// one step as seen by the mailbox thread. Dekker-style, with seq_cst on
+// both sides: the core stores an odd emit_gate, then reads producing_ and
+// the mask; the mailbox thread stores producing_ or the mask, then reads
+// each emit_gate (Quiesce()). Either the core reads the new setting, or
+// the mailbox thread sees the gate odd and waits until that record is
+// written. So once the answer is written, every later record obeys it.
+class Gate {
+ public:
+  explicit Gate(std::atomic<uint64_t>& gate)
+      : gate_(gate), value_(gate.load(std::memory_order_relaxed) + 1) {
+    // Paired with the load of emit_gate in Simulator::Quiesce().
+    gate_.store(value_, std::memory_order_seq_cst);
+  }
+  ~Gate() { gate_.store(value_ + 1, std::memory_order_release); }
+  Gate(const Gate&) = delete;
+  Gate& operator=(const Gate&) = delete;
+
+ private:
+  std::atomic<uint64_t>& gate_;
+  uint64_t value_;
+};
+
+int Simulator::Emit(uint16_t core,
+                    CoreState& cs,
+                    uint16_t event_id,
+                    const void* fixed,
+                    uint16_t fixed_len,
+                    const void* var,
+                    uint16_t var_len,
+                    uint64_t& last_ts) {
+  // Stamped when written, from the one clock: never earlier than an answer
+  // that came before it, never later than one that comes after.
+  last_ts = std::max(last_ts, clock_.Now());
+  const int err = hmb_trace_emit(&producer_, core, event_id, last_ts, fixed,
+                                 fixed_len, var, var_len);
   if (err == 0)
-    cs.counts[rec.event_id]++;
+    cs.counts[event_id]++;
   cs.total.store(cs.total.load(std::memory_order_relaxed) + 1,
                  std::memory_order_relaxed);
 
@@ -463,6 +553,136 @@ void Simulator::EmitOne(uint16_t core,
       CorruptCurrentPage(core, cs, seq);
     }
   }
+  return err;
+}
+
+bool Simulator::ProduceNext(uint16_t core,
+                            CoreState& cs,
+                            CoreWorkload& workload,
+                            uint64_t& last_ts) {
+  Gate gate(cs.emit_gate);
+  if (!producing_.load(std::memory_order_seq_cst))
+    return false;
+  const FwRecord& rec = workload.Next();
+  if (!Produces(rec.event_id)) {
+    // Filtered at the source: the firmware did the work, the record is
+    // not written and takes no sequence number.
+    cs.masked++;
+    return true;
+  }
+  Emit(core, cs, rec.event_id, rec.fixed.data(), rec.fixed_len,
+       rec.var.data(), rec.var_len, last_ts);
+  return true;
+}
+
+void Simulator::ServeEcho(uint16_t core, CoreState& cs, uint64_t& last_ts) {
+  uint32_t asked = kEchoAsked;
+  // Paired with the release store of kEchoAsked in Simulator::Echo(): the
+  // cookie is there. Fails if the mailbox thread withdrew the request.
+  if (!cs.echo_state.compare_exchange_strong(asked, kEchoTaken,
+                                             std::memory_order_acquire))
+    return;
+  const fw_hmb_echo payload = {cs.echo_cookie};
+  // The host asked for this record: it is written even while production
+  // is stopped or its event masked.
+  const int err = Emit(core, cs, FW_EV_HMB_ECHO, &payload, sizeof(payload),
+                       nullptr, 0, last_ts);
+  EchoResult& r = cs.echo_done;
+  r = {};
+  r.status = err == 0 ? HMB_CTRL_OK : HMB_CTRL_INVALID;
+  if (err == 0) {
+    r.fw_ts = last_ts;
+    r.seq = producer_.core[core].next_seq - 1;
+    r.producer_gen = producer_.producer_gen;
+  }
+  // Paired with the acquire load of echo_state in Simulator::Echo().
+  cs.echo_state.store(kEchoDone, std::memory_order_release);
+}
+
+void Simulator::Nap(CoreState& cs, uint64_t deadline_ns) {
+  const std::chrono::steady_clock::time_point until{
+      std::chrono::nanoseconds(deadline_ns)};
+  std::unique_lock lock(cs.wake_mu);
+  cs.wake_cv.wait_until(lock, until, [&cs] { return cs.wake; });
+  cs.wake = false;
+}
+
+void Simulator::Wake(CoreState& cs) {
+  {
+    std::lock_guard lock(cs.wake_mu);
+    cs.wake = true;
+  }
+  cs.wake_cv.notify_one();
+}
+
+void Simulator::Quiesce() {
+  for (CoreState& cs : cores_) {
+    // Paired with the seq_cst store in Gate's constructor.
+    const uint64_t g = cs.emit_gate.load(std::memory_order_seq_cst);
+    if (g % 2 == 0)
+      continue;
+    // One record is being written: a few microseconds at most, unless the
+    // core is preempted.
+    while (cs.emit_gate.load(std::memory_order_acquire) == g)
+      std::this_thread::yield();
+  }
+}
+
+void Simulator::SetProducing(bool on) {
+  producing_.store(on, std::memory_order_seq_cst);
+  Quiesce();
+  for (CoreState& cs : cores_)
+    Wake(cs);
+}
+
+void Simulator::SetEventMask(uint16_t first_id, uint64_t bits) {
+  produce_mask_[first_id / 64].store(bits, std::memory_order_seq_cst);
+  Quiesce();
+}
+
+uint16_t Simulator::SetRingMode(uint64_t mode) {
+  // The reference producer only overwrites (hmb_trace_producer.h: it never
+  // blocks and does not know what the host has read); stopping when full
+  // would need the host to tell the device what it consumed.
+  if (mode == HMB_CTRL_RING_OVERWRITE)
+    return HMB_CTRL_OK;
+  if (mode == HMB_CTRL_RING_STOP)
+    return HMB_CTRL_UNSUPPORTED;
+  return HMB_CTRL_INVALID;
+}
+
+FirmwareControl::EchoResult Simulator::Echo(uint16_t core, uint64_t cookie) {
+  EchoResult invalid;
+  invalid.status = HMB_CTRL_INVALID;
+  if (core >= cores_.size())
+    return invalid;
+  CoreState& cs = cores_[core];
+  if (cs.exited.load(std::memory_order_acquire))
+    return invalid;
+  cs.echo_cookie = cookie;
+  // Paired with the acquire compare-exchange in Simulator::ServeEcho().
+  cs.echo_state.store(kEchoAsked, std::memory_order_release);
+  Wake(cs);
+  const uint64_t deadline = NowNs() + kEchoTakeNs;
+  for (;;) {
+    // Paired with the release store of kEchoDone in ServeEcho().
+    const uint32_t st = cs.echo_state.load(std::memory_order_acquire);
+    if (st == kEchoDone) {
+      const EchoResult r = cs.echo_done;
+      cs.echo_state.store(kEchoIdle, std::memory_order_relaxed);
+      return r;
+    }
+    if (st == kEchoAsked && (NowNs() >= deadline ||
+                             cs.exited.load(std::memory_order_acquire))) {
+      uint32_t asked = kEchoAsked;
+      if (cs.echo_state.compare_exchange_strong(asked, kEchoIdle,
+                                                std::memory_order_relaxed))
+        return invalid;  // withdrawn: the core will not write it
+      continue;          // taken just now: the answer follows
+    }
+    const timespec pause = {0, 2000};
+    nanosleep(&pause, nullptr);
+  }
 }
 
 void Simulator::CoreLoop(uint16_t core) {
@@ -471,19 +691,33 @@ void Simulator::CoreLoop(uint16_t core) {
   wc.seed = config_.seed;
   wc.core = core;
   wc.nr_cores = config_.cores;
-  wc.clock_hz = config_.clock_hz;
+  wc.clock_hz = config_.clock.clock_hz;
   CoreWorkload workload(wc);
   uint64_t last_ts = 0;
   uint64_t pacing_origin = start_ns_;
   uint64_t pacing_index = 0;
   size_t next_stall = 0;
+  bool held = false;  // production was stopped (STOP) when last looked at
 
   while (!stopping()) {
+    if (cs.echo_state.load(std::memory_order_relaxed) == kEchoAsked)
+      ServeEcho(core, cs, last_ts);
     const uint64_t total = cs.total.load(std::memory_order_relaxed);
     if (config_.count && total >= config_.count)
       break;
     if (pause_flag_.load(std::memory_order_acquire))
       Park(cs, workload);
+    if (!producing_.load(std::memory_order_relaxed)) {
+      held = true;
+      Nap(cs, NowNs() + kPollNs);
+      continue;
+    }
+    if (held) {
+      // START: resume at the configured rate rather than catching up.
+      held = false;
+      pacing_origin = NowNs();
+      pacing_index = 0;
+    }
     if (next_stall < cs.stalls.size() && total >= cs.stalls[next_stall].after) {
       const StallSpec stall = cs.stalls[next_stall++];
       if (!StallCore(core, cs, stall))
@@ -501,10 +735,11 @@ void Simulator::CoreLoop(uint16_t core) {
         pacing_origin +
         PacingOffsetNs(pacing_index, config_.rate, config_.burst);
     if (now < deadline) {
-      SleepUntilNs(std::min(deadline, now + kPollNs));
+      Nap(cs, std::min(deadline, now + kPollNs));
       continue;
     }
-    EmitOne(core, cs, workload, now, last_ts);
+    if (!ProduceNext(core, cs, workload, last_ts))
+      continue;  // stopped meanwhile
     pacing_index++;
     if (core == 0 && next_reset_ < reset_at_.size() &&
         cs.total.load(std::memory_order_relaxed) >= reset_at_[next_reset_]) {
@@ -515,6 +750,7 @@ void Simulator::CoreLoop(uint16_t core) {
         next_reset_++;
     }
   }
+  cs.exited.store(true, std::memory_order_release);
   std::lock_guard lock(mu_);
   cs.finished = true;
   finished_++;
@@ -522,9 +758,17 @@ void Simulator::CoreLoop(uint16_t core) {
   cv_.notify_all();
 }
 
-Result<SimResult> Simulator::Run(const ProgressFn& progress) {
+Result<SimResult> Simulator::Run(const ProgressFn& progress,
+                                 std::span<uint8_t> mailbox) {
   SimResult result;
   result.config = config_;
+  // The control channel is answered from the start: a host may sync its
+  // clock or set the mask before it lets the firmware produce.
+  std::optional<MailboxServer> server;
+  if (!mailbox.empty()) {
+    server.emplace(mailbox, *this, config_.mailbox);
+    server->Start();
+  }
 
   // Start control: the area is READY (dictionary published) while we wait.
   auto stopped = [this] {
@@ -589,6 +833,14 @@ Result<SimResult> Simulator::Run(const ProgressFn& progress) {
   stop_.store(true);
   for (std::thread& t : threads)
     t.join();
+  if (server) {
+    server->Stop();
+    nlohmann::json masked = nlohmann::json::array();
+    for (const CoreState& cs : cores_)
+      masked.push_back(cs.masked);
+    result.control = server->TruthJson();
+    result.control["masked"] = std::move(masked);
+  }
   std::lock_guard lock(mu_);
   lives_.push_back(SnapshotLife());
   result.elapsed_s = static_cast<double>(NowNs() - start_ns_) / 1e9;
@@ -599,7 +851,7 @@ Result<SimResult> Simulator::Run(const ProgressFn& progress) {
   result.dict_offset = Get64(area_, offsetof(hmb_trace_meta, dict_offset));
   result.dict_len = Get32(area_, offsetof(hmb_trace_meta, dict_len));
   result.build_id = first_build_->build_id();
-  result.clock_epoch_ns = epoch_ns_;
+  result.clock = clock_.TruthJson();
   result.lives = std::move(lives_);
   result.faults = std::move(faults_);
   return result;
@@ -687,15 +939,15 @@ Result<hmb_trace_producer_config> MakeProducerConfig(const SimConfig& config,
         " is out of range: " + std::to_string(HMB_TRACE_PAGES_PER_CORE_MIN) +
         ".." + std::to_string(HMB_TRACE_PAGES_PER_CORE_MAX) +
         " (or 0: as many as fit)");
-  if (config.clock_hz == 0)
-    return Status::Error("--clock-hz must not be 0");
+  if (Status st = CheckClockModel(config.clock); !st.ok())
+    return st;
 
   hmb_trace_producer_config cfg{};
   cfg.page_size = ps;
   cfg.pages_per_core = config.pages_per_core;
   cfg.nr_cores = config.cores;
   cfg.dict_len = 0;
-  cfg.clock_hz = config.clock_hz;
+  cfg.clock_hz = config.clock.clock_hz;
   const auto build_id = FwEventsBuildId();
   std::copy(build_id.begin(), build_id.end(), cfg.build_id);
   cfg.nr_events = fw_nr_events;
@@ -740,17 +992,24 @@ Status CheckConfig(const SimConfig& config, uint64_t area_len) {
 Result<SimResult> RunSimulation(const SimConfig& config,
                                 std::span<uint8_t> area,
                                 const std::atomic<bool>& stop,
-                                const ProgressFn& progress) {
+                                const ProgressFn& progress,
+                                std::span<uint8_t> mailbox) {
   if (Status st = CheckConfig(config, area.size()); !st.ok())
     return st;
   if (reinterpret_cast<uintptr_t>(area.data()) % 8 != 0)
     return Status::Error("the area must be 8-byte aligned");
+  if (!mailbox.empty() &&
+      (mailbox.size() < HMB_CTRL_MAILBOX_SIZE ||
+       reinterpret_cast<uintptr_t>(mailbox.data()) % 8 != 0))
+    return Status::Error("the mailbox must be " +
+                         std::to_string(HMB_CTRL_MAILBOX_SIZE) +
+                         " bytes, 8-byte aligned");
   Result<hmb_trace_producer_config> cfg =
       MakeProducerConfig(config, area.size());
   auto sim = std::make_unique<Simulator>(config, area, cfg.value(), stop);
   if (Status st = sim->Init(); !st.ok())
     return st;
-  return sim->Run(progress);
+  return sim->Run(progress, mailbox);
 }
 
 nlohmann::json TruthJson(const SimResult& r) {
@@ -780,7 +1039,7 @@ nlohmann::json TruthJson(const SimResult& r) {
   }
   const SimConfig& c = r.config;
   const json events = EventsJson({fw_events, fw_nr_events});
-  return {
+  json truth = {
       {"tool", "hmb-fwsim"},
       {"seed", c.seed},
       {"geometry",
@@ -793,7 +1052,7 @@ nlohmann::json TruthJson(const SimResult& r) {
            {"dict_len", r.dict_len},
            {"ring_offset", r.ring_offset},
        }},
-      {"clock", {{"hz", c.clock_hz}, {"epoch_monotonic_ns", r.clock_epoch_ns}}},
+      {"clock", r.clock},
       {"build_id", Hex(r.build_id)},
       {"events", events},
       {"workload",
@@ -808,6 +1067,10 @@ nlohmann::json TruthJson(const SimResult& r) {
       {"lives", lives},
       {"faults", r.faults},
   };
+  // Only with a mailbox, so that the truth is otherwise unchanged.
+  if (!r.control.is_null())
+    truth["control"] = r.control;
+  return truth;
 }
 
 Status WriteFileAtomically(const std::string& path,

@@ -17,8 +17,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fw_clock.h"
 #include "fw_events.h"
 #include "hmb_trace_producer.h"
+#include "mailbox.h"
 #include "status.h"
 
 namespace hmbtrace {
@@ -44,7 +46,8 @@ struct SimConfig {
   uint16_t cores = 4;
   uint32_t page_size = 4096;
   uint32_t pages_per_core = 0;  // 0: as many as fit
-  uint64_t clock_hz = 1000000000;
+  // The trace clock: rate, tick at the start, drift, time scale.
+  ClockModelConfig clock;
   // Workload, per core.
   uint64_t rate = 10000;  // records/s; 0: as fast as possible
   uint32_t burst = 1;
@@ -63,6 +66,8 @@ struct SimConfig {
   // before the first record (the area is initialised before either).
   std::string wait_for;
   double start_delay_s = 0;
+  // The control channel's mailbox server (when RunSimulation gets one).
+  MailboxOptions mailbox;
 };
 
 // One firmware build: the event table it publishes as the dictionary, and
@@ -122,7 +127,8 @@ struct SimResult {
   uint64_t ring_offset = 0;
   // The first build's; lives[i].build has each life's.
   std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> build_id{};
-  uint64_t clock_epoch_ns = 0;  // CLOCK_MONOTONIC when firmware time was 0
+  nlohmann::json clock;    // FirmwareClock::TruthJson()
+  nlohmann::json control;  // null without a mailbox; see TruthJson()
   std::vector<LifeTruth> lives;
   std::vector<nlohmann::json> faults;  // in the order they happened
   // "count", "duration", "signal", "stalled" (every core stalled for good or
@@ -155,14 +161,22 @@ std::array<uint8_t, HMB_TRACE_BUILD_ID_LEN> FwEventsBuildId();
 // Initialises |area| with the reference producer and runs the cores until
 // every core reached config.count, config.duration_s passed, or |stop| is
 // set (checked at least every 50 ms). |area| must stay mapped throughout.
+// With a |mailbox| (HMB_CTRL_MAILBOX_SIZE bytes, 8-byte aligned, mapped
+// throughout), a MailboxServer answers the control channel from before the
+// wait for config.wait_for until the cores have stopped.
 Result<SimResult> RunSimulation(const SimConfig& config,
                                 std::span<uint8_t> area,
                                 const std::atomic<bool>& stop,
-                                const ProgressFn& progress = {});
+                                const ProgressFn& progress = {},
+                                std::span<uint8_t> mailbox = {});
 
 // The ground-truth document for |result|. With new_build_at_reset, each
 // life also has "build_id" and "events" (its build's) and each reset fault
-// "new_build_id"; otherwise those keys are absent.
+// "new_build_id"; otherwise those keys are absent. "clock" is the clock
+// model (FirmwareClock::TruthJson()). With a mailbox, "control" has the
+// server's MailboxServer::TruthJson() and "masked": per core, the records
+// that the event mask kept from being produced (never lost: they have no
+// sequence number).
 nlohmann::json TruthJson(const SimResult& result);
 
 // Writes |contents| to |path| through a temporary file and a rename, so a

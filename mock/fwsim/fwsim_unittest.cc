@@ -182,7 +182,7 @@ TEST(FwsimTest, DecoderRendersEveryRecordFromThePublishedDictionary) {
     EXPECT_EQ(text.find("unknown event"), std::string::npos) << text;
     example.emplace(id, text);
   }
-  for (uint16_t id = 1; id < FW_EV_NR_IDS; id++)
+  for (uint16_t id = 1; id < FW_EV_WORKLOAD_END; id++)
     EXPECT_TRUE(example.count(id)) << "no record of event " << id;
   EXPECT_TRUE(example[FW_EV_CMD_FETCH].starts_with("qid=1 cid="))
       << example[FW_EV_CMD_FETCH];

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +29,7 @@ struct Options {
   std::string area;
   uint64_t size = 4u << 20;
   std::string truth;
+  std::string mailbox;
   std::vector<std::string> stalls;
   std::vector<std::string> corruptions;
   bool quiet = false;
@@ -155,6 +157,38 @@ class ProgressPrinter {
   double last_s_ = 0;
 };
 
+// --clock-hz and the clock model: offset, drift, a drift step, time scale.
+void AddClockOptions(CLI::App& app, ClockModelConfig& clock) {
+  app.add_option("--clock-hz", clock.clock_hz,
+                 "Firmware trace clock rate, nominal (see --drift-ppm)")
+      ->capture_default_str()
+      ->type_name("HZ");
+  app.add_option("--clock-offset", clock.start_tick,
+                 "The trace clock's tick at the simulator's start")
+      ->capture_default_str()
+      ->type_name("TICKS");
+  app.add_option("--drift-ppm", clock.drift_ppm,
+                 "The clock's rate error: it runs at clock-hz x (1 + P/1e6)")
+      ->capture_default_str()
+      ->type_name("P");
+  auto* change =
+      app.add_option("--drift-change-at", clock.drift_change_at_s,
+                     "The rate steps to --drift-ppm-after this many "
+                     "(model) seconds after the start")
+          ->check(CLI::NonNegativeNumber.description(""))
+          ->type_name("SECONDS");
+  app.add_option("--drift-ppm-after", clock.drift_ppm_after,
+                 "The drift after --drift-change-at")
+      ->capture_default_str()
+      ->needs(change)
+      ->type_name("P2");
+  app.add_option("--time-scale", clock.time_scale,
+                 "Model time runs N times faster than CLOCK_MONOTONIC "
+                 "(round trips look N times longer): a long run, quickly")
+      ->capture_default_str()
+      ->type_name("N");
+}
+
 int Main(int argc, char** argv) {
   SimConfig config;
   Options opt;
@@ -189,10 +223,7 @@ int Main(int argc, char** argv) {
                  "Ring length in pages; 0: as many as fit")
       ->capture_default_str()
       ->type_name("N");
-  app.add_option("--clock-hz", config.clock_hz,
-                 "Firmware timestamp rate, derived from CLOCK_MONOTONIC")
-      ->capture_default_str()
-      ->type_name("HZ");
+  AddClockOptions(app, config.clock);
   app.add_option("--rate", config.rate,
                  "Records per second per core; 0: as fast as possible")
       ->capture_default_str()
@@ -243,6 +274,27 @@ int Main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber.description(""))
       ->type_name("SECONDS");
+  app.add_option("--mailbox", opt.mailbox,
+                 "Serve the control channel: map FILE shared as the mailbox "
+                 "(4096 bytes; created, zeroed), answer requests until exit")
+      ->type_name("FILE");
+  app.add_option("--mailbox-poll-us", config.mailbox.poll_us,
+                 "Sleep between looks at the mailbox, in microseconds, "
+                 "within 20 ms of the last request")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 100000u).description(""))
+      ->type_name("US");
+  app.add_option("--mailbox-idle-poll-us", config.mailbox.idle_poll_us,
+                 "The same after 20 ms without a request")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 100000u).description(""))
+      ->type_name("US");
+  app.add_option("--mailbox-stop-after", config.mailbox.stop_after_s,
+                 "Stop answering the mailbox this many seconds after the "
+                 "start (the host's timeout path); 0: never")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber.description(""))
+      ->type_name("SECONDS");
   app.add_flag("-q,--quiet", opt.quiet,
                "No progress on stderr (otherwise records/s once a second)");
 
@@ -286,6 +338,16 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "hmb-fwsim: %s\n", area.message().c_str());
     return 1;
   }
+  std::optional<MappedFile> mailbox;
+  if (!opt.mailbox.empty()) {
+    Result<MappedFile> mb =
+        MappedFile::Create(opt.mailbox, HMB_CTRL_MAILBOX_SIZE);
+    if (!mb.ok()) {
+      std::fprintf(stderr, "hmb-fwsim: %s\n", mb.message().c_str());
+      return 1;
+    }
+    mailbox.emplace(std::move(mb.value()));
+  }
   if (!opt.quiet && !config.wait_for.empty())
     std::fprintf(stderr, "hmb-fwsim: area ready, waiting for %s\n",
                  config.wait_for.c_str());
@@ -297,7 +359,8 @@ int Main(int argc, char** argv) {
       printer(t, produced);
     };
   Result<SimResult> result =
-      RunSimulation(config, area->bytes(), stop, progress);
+      RunSimulation(config, area->bytes(), stop, progress,
+                    mailbox ? mailbox->bytes() : std::span<uint8_t>());
   if (!result.ok()) {
     std::fprintf(stderr, "hmb-fwsim: %s\n", result.message().c_str());
     return 1;
@@ -307,6 +370,8 @@ int Main(int argc, char** argv) {
   if (!opt.truth.empty()) {
     nlohmann::json truth = TruthJson(result.value());
     truth["area"] = opt.area;
+    if (mailbox)
+      truth["control"]["mailbox"] = opt.mailbox;
     const std::string doc = truth.dump(2) + "\n";
     if (Status st = WriteFileAtomically(opt.truth, doc); !st.ok()) {
       std::fprintf(stderr, "hmb-fwsim: %s\n", st.message().c_str());

@@ -107,13 +107,13 @@ TEST(WorkloadTest, MixContainsEveryEventWithHostCommandsDominant) {
     const FwRecord& r = w.Next();
     counts[r.event_id]++;
     ASSERT_GT(r.event_id, 0);
-    ASSERT_LT(r.event_id, FW_EV_NR_IDS);
+    ASSERT_LT(r.event_id, FW_EV_WORKLOAD_END);
     if (r.event_id == FW_EV_ERROR) {
       EXPECT_GE(r.var_len, 4);
       EXPECT_LE(r.var_len, FW_ERROR_CONTEXT_MAX);
     }
   }
-  for (uint16_t id = 1; id < FW_EV_NR_IDS; id++)
+  for (uint16_t id = 1; id < FW_EV_WORKLOAD_END; id++)
     EXPECT_GT(counts[id], 0) << "event " << id;
   EXPECT_GT(counts[FW_EV_CMD_FETCH] + counts[FW_EV_CMD_COMPLETE], n / 2);
   EXPECT_LT(counts[FW_EV_ERROR], n / 1000);

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The control channel against the running simulator, in one process: the
+// test is the host, writing requests into an in-memory mailbox, and reads
+// the area with the consumer core afterwards. What a host would notice:
+// STOP means no record until START, a masked event is neither written nor
+// lost, an echo is one record with the cookie where the answer says.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <thread>
+#include <vector>
+
+#include "ctrl_host_test_util.h"
+#include "fwsim.h"
+#include "hmb_consumer.h"
+
+namespace hmbtrace {
+namespace {
+
+constexpr size_t kAreaLen = 1u << 20;
+
+struct Record {
+  uint16_t core;
+  uint16_t event_id;
+  uint64_t seq;
+  uint64_t ts;
+  std::vector<uint8_t> payload;
+};
+
+struct Drained {
+  std::vector<Record> records;
+  uint64_t lost = 0;
+};
+
+// The simulator on its own thread, an in-memory area and mailbox, and the
+// host's end of the mailbox.
+class ControlledSim {
+ public:
+  explicit ControlledSim(SimConfig config)
+      : area_(kAreaLen / 8), mailbox_(HMB_CTRL_MAILBOX_SIZE / 8) {
+    thread_ = std::thread([this, config] {
+      result_.emplace(RunSimulation(config, Bytes(area_, kAreaLen), stop_, {},
+                                    Bytes(mailbox_, HMB_CTRL_MAILBOX_SIZE)));
+    });
+  }
+  ~ControlledSim() { Finish(); }
+
+  CtrlHost& host() { return host_; }
+
+  const SimResult& Finish() {
+    stop_.store(true);
+    if (thread_.joinable())
+      thread_.join();
+    EXPECT_TRUE(result_->ok()) << result_->message();
+    return result_->value();
+  }
+
+  // Every record in the area (call after Finish; nothing was overwritten).
+  Drained Drain(uint16_t cores) {
+    std::vector<const uint8_t*> pages;
+    for (size_t off = 0; off < kAreaLen; off += 4096)
+      pages.push_back(Bytes(area_, kAreaLen).data() + off);
+    const hmb_area map = {pages.data(), pages.size(), 12};
+    std::vector<uint8_t> scratch(HMB_CONSUMER_SCRATCH_LEN);
+    Drained out;
+    hmb_consumer_ops ops{};
+    ops.deliver = [](void* ctx, const hmb_record* r) {
+      static_cast<Drained*>(ctx)->records.push_back(
+          {r->core, r->event_id, r->seq, r->ts,
+           std::vector<uint8_t>(r->payload, r->payload + r->len)});
+      return 0;
+    };
+    ops.lost = [](void* ctx, uint16_t, uint64_t count, hmb_lost_reason, uint64_t) {
+      static_cast<Drained*>(ctx)->lost += count;
+    };
+    auto consumer = std::make_unique<hmb_consumer>();
+    hmb_consumer_init(consumer.get(), &map, &ops, &out, scratch.data());
+    EXPECT_EQ(hmb_consumer_poll(consumer.get()), HMB_CONSUMER_ATTACHED);
+    for (uint16_t k = 0; k < cores; k++)
+      while (hmb_consumer_drain_core(consumer.get(), k, 4096) > 0) {
+      }
+    return out;
+  }
+
+ private:
+  static std::span<uint8_t> Bytes(std::vector<uint64_t>& v, size_t len) {
+    return {reinterpret_cast<uint8_t*>(v.data()), len};
+  }
+
+  std::vector<uint64_t> area_;
+  std::vector<uint64_t> mailbox_;
+  std::atomic<bool> stop_{false};
+  std::optional<Result<SimResult>> result_;
+  std::thread thread_;
+  CtrlHost host_{Bytes(mailbox_, HMB_CTRL_MAILBOX_SIZE)};
+};
+
+SimConfig SlowConfig() {
+  SimConfig c;
+  c.cores = 2;
+  c.rate = 2000;  // a few thousand records: the 1 MiB area never wraps
+  c.seed = 5;
+  return c;
+}
+
+void Sleep(double s) {
+  std::this_thread::sleep_for(std::chrono::duration<double>(s));
+}
+
+uint64_t Sync(CtrlHost& host) {
+  const CtrlAnswer a = host.Request(HMB_CTRL_OP_SYNC);
+  EXPECT_TRUE(a.answered);
+  EXPECT_EQ(a.status, HMB_CTRL_OK);
+  return a.val[0];
+}
+
+TEST(MailboxTest, EveryOpIsAnsweredWithItsStatusAndCounted) {
+  ControlledSim sim(SlowConfig());
+  CtrlHost& host = sim.host();
+  ASSERT_TRUE(host.WaitForDevice(5000000000));
+  struct Case {
+    uint16_t op;
+    std::array<uint64_t, 4> arg;
+    uint16_t status;
+  };
+  const Case cases[] = {
+      {HMB_CTRL_OP_NOP, {}, HMB_CTRL_OK},
+      {HMB_CTRL_OP_STOP, {}, HMB_CTRL_OK},
+      {HMB_CTRL_OP_START, {}, HMB_CTRL_OK},
+      {HMB_CTRL_OP_RING_MODE, {HMB_CTRL_RING_OVERWRITE}, HMB_CTRL_OK},
+      // The reference producer cannot stop when full.
+      {HMB_CTRL_OP_RING_MODE, {HMB_CTRL_RING_STOP}, HMB_CTRL_UNSUPPORTED},
+      {HMB_CTRL_OP_RING_MODE, {7}, HMB_CTRL_INVALID},
+      {HMB_CTRL_OP_EVENT_MASK, {64, ~0ull}, HMB_CTRL_OK},
+      {HMB_CTRL_OP_EVENT_MASK, {3, 0}, HMB_CTRL_INVALID},
+      {HMB_CTRL_OP_EVENT_MASK, {65536, 0}, HMB_CTRL_INVALID},
+      {HMB_CTRL_OP_ECHO, {1, 2}, HMB_CTRL_INVALID},  // core 2 of 2
+      {HMB_CTRL_OP_ECHO, {1, 1}, HMB_CTRL_OK},
+      {HMB_CTRL_OP_SYNC, {}, HMB_CTRL_OK},
+      {HMB_CTRL_OP_NR, {}, HMB_CTRL_UNSUPPORTED},
+      {0xffff, {}, HMB_CTRL_UNSUPPORTED},
+  };
+  for (const Case& c : cases) {
+    const CtrlAnswer a = host.Request(c.op, c.arg);
+    ASSERT_TRUE(a.answered) << "op " << c.op;
+    EXPECT_EQ(a.status, c.status) << "op " << c.op << " arg " << c.arg[0];
+  }
+  const CtrlAnswer bad = host.Request(HMB_CTRL_OP_NOP, {}, 50000000, HMB_CTRL_MAGIC ^ 1);
+  ASSERT_TRUE(bad.answered);
+  EXPECT_EQ(bad.status, HMB_CTRL_INVALID) << "a request without the magic";
+
+  const nlohmann::json truth = TruthJson(sim.Finish());
+  const nlohmann::json& req = truth["control"]["requests"];
+  EXPECT_EQ(req["nop"], 1);
+  EXPECT_EQ(req["start"], 1);
+  EXPECT_EQ(req["stop"], 1);
+  EXPECT_EQ(req["ring_mode"], 3);
+  EXPECT_EQ(req["event_mask"], 3);
+  EXPECT_EQ(req["echo"], 2);
+  EXPECT_EQ(req["sync"], 1);
+  EXPECT_EQ(req["unknown"], 2);
+  EXPECT_EQ(req["bad_header"], 1);
+  EXPECT_EQ(truth["control"]["answers"]["unsupported"], 3);
+  EXPECT_EQ(truth["control"]["last_seq"], host.sent());
+  EXPECT_EQ(truth["control"]["echoes"].size(), 2u);
+  EXPECT_EQ(truth["control"]["changes"].size(), 8u) << truth["control"]["changes"].dump();
+}
+
+TEST(MailboxTest, StopWritesNoRecordUntilStartAndLosesNone) {
+  ControlledSim sim(SlowConfig());
+  CtrlHost& host = sim.host();
+  ASSERT_TRUE(host.WaitForDevice(5000000000));
+  Sleep(0.1);
+  ASSERT_EQ(host.Request(HMB_CTRL_OP_STOP).status, HMB_CTRL_OK);
+  const uint64_t stopped = Sync(host);
+  Sleep(0.3);
+  // An echo is the host's own request: written while stopped too.
+  const CtrlAnswer echo = host.Request(HMB_CTRL_OP_ECHO, {42, 0});
+  ASSERT_EQ(echo.status, HMB_CTRL_OK);
+  const uint64_t started = Sync(host);
+  ASSERT_EQ(host.Request(HMB_CTRL_OP_START).status, HMB_CTRL_OK);
+  Sleep(0.1);
+  const SimResult& r = sim.Finish();
+  const Drained d = sim.Drain(2);
+
+  EXPECT_EQ(d.lost, 0u);
+  std::map<uint16_t, uint64_t> before, inside, after;
+  for (const Record& rec : d.records) {
+    if (rec.ts <= stopped)
+      before[rec.core]++;
+    else if (rec.ts < started)
+      inside[rec.core] += rec.event_id != FW_EV_HMB_ECHO;
+    else
+      after[rec.core]++;
+  }
+  for (uint16_t k = 0; k < 2; k++) {
+    EXPECT_GT(before[k], 50u) << "core " << k;
+    EXPECT_EQ(inside[k], 0u) << "core " << k << " wrote while stopped";
+    EXPECT_GT(after[k], 50u) << "core " << k << " did not resume";
+    EXPECT_EQ(r.lives[0].cores[k].produced, before[k] + inside[k] + after[k] + (k == 0))
+        << "every record produced is in the area (the echo on core 0)";
+  }
+}
+
+TEST(MailboxTest, MaskedEventsAreNotWrittenNotLostAndSeqsStayConsecutive) {
+  ControlledSim sim(SlowConfig());
+  CtrlHost& host = sim.host();
+  ASSERT_TRUE(host.WaitForDevice(5000000000));
+  Sleep(0.1);
+  // Only cmd_fetch and cmd_complete (ids 1 and 2).
+  ASSERT_EQ(host.Request(HMB_CTRL_OP_EVENT_MASK, {0, 0b110}).status, HMB_CTRL_OK);
+  const uint64_t masked = Sync(host);
+  Sleep(0.3);
+  const uint64_t unmasked = Sync(host);
+  ASSERT_EQ(host.Request(HMB_CTRL_OP_EVENT_MASK, {0, ~0ull}).status, HMB_CTRL_OK);
+  Sleep(0.2);
+  const SimResult& r = sim.Finish();
+  const Drained d = sim.Drain(2);
+
+  EXPECT_EQ(d.lost, 0u) << "masked records are not lost";
+  std::map<uint16_t, uint64_t> next_seq;
+  uint64_t in_mask = 0, others_before = 0, others_after = 0;
+  for (const Record& rec : d.records) {
+    EXPECT_EQ(rec.seq, next_seq[rec.core]++) << "core " << rec.core;
+    const bool fetch_or_complete =
+        rec.event_id == FW_EV_CMD_FETCH || rec.event_id == FW_EV_CMD_COMPLETE;
+    if (rec.ts > masked && rec.ts < unmasked) {
+      in_mask++;
+      EXPECT_TRUE(fetch_or_complete) << "event " << rec.event_id;
+    } else if (!fetch_or_complete) {
+      (rec.ts <= masked ? others_before : others_after)++;
+    }
+  }
+  EXPECT_GT(in_mask, 100u);
+  EXPECT_GT(others_before, 20u);
+  EXPECT_GT(others_after, 20u);
+  const nlohmann::json truth = TruthJson(r);
+  EXPECT_GT(truth["control"]["masked"][0].get<uint64_t>(), 50u);
+  EXPECT_GT(truth["control"]["masked"][1].get<uint64_t>(), 50u);
+}
+
+TEST(MailboxTest, AFirmwareResetForgetsTheMask) {
+  SimConfig config = SlowConfig();
+  config.rate = 5000;
+  config.reset_at = {2000};
+  config.start_delay_s = 0.3;  // the mailbox is served meanwhile
+  ControlledSim sim(config);
+  CtrlHost& host = sim.host();
+  ASSERT_TRUE(host.WaitForDevice(5000000000));
+  ASSERT_EQ(host.Request(HMB_CTRL_OP_EVENT_MASK, {0, 0b110}).status, HMB_CTRL_OK);
+  Sleep(1.5);
+  const SimResult& r = sim.Finish();
+  ASSERT_EQ(r.lives.size(), 2u) << "no reset";
+  // The area holds the life after the reset: every event again.
+  const Drained d = sim.Drain(2);
+  std::map<uint16_t, uint64_t> counts;
+  for (const Record& rec : d.records)
+    counts[rec.event_id]++;
+  EXPECT_GT(counts[FW_EV_NAND_READ] + counts[FW_EV_NAND_PROGRAM], 100u);
+  EXPECT_EQ(r.lives[0].cores[0].event_counts[FW_EV_NAND_READ], 0u)
+      << "masked before the reset";
+}
+
+TEST(MailboxTest, EchoIsOneRecordWithTheCookieWhereTheAnswerSays) {
+  ControlledSim sim(SlowConfig());
+  CtrlHost& host = sim.host();
+  ASSERT_TRUE(host.WaitForDevice(5000000000));
+  struct Probe {
+    uint64_t cookie, core, before, after;
+    CtrlAnswer answer;
+  };
+  std::vector<Probe> probes;
+  for (uint64_t i = 0; i < 20; i++) {
+    Probe p{0xc0ffee0000 + i, i % 2, 0, 0, {}};
+    p.before = Sync(host);
+    p.answer = host.Request(HMB_CTRL_OP_ECHO, {p.cookie, p.core});
+    p.after = Sync(host);
+    ASSERT_EQ(p.answer.status, HMB_CTRL_OK);
+    probes.push_back(p);
+    Sleep(0.01);
+  }
+  const SimResult& r = sim.Finish();
+  const Drained d = sim.Drain(2);
+  std::map<std::pair<uint16_t, uint64_t>, const Record*> by_seq;
+  for (const Record& rec : d.records)
+    by_seq[{rec.core, rec.seq}] = &rec;
+  for (const Probe& p : probes) {
+    SCOPED_TRACE("cookie " + std::to_string(p.cookie));
+    auto it = by_seq.find({static_cast<uint16_t>(p.core), p.answer.val[1]});
+    ASSERT_NE(it, by_seq.end());
+    const Record& rec = *it->second;
+    EXPECT_EQ(rec.event_id, FW_EV_HMB_ECHO);
+    EXPECT_EQ(rec.ts, p.answer.val[0]);
+    ASSERT_EQ(rec.payload.size(), sizeof(fw_hmb_echo));
+    uint64_t cookie;
+    std::memcpy(&cookie, rec.payload.data(), sizeof(cookie));
+    EXPECT_EQ(cookie, p.cookie);
+    // Stamped by the clock the sync answers come from, in between.
+    EXPECT_GE(rec.ts, p.before);
+    EXPECT_LE(rec.ts, p.after);
+  }
+  const nlohmann::json truth = TruthJson(r);
+  uint64_t echoes = 0;
+  for (const nlohmann::json& c : truth["lives"][0]["cores"])
+    echoes += c["event_counts"]["hmb_echo"].get<uint64_t>();
+  EXPECT_EQ(echoes, probes.size());
+  ASSERT_EQ(truth["control"]["echoes"].size(), probes.size());
+  EXPECT_EQ(truth["control"]["echoes"][3]["seq"], probes[3].answer.val[1]);
+  EXPECT_EQ(truth["control"]["echoes"][3]["cookie"], probes[3].cookie);
+}
+
+}  // namespace
+}  // namespace hmbtrace
