@@ -22,6 +22,11 @@
  * status and vals, then (release) rsp.seq = that seq. The host waits for
  * rsp.seq == seq with a timeout: no answer is an error, never a hang. Each
  * side writes only its own half. Little-endian, fixed-width fields.
+ *
+ * seq 0 is never a request: the host writes seq = 0 before it rewrites op
+ * and args, so a device that was still copying an older request sees seq
+ * change under it and drops that copy. A firmware reset (a new
+ * generation) restores the defaults: producing, every event on, overwrite.
  */
 #ifndef HMB_TRACE_CTRL_ABI_H
 #define HMB_TRACE_CTRL_ABI_H

@@ -115,6 +115,14 @@ static void hmb_trace_clock_work(struct work_struct *work)
 		goto again;
 	got = hmb_trace_clock_burst(a, &s);
 
+	if (k->have_gen && k->gen != gen) {
+		/* A firmware reset restores its defaults: what it acked is gone. */
+		mutex_lock(&a->ctrl.lock);
+		a->ctrl.tracing = -1;
+		a->ctrl.ring_mode = -1;
+		a->ctrl.have_mask = false;
+		mutex_unlock(&a->ctrl.lock);
+	}
 	mutex_lock(&k->lock);
 	if (!k->have_gen || k->gen != gen) {
 		hmb_clock_window_reset(&k->win);

@@ -78,6 +78,13 @@ static void hmb_trace_mb_post(void *priv, u16 op, u64 seq, const u64 arg[4])
 	struct hmb_ctrl_request *req = priv;
 	unsigned int i;
 
+	/*
+	 * seq 0 first: a device still copying a request that timed out sees
+	 * seq change under it and drops the copy, instead of acting on old
+	 * and new arguments mixed.
+	 */
+	WRITE_ONCE(req->seq, 0);
+	smp_wmb();
 	WRITE_ONCE(req->magic, HMB_CTRL_MAGIC);
 	WRITE_ONCE(req->version, HMB_CTRL_VERSION);
 	WRITE_ONCE(req->op, op);
