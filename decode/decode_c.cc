@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "clock_set.h"
 #include "decode_c_internal.h"
 #include "dictionary.h"
 #include "dictionary_set.h"
@@ -15,6 +16,10 @@
 
 struct hmb_dict_set {
   hmbtrace::DictionarySet set;
+};
+
+struct hmb_clock_set {
+  hmbtrace::ClockSet set;
 };
 
 namespace {
@@ -178,6 +183,76 @@ int hmb_dict_set_add_state(struct hmb_dict_set* set,
 
 const struct hmb_dict* hmb_dict_set_lookup(const struct hmb_dict_set* set, uint16_t dev, int cpu) {
   return set ? set->set.ForC(dev, cpu) : nullptr;
+}
+
+uint32_t hmb_dict_set_generation(const struct hmb_dict_set* set, uint16_t dev, int cpu) {
+  return set ? set->set.GenerationFor(dev, cpu) : 0;
+}
+
+struct hmb_clock_set* hmb_clock_set_alloc(void) {
+  return new (std::nothrow) hmb_clock_set;
+}
+
+void hmb_clock_set_free(struct hmb_clock_set* set) {
+  delete set;
+}
+
+int hmb_clock_set_add_fit(struct hmb_clock_set* set,
+                          uint16_t dev,
+                          uint32_t producer_gen,
+                          const struct hmb_clock_fit* fit,
+                          uint8_t flags,
+                          char* text,
+                          size_t textlen) {
+  if (!set || !fit) {
+    CopyOut("bad argument", text, textlen);
+    return HMB_CLOCK_SET_REFUSED;
+  }
+  try {
+    const hmbtrace::ClockFit f{dev, producer_gen, flags, *fit};
+    const std::string problem = set->set.Add(f);
+    std::string line = hmbtrace::ClockFitText(f, set->set.ClockHz(dev, producer_gen));
+    if (!problem.empty())
+      line += " [" + problem + "]";
+    CopyOut(line, text, textlen);
+    return problem.empty() ? HMB_CLOCK_SET_USED : HMB_CLOCK_SET_REFUSED;
+  } catch (const std::bad_alloc&) {
+    CopyOut("out of memory", text, textlen);
+    return HMB_CLOCK_SET_REFUSED;
+  }
+}
+
+void hmb_clock_set_add_state(struct hmb_clock_set* set,
+                             uint16_t dev,
+                             uint32_t producer_gen,
+                             uint64_t clock_hz) {
+  if (!set)
+    return;
+  try {
+    set->set.AddState(dev, producer_gen, clock_hz);
+  } catch (const std::bad_alloc&) {
+    // The rate is for printing ppm only.
+  }
+}
+
+int hmb_clock_set_record_time(const struct hmb_clock_set* set,
+                              uint16_t dev,
+                              uint32_t producer_gen,
+                              uint64_t fw_ts,
+                              char* out,
+                              size_t outlen) {
+  if (!set) {
+    CopyOut("", out, outlen);
+    return -1;
+  }
+  try {
+    const hmbtrace::FwTime t = set->set.Convert(dev, producer_gen, fw_ts);
+    CopyOut(hmbtrace::FwTimeText(t), out, outlen);
+    return t.converted() ? 1 : 0;
+  } catch (const std::bad_alloc&) {
+    CopyOut("", out, outlen);
+    return -1;
+  }
 }
 
 }  // extern "C"

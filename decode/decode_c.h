@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hmb_clock_fit.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -116,6 +118,65 @@ int hmb_dict_set_add_state(struct hmb_dict_set *set, uint16_t dev, int cpu,
  */
 const struct hmb_dict *hmb_dict_set_lookup(const struct hmb_dict_set *set,
 					   uint16_t dev, int cpu);
+
+/**
+ * hmb_dict_set_generation() - the producer generation a record of @dev
+ * delivered on @cpu belongs to (the rule of hmb_dict_set_lookup()), or 0
+ * if it is not known: which clock fit converts its firmware time.
+ */
+uint32_t hmb_dict_set_generation(const struct hmb_dict_set *set,
+				 uint16_t dev, int cpu);
+
+/*
+ * struct hmb_clock_set - firmware time on the host clock
+ * (decode/clock_set.h): per (dev, producer_gen) the latest hmb_clock fit
+ * seen, fed in trace order, and the text a record's converted time prints
+ * as. Bounded: 256 devs, 16 generations per dev.
+ */
+struct hmb_clock_set;
+
+/** hmb_clock_set_alloc() - an empty set, or NULL when out of memory. */
+struct hmb_clock_set *hmb_clock_set_alloc(void);
+/** hmb_clock_set_free() - release a set; NULL is ignored. */
+void hmb_clock_set_free(struct hmb_clock_set *set);
+
+/* What hmb_clock_set_add_fit() did with a fit. */
+enum hmb_clock_set_result {
+	HMB_CLOCK_SET_USED = 0,		/* now the fit of its (dev, producer_gen) */
+	HMB_CLOCK_SET_REFUSED = 1,	/* unusable numbers; the previous fit stays */
+};
+
+/**
+ * hmb_clock_set_add_fit() - feed one hmb_clock event.
+ * @flags: hmb_clock.flags (bit 0: stale).
+ * @text/@textlen: receives, NUL-terminated and truncated to @textlen, the
+ *       event made readable (offset, rate against the clock_hz of the
+ *       generation's hmb_state, bound, samples, stale), and for a refused
+ *       fit why, in brackets.
+ * Return: an enum hmb_clock_set_result.
+ */
+int hmb_clock_set_add_fit(struct hmb_clock_set *set, uint16_t dev,
+			  uint32_t producer_gen, const struct hmb_clock_fit *fit,
+			  uint8_t flags, char *text, size_t textlen);
+
+/**
+ * hmb_clock_set_add_state() - feed the clock rate an hmb_state states for
+ * (@dev, @producer_gen); ppm in the fits' text are against it.
+ */
+void hmb_clock_set_add_state(struct hmb_clock_set *set, uint16_t dev,
+			     uint32_t producer_gen, uint64_t clock_hz);
+
+/**
+ * hmb_clock_set_record_time() - the converted time of a record of @dev,
+ * generation @producer_gen (0: unknown), as it prints after the record:
+ * "fw_time=<s>.<ns> ±<bound>" (" (stale fit)" when converted with a stale
+ * fit), or "fw_time=? (<why not>)".
+ * @out/@outlen: as for hmb_dict_format().
+ * Return: 1 if converted, 0 if not, -1 for a NULL @set.
+ */
+int hmb_clock_set_record_time(const struct hmb_clock_set *set, uint16_t dev,
+			      uint32_t producer_gen, uint64_t fw_ts, char *out,
+			      size_t outlen);
 
 #ifdef __cplusplus
 }

@@ -24,5 +24,26 @@ int main(void)
 	if (hmb_dict_format(NULL, 1, NULL, 0, NULL, 0) != -1 ||
 	    hmb_dict_event_name(NULL, 1) != NULL)
 		return 1;
+	{
+		struct hmb_clock_set *clocks = hmb_clock_set_alloc();
+		struct hmb_clock_fit fit = { 0 };
+		char text[128];
+		int ok;
+
+		if (!clocks)
+			return 1;
+		ok = hmb_clock_set_add_fit(clocks, 0, 1, &fit, 0, text,
+					   sizeof(text)) ==
+			     HMB_CLOCK_SET_REFUSED &&
+		     hmb_clock_set_record_time(clocks, 0, 1, 5, text,
+					       sizeof(text)) == 0 &&
+		     strcmp(text, "fw_time=? (no clock fit)") == 0 &&
+		     hmb_dict_set_generation(NULL, 0, 0) == 0;
+		hmb_clock_set_free(clocks);
+		if (!ok) {
+			fprintf(stderr, "unexpected: '%s'\n", text);
+			return 1;
+		}
+	}
 	return 0;
 }

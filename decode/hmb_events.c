@@ -20,12 +20,13 @@ void hmb_event_set_init(struct hmb_event_set *set, struct tep_handle *tep)
 	set->lost = tep_find_event_by_name(tep, "hmb", "hmb_lost");
 	set->state = tep_find_event_by_name(tep, "hmb", "hmb_state");
 	set->dict = tep_find_event_by_name(tep, "hmb", "hmb_dict");
+	set->clock = tep_find_event_by_name(tep, "hmb", "hmb_clock");
 	set->print = tep_find_event_by_name(tep, "ftrace", "print");
 }
 
 int hmb_event_set_has_hmb_events(const struct hmb_event_set *set)
 {
-	return set->record || set->lost || set->state || set->dict;
+	return set->record || set->lost || set->state || set->dict || set->clock;
 }
 
 /* Reads an unsigned fixed-size field, checked against the record. */
@@ -135,6 +136,8 @@ static int decode(const struct hmb_event_set *cap, const struct tep_record *reco
 		event = cap->state;
 	else if (cap->dict && type == cap->dict->id)
 		event = cap->dict;
+	else if (cap->clock && type == cap->clock->id)
+		event = cap->clock;
 	else if (cap->print && type == cap->print->id)
 		event = cap->print;
 	else
@@ -185,6 +188,21 @@ static int decode(const struct hmb_event_set *cap, const struct tep_record *reco
 		}
 		if (read_dynamic(event, record, "chunk", &ev->data, &ev->data_len))
 			malformed(ev, event, "chunk outside the record");
+	} else if (event == cap->clock) {
+		ev->kind = HMB_CAPTURE_CLOCK;
+		NUM("tick_ref", 8, 8, ev->clock.tick_ref);
+		NUM("host_ref", 8, 8, ev->clock.host_ref);
+		NUM("mult", 8, 8, ev->clock.mult);
+		NUM("slope_err", 8, 8, ev->clock.slope_err);
+		NUM("tick_first", 8, 8, ev->clock.tick_first);
+		NUM("tick_last", 8, 8, ev->clock.tick_last);
+		NUM("half_gap", 8, 8, ev->clock.half_gap);
+		NUM("err_ns", 4, 4, ev->clock.err_ns);
+		NUM("rtt_min_ns", 4, 4, ev->clock.rtt_min_ns);
+		NUM("samples", 4, 4, ev->clock.samples);
+		NUM("producer_gen", 4, 4, ev->producer_gen);
+		NUM("dev", 2, 2, ev->dev);
+		NUM("flags", 1, 1, ev->clock_flags);
 	} else {
 		ev->kind = HMB_CAPTURE_MARKER;
 		if (read_string(event, record, "buf", &ev->data, &ev->data_len))
@@ -204,6 +222,7 @@ int hmb_event_set_decode(const struct hmb_event_set *set,
 	ev->cpu = record->cpu >= 0 ? record->cpu : cpu;
 	ev->missed_events = record->missed_events > 0 ?
 		(uint64_t)record->missed_events : 0;
+	ev->clock_format = set->clock != NULL;
 	return decode(set, record, ev);
 }
 

@@ -12,13 +12,16 @@
  * included (libtraceevent's tep_get_field_raw() trusts it). A record whose
  * fields are missing, too small or point outside the record is delivered
  * as HMB_CAPTURE_MALFORMED rather than read. Values and names of
- * hmb_lost.reason and hmb_state.state: hmb_trace_events_abi.h.
+ * hmb_lost.reason and hmb_state.state: hmb_trace_events_abi.h; the clock
+ * fit of hmb_clock: clock/hmb_clock_fit.h.
  */
 #ifndef HMBTRACE_DECODE_HMB_EVENTS_H_
 #define HMBTRACE_DECODE_HMB_EVENTS_H_
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "hmb_clock_fit.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +35,7 @@ enum hmb_capture_kind {
 	HMB_CAPTURE_LOST,	/* hmb:hmb_lost */
 	HMB_CAPTURE_STATE,	/* hmb:hmb_state */
 	HMB_CAPTURE_DICT,	/* hmb:hmb_dict */
+	HMB_CAPTURE_CLOCK,	/* hmb:hmb_clock */
 	HMB_CAPTURE_MARKER,	/* ftrace:print (trace_marker) */
 	HMB_CAPTURE_MALFORMED,	/* one of the above, failed a check */
 };
@@ -56,13 +60,21 @@ struct hmb_capture_event {
 	uint64_t at_seq;	/* LOST */
 	uint8_t reason;		/* LOST */
 	uint64_t clock_hz;	/* STATE */
-	uint32_t producer_gen;	/* STATE, DICT */
+	uint32_t producer_gen;	/* STATE, DICT, CLOCK */
 	uint16_t nr_cores;	/* STATE */
 	uint8_t state;		/* STATE */
 	uint8_t build_id[HMB_CAPTURE_BUILD_ID_LEN]; /* STATE, DICT */
 	char name[HMB_CAPTURE_NAME_LEN + 1];	/* STATE, NUL terminated */
 	uint32_t total_len;	/* DICT */
 	uint32_t offset;	/* DICT */
+	struct hmb_clock_fit clock;	/* CLOCK */
+	uint8_t clock_flags;	/* CLOCK: bit 0 stale (clock_set.h) */
+	/*
+	 * Every kind: the formats define hmb:hmb_clock, so firmware time can
+	 * be converted (a capture made before the module published fits has
+	 * none, and its records are shown without converted time).
+	 */
+	uint8_t clock_format;
 	/* RECORD: payload; DICT: chunk; MARKER: text (not NUL terminated) */
 	const uint8_t *data;
 	uint32_t data_len;
@@ -81,7 +93,7 @@ struct tep_record;
  */
 struct hmb_event_set {
 	struct tep_handle *tep;
-	struct tep_event *record, *lost, *state, *dict, *print;
+	struct tep_event *record, *lost, *state, *dict, *clock, *print;
 };
 
 void hmb_event_set_init(struct hmb_event_set *set, struct tep_handle *tep);

@@ -23,8 +23,16 @@
  * decode/dictionary_set.h through decode_c.h; the text by
  * hmb_dict_format(). The plugin sees the trace once, in order, so a
  * record that comes before its dictionary prints as the kernel prints it:
- * event_id and a hex payload. State lives per tep_handle and is freed by
- * tep_plugin_unloader().
+ * event_id and a hex payload.
+ *
+ * Firmware time: hmb_clock events carry the module's fits of each
+ * (dev, producer_gen)'s firmware clock to the trace clock. Each record
+ * line ends its decoded text with the record's fw_ts converted by the
+ * latest fit of its generation (decode/clock_set.h, the same rule and
+ * text as hmbtrace-cmd's): "fw_time=<s> ±<bound>", or "fw_time=? (<why>)".
+ * A trace whose formats lack hmb_clock (a module before clock fits) has
+ * nothing to convert with, and its lines stay as they were. State lives
+ * per tep_handle and is freed by tep_plugin_unloader().
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -56,6 +64,7 @@ struct hmb_plugin {
 	struct tep_handle *tep;
 	struct hmb_event_set events;	/* looked up at the first event */
 	struct hmb_dict_set *dicts;
+	struct hmb_clock_set *clocks;
 };
 
 /* All loaded instances, so that the unloader finds its tep's state. */
@@ -68,10 +77,17 @@ static struct tep_plugin_option hmb_plugin_options[] = {
 		.description = "also print the raw payload of decoded hmb_record events as hex",
 		.set = 0,
 	},
+	{
+		.name = "fw_time",
+		.plugin_alias = "hmb",
+		.description = "print hmb_record's firmware time on the trace clock, with its bound",
+		.set = 1,
+	},
 	{ .name = NULL },
 };
 
 static struct tep_plugin_option *hmb_opt_hex = &hmb_plugin_options[0];
+static struct tep_plugin_option *hmb_opt_fw_time = &hmb_plugin_options[1];
 
 /* ---- reading an event ----------------------------------------------------- */
 
@@ -108,6 +124,21 @@ static void hmb_print_hex(struct trace_seq *s, const uint8_t *p,
 }
 
 /* ---- hmb_record ----------------------------------------------------------- */
+
+/* " fw_time=..." after a record's text, if the trace can say it. */
+static void hmb_print_fw_time(struct trace_seq *s, struct hmb_plugin *p,
+			      const struct hmb_capture_event *ev)
+{
+	char text[HMB_PLUGIN_MSG_MAX];
+
+	if (!hmb_opt_fw_time->set || !ev->clock_format)
+		return;
+	if (hmb_clock_set_record_time(p->clocks, ev->dev,
+				      hmb_dict_set_generation(p->dicts, ev->dev,
+							      ev->cpu),
+				      ev->fw_ts, text, sizeof(text)) >= 0)
+		trace_seq_printf(s, " %s", text);
+}
 
 static int hmb_record_handler(struct trace_seq *s, struct tep_record *record,
 			      struct tep_event *event, void *context)
@@ -155,6 +186,7 @@ static int hmb_record_handler(struct trace_seq *s, struct tep_record *record,
 		trace_seq_puts(s, text);  /* "unknown event <id> ..." */
 	if (text != stack_text)
 		free(text);
+	hmb_print_fw_time(s, p, &ev);
 	if (ev.len != ev.data_len)
 		trace_seq_printf(s, " [payload cut: len=%u, %u bytes kept]",
 				 ev.len, ev.data_len);
@@ -168,6 +200,7 @@ raw:
 	/* As the kernel's print fmt renders it (__print_hex). */
 	trace_seq_printf(s, "event_id=%u len=%u payload=", ev.event_id, ev.len);
 	hmb_print_hex(s, ev.data, ev.data_len, " ");
+	hmb_print_fw_time(s, p, &ev);
 	return 0;
 }
 
@@ -218,6 +251,8 @@ static int hmb_state_handler(struct trace_seq *s, struct tep_record *record,
 					ev.producer_gen, ev.build_id, msg,
 					sizeof(msg));
 	hmb_print_result(s, result, msg);
+	hmb_clock_set_add_state(p->clocks, ev.dev, ev.producer_gen,
+				ev.clock_hz);
 	return 0;
 }
 
@@ -253,6 +288,24 @@ static int hmb_dict_handler(struct trace_seq *s, struct tep_record *record,
 	return 0;
 }
 
+/* ---- hmb_clock ------------------------------------------------------------ */
+
+static int hmb_clock_handler(struct trace_seq *s, struct tep_record *record,
+			     struct tep_event *event, void *context)
+{
+	struct hmb_plugin *p = context;
+	struct hmb_capture_event ev;
+	char text[HMB_PLUGIN_TEXT_MAX];
+
+	if (!p || !hmb_read_event(s, p, event, record, &ev))
+		return 0;
+	/* Fed whether or not fw_time is printed: the option may change. */
+	hmb_clock_set_add_fit(p->clocks, ev.dev, ev.producer_gen, &ev.clock,
+			      ev.clock_flags, text, sizeof(text));
+	trace_seq_puts(s, text);
+	return 0;
+}
+
 /* ---- loader / unloader ---------------------------------------------------- */
 
 static const struct {
@@ -262,6 +315,7 @@ static const struct {
 	{ "hmb_record", hmb_record_handler },
 	{ "hmb_state", hmb_state_handler },
 	{ "hmb_dict", hmb_dict_handler },
+	{ "hmb_clock", hmb_clock_handler },
 };
 
 #define HMB_NR_HANDLERS (sizeof(hmb_handlers) / sizeof(hmb_handlers[0]))
@@ -274,7 +328,10 @@ HMB_PLUGIN_EXPORT int tep_plugin_loader(struct tep_handle *tep)
 	if (!p)
 		return -1;
 	p->dicts = hmb_dict_set_alloc();
-	if (!p->dicts) {
+	p->clocks = hmb_clock_set_alloc();
+	if (!p->dicts || !p->clocks) {
+		hmb_dict_set_free(p->dicts);
+		hmb_clock_set_free(p->clocks);
 		free(p);
 		return -1;
 	}
@@ -309,6 +366,7 @@ HMB_PLUGIN_EXPORT int tep_plugin_unloader(struct tep_handle *tep)
 	if (!hmb_plugins)
 		tep_plugin_remove_options(hmb_plugin_options);
 	hmb_dict_set_free(p->dicts);
+	hmb_clock_set_free(p->clocks);
 	free(p);
 	return 0;
 }

@@ -91,7 +91,10 @@ class PluginHmbTest : public ::testing::Test {
     // trace-cmd loads plugins before it parses the event formats.
     ASSERT_EQ(Plugin().loader(tep_), 0);
     loaded_ = true;
-    for (const char* name : {"hmb_record", "hmb_lost", "hmb_state", "hmb_dict"}) {
+    std::vector<const char*> names = {"hmb_record", "hmb_lost", "hmb_state", "hmb_dict"};
+    if (WithClockEvent())
+      names.push_back("hmb_clock");
+    for (const char* name : names) {
       const std::string text = ReadFormat(name);
       ASSERT_FALSE(text.empty()) << "no testdata for " << name;
       ASSERT_EQ(tep_parse_event(tep_, text.data(), text.size(), "hmb"), TEP_ERRNO__SUCCESS) << name;
@@ -99,6 +102,9 @@ class PluginHmbTest : public ::testing::Test {
       ASSERT_NE(events_[name], nullptr) << name;
     }
   }
+
+  // A trace of a module that publishes clock fits has the hmb_clock format.
+  virtual bool WithClockEvent() const { return false; }
 
   void TearDown() override {
     if (loaded_)
@@ -167,6 +173,22 @@ class PluginHmbTest : public ::testing::Test {
     return Build("hmb_record",
                  {{"seq", seq},
                   {"fw_ts", 1000 + seq},
+                  {"dev", dev},
+                  {"core", core},
+                  {"event_id", id},
+                  {"len", payload.size()}},
+                 {{"payload", payload}});
+  }
+
+  Bytes RecordAt(uint16_t dev,
+                 uint16_t core,
+                 uint64_t seq,
+                 uint64_t fw_ts,
+                 uint16_t id,
+                 const Bytes& payload) {
+    return Build("hmb_record",
+                 {{"seq", seq},
+                  {"fw_ts", fw_ts},
                   {"dev", dev},
                   {"core", core},
                   {"event_id", id},
@@ -331,7 +353,8 @@ TEST_F(PluginHmbTest, BuildIdMismatchBetweenStateAndDictionaryIsReported) {
   Print(State(0, 0, 1, kBuildIdA));
   const auto lines = FeedDictionary(0, 1, dict, 4096, kBuildIdB);
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_NE(lines[0].find("build_id mismatch: hmb_state of dev 0 producer_gen 1 has " + std::string(40, 'a') + "]"),
+  EXPECT_NE(lines[0].find("build_id mismatch: hmb_state of dev 0 producer_gen 1 has " +
+                          std::string(40, 'a') + "]"),
             std::string::npos)
       << lines[0];
   // And from the other side, when the state comes after the dictionary.
@@ -395,7 +418,8 @@ TEST_F(PluginHmbTest, InvalidDictionaryIsReportedAndRecordsStayHex) {
   Bytes dict = test::ProduceDictionary(test::RealisticEvents());
   test::Put16(dict, sizeof(hmb_trace_dict_header), 0);  // event #0 id = 0
   const auto lines = FeedDictionary(0, 1, dict, 4096);
-  EXPECT_NE(lines.back().find("[dev 0 producer_gen 1: dictionary rejected: event #0 (id 0): id 0 is reserved]"),
+  EXPECT_NE(lines.back().find(
+                "[dev 0 producer_gen 1: dictionary rejected: event #0 (id 0): id 0 is reserved]"),
             std::string::npos)
       << lines.back();
   EXPECT_NE(Print(Record(0, 0, 1, test::kFreeBlocks, kFreeBlocksPayload))
@@ -413,6 +437,130 @@ TEST_F(PluginHmbTest, HexOptionAppendsTheRawPayload) {
             "payload=10270000");
   EXPECT_EQ(Print(Record(0, 0, 2, test::kFreeBlocks, kFreeBlocksPayload)),
             "dev=0 core=0 seq=2 fw_ts=1002 gc_free_blocks: free=10000");
+}
+
+// A trace whose formats include hmb_clock: records print their firmware
+// time converted to the trace clock.
+class PluginHmbClockTest : public PluginHmbTest {
+ protected:
+  bool WithClockEvent() const override { return true; }
+
+  // `mult`: host ns per tick times 2^32 (1 ns by default); fw tick 1 s is
+  // host `host_ref`; samples over fw [0.5 s, 1.5 s], 2 us, 1 ppm doubt.
+  Bytes Clock(uint16_t dev,
+              uint32_t gen,
+              uint64_t host_ref,
+              uint8_t flags = 0,
+              uint64_t mult = 1ull << 32) {
+    return Build("hmb_clock", {{"tick_ref", 1000000000},
+                               {"host_ref", host_ref},
+                               {"mult", mult},
+                               {"slope_err", 4295},
+                               {"tick_first", 500000000},
+                               {"tick_last", 1500000000},
+                               {"half_gap", 50000000},
+                               {"err_ns", 2000},
+                               {"rtt_min_ns", 3000},
+                               {"samples", 11},
+                               {"producer_gen", gen},
+                               {"dev", dev},
+                               {"flags", flags}});
+  }
+};
+
+TEST_F(PluginHmbClockTest, ARecordBeforeAnyClockFitSaysItHasNoConvertedTime) {
+  FeedDictionary(0, 1, test::ProduceDictionary(test::RealisticEvents()), 4096);
+  EXPECT_EQ(Print(RecordAt(0, 0, 3, 1200000000, test::kFreeBlocks, kFreeBlocksPayload)),
+            "dev=0 core=0 seq=3 fw_ts=1200000000 gc_free_blocks: free=10000 "
+            "fw_time=? (no clock fit)");
+  // Before the dictionary too: after the kernel's rendering.
+  EXPECT_EQ(Print(RecordAt(1, 0, 3, 1200000000, test::kFreeBlocks, kFreeBlocksPayload)),
+            "dev=1 core=0 seq=3 fw_ts=1200000000 event_id=3 len=4 payload=10 27 00 00 "
+            "fw_time=? (no clock fit)");
+}
+
+TEST_F(PluginHmbClockTest, ClockLineIsReadableAndRecordsShowConvertedTimeAndBound) {
+  Print(State(0, 0, 1, kBuildIdA));
+  FeedDictionary(0, 1, test::ProduceDictionary(test::RealisticEvents()), 4096);
+  // The firmware clock runs 20 ppm fast against the 1 GHz hmb_state states.
+  EXPECT_EQ(Print(Clock(0, 1, 5000000000u, 0, 4294881399u)),
+            "dev=0 producer_gen=1 offset=4.000020000 ns_per_tick=0.999980001 rate=+20.000ppm "
+            "bound=3us slope_err=1.000ppm samples=11 window=1.000s rtt_min=3us");
+  EXPECT_EQ(Print(Clock(0, 1, 5000000000u)),
+            "dev=0 producer_gen=1 offset=4.000000000 ns_per_tick=1.000000000 rate=+0.000ppm "
+            "bound=3us slope_err=1.000ppm samples=11 window=1.000s rtt_min=3us");
+  EXPECT_EQ(Print(RecordAt(0, 2, 42, 1200000000, test::kCmdBegin, CmdBeginPayload())),
+            "dev=0 core=2 seq=42 fw_ts=1200000000 nvme_cmd_begin: qid=1 cid=42 op=read "
+            "flags=fua nsid=1 slba=0x1000 nlb=8 fw_time=5.200000000 ±3us");
+  // Farther from the fit's samples, a wider bound.
+  EXPECT_EQ(Print(RecordAt(0, 2, 43, 2500000000, test::kFreeBlocks, kFreeBlocksPayload)),
+            "dev=0 core=2 seq=43 fw_ts=2500000000 gc_free_blocks: free=10000 "
+            "fw_time=6.500000000 ±4us");
+}
+
+TEST_F(PluginHmbClockTest, AStaleFitIsUsedAndMarked) {
+  Print(State(0, 0, 1, kBuildIdA));
+  FeedDictionary(0, 1, test::ProduceDictionary(test::RealisticEvents()), 4096);
+  const std::string line = Print(Clock(0, 1, 5000000000u, 1));
+  EXPECT_EQ(line.substr(line.size() - 6), " stale") << line;
+  EXPECT_EQ(Print(RecordAt(0, 0, 1, 1200000000, test::kFreeBlocks, kFreeBlocksPayload)),
+            "dev=0 core=0 seq=1 fw_ts=1200000000 gc_free_blocks: free=10000 "
+            "fw_time=5.200000000 ±3us (stale fit)");
+}
+
+TEST_F(PluginHmbClockTest, AResetSwitchesToTheNewGenerationsFit) {
+  Print(State(0, 0, 1, kBuildIdA));
+  FeedDictionary(0, 1, test::ProduceDictionary(test::RealisticEvents()), 4096);
+  Print(Clock(0, 1, 5000000000u));
+  EXPECT_NE(Print(RecordAt(0, 0, 9, 1200000000, test::kFreeBlocks, kFreeBlocksPayload))
+                .find("fw_time=5.200000000 "),
+            std::string::npos);
+  // The firmware restarts: its clock too. Generation 1's fit must not
+  // convert generation 2's records.
+  Print(State(0, 1, 2, kBuildIdA));
+  FeedDictionary(0, 2, test::ProduceDictionary(test::RealisticEvents()), 4096);
+  EXPECT_EQ(Print(RecordAt(0, 0, 0, 1200000000, test::kFreeBlocks, kFreeBlocksPayload)),
+            "dev=0 core=0 seq=0 fw_ts=1200000000 gc_free_blocks: free=10000 "
+            "fw_time=? (no clock fit of producer_gen 2)");
+  Print(Clock(0, 2, 9000000000u));
+  EXPECT_EQ(Print(RecordAt(0, 0, 1, 1200000000, test::kFreeBlocks, kFreeBlocksPayload)),
+            "dev=0 core=0 seq=1 fw_ts=1200000000 gc_free_blocks: free=10000 "
+            "fw_time=9.200000000 ±3us");
+}
+
+TEST_F(PluginHmbClockTest, HostileAndMalformedClockEventsAreReported) {
+  Print(State(0, 0, 1, kBuildIdA));
+  Print(Clock(0, 1, 5000000000u));
+  EXPECT_EQ(Print(Clock(0, 1, 5000000000u, 0, 0)),
+            "dev=0 producer_gen=1 tick_ref=1000000000 host_ref=5000000000 mult=0 samples=11 "
+            "[dev 0 producer_gen 1: clock fit refused: mult 0 out of range]");
+  Bytes cut = Clock(0, 1, 1);
+  cut.resize(70);
+  EXPECT_EQ(Print(cut),
+            "[hmb: malformed hmb_clock, 70 bytes: field rtt_min_ns missing or out of the record]");
+  // The good fit still converts.
+  EXPECT_NE(Print(RecordAt(0, 0, 1, 1200000000, test::kFreeBlocks, kFreeBlocksPayload))
+                .find("fw_time=5.200000000 "),
+            std::string::npos);
+}
+
+TEST_F(PluginHmbClockTest, FwTimeOptionTurnsTheConvertedTimeOff) {
+  Print(State(0, 0, 1, kBuildIdA));
+  FeedDictionary(0, 1, test::ProduceDictionary(test::RealisticEvents()), 4096);
+  Print(Clock(0, 1, 5000000000u));
+  ASSERT_EQ(tep_plugin_add_option("hmb:fw_time", "0"), 0);
+  const std::string off =
+      Print(RecordAt(0, 0, 1, 1200000000, test::kFreeBlocks, kFreeBlocksPayload));
+  ASSERT_EQ(tep_plugin_add_option("hmb:fw_time", "1"), 0);
+  EXPECT_EQ(off, "dev=0 core=0 seq=1 fw_ts=1200000000 gc_free_blocks: free=10000");
+  // With hex: the time comes before the payload.
+  ASSERT_EQ(tep_plugin_add_option("hmb:hex", "1"), 0);
+  const std::string hex =
+      Print(RecordAt(0, 0, 2, 1200000000, test::kFreeBlocks, kFreeBlocksPayload));
+  ASSERT_EQ(tep_plugin_add_option("hmb:hex", "0"), 0);
+  EXPECT_EQ(hex,
+            "dev=0 core=0 seq=2 fw_ts=1200000000 gc_free_blocks: free=10000 "
+            "fw_time=5.200000000 ±3us payload=10270000");
 }
 
 TEST_F(PluginHmbTest, LostEventKeepsTheKernelsPrint) {

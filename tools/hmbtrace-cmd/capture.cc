@@ -27,6 +27,8 @@ CaptureKind KindOf(hmb_capture_kind kind) {
       return CaptureKind::kState;
     case HMB_CAPTURE_DICT:
       return CaptureKind::kDict;
+    case HMB_CAPTURE_CLOCK:
+      return CaptureKind::kClock;
     case HMB_CAPTURE_MARKER:
       return CaptureKind::kMarker;
     case HMB_CAPTURE_MALFORMED:
@@ -70,6 +72,9 @@ CaptureEvent ToCaptureEvent(const hmb_capture_event& cref) {
   ev.name = std::string_view(c->name, strnlen(c->name, sizeof(c->name)));
   ev.total_len = c->total_len;
   ev.offset = c->offset;
+  ev.clock = c->clock;
+  ev.clock_flags = c->clock_flags;
+  ev.clock_format = c->clock_format != 0;
   if (c->data)
     ev.data = std::span<const uint8_t>(c->data, c->data_len);
   if (c->malformed_event)

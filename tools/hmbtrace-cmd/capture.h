@@ -15,13 +15,14 @@
 #include <string_view>
 
 #include "format.h"
+#include "hmb_clock_fit.h"
 #include "hmb_trace_events_abi.h"
 
 struct hmb_capture_event;  // capture_c.h
 
 namespace hmbtrace {
 
-enum class CaptureKind { kRecord, kLost, kState, kDict, kMarker, kMalformed };
+enum class CaptureKind { kRecord, kLost, kState, kDict, kClock, kMarker, kMalformed };
 
 // hmb_lost.reason and hmb_state.state: hmb_trace_events_abi.h.
 inline constexpr uint8_t kLostReasonCount = HMB_LOST_NR;
@@ -53,6 +54,11 @@ struct CaptureEvent {
   std::string_view name;  // hmb_state
   uint32_t total_len = 0;
   uint32_t offset = 0;
+  struct hmb_clock_fit clock {};  // hmb_clock
+  uint8_t clock_flags = 0;        // hmb_clock: bit 0 stale
+  // The capture's formats define hmb_clock (every kind): records can be
+  // converted to host time, and say so when they are not.
+  bool clock_format = false;
   std::span<const uint8_t> data;  // payload, dictionary chunk, marker text
   std::string_view malformed_event;
   std::string_view malformed_reason;

@@ -495,5 +495,39 @@ TEST(Capture, TextFromTheFileIsPrintedEscapedAndValidUtf8) {
   EXPECT_EQ(Printable("marker\n"), "marker");
 }
 
+TEST(Capture, ClockFitsAreReadWithEveryField) {
+  std::string error;
+  const std::vector<CaptureEvent> events = ReadAll(ClockFixturePath(), &error);
+  ASSERT_TRUE(error.empty()) << error;
+  std::vector<CaptureEvent> clocks;
+  for (const CaptureEvent& ev : events) {
+    EXPECT_TRUE(ev.clock_format);  // the capture's formats have hmb_clock
+    if (ev.kind == CaptureKind::kClock)
+      clocks.push_back(ev);
+  }
+  ASSERT_EQ(clocks.size(), 6u);  // 3 fits, each on both CPUs
+  // make_clock_capture.py: gen 1's firmware clock reads 9 s at host 1 s and
+  // runs 50 ppm fast; its fit's reference sample is at host 0.5 s.
+  const CaptureEvent& a = clocks[0];
+  EXPECT_EQ(a.ts, 1000200000u);
+  EXPECT_EQ(a.dev, 0u);
+  EXPECT_EQ(a.producer_gen, 1u);
+  EXPECT_EQ(a.clock.host_ref, 500000000u);
+  EXPECT_EQ(a.clock.tick_ref, 8499975000u);
+  EXPECT_EQ(a.clock.mult, 4294752558u);
+  EXPECT_EQ(a.clock.slope_err, 4295u);
+  EXPECT_EQ(a.clock.half_gap, 50000000u);
+  EXPECT_EQ(a.clock.err_ns, 2000u);
+  EXPECT_EQ(a.clock.rtt_min_ns, 3000u);
+  EXPECT_EQ(a.clock.samples, 16u);
+  EXPECT_EQ(a.clock_flags, 0u);
+  EXPECT_EQ(clocks[2].clock_flags, 1u);  // stale
+  EXPECT_EQ(clocks[4].producer_gen, 2u);
+  EXPECT_EQ(clocks[4].clock.samples, 4u);
+  // A capture of a module before clock fits says so on every event.
+  for (const CaptureEvent& ev : ReadAll(FixturePath(), &error))
+    EXPECT_FALSE(ev.clock_format);
+}
+
 }  // namespace
 }  // namespace hmbtrace

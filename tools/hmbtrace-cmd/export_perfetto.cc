@@ -28,10 +28,19 @@ std::string Text(std::span<const uint8_t> bytes) {
 }
 
 // The integer fields of a record as args; everything as the decoded text.
-json RecordArgs(const CaptureEvent& ev, const EventDesc* desc) {
+json RecordArgs(const CaptureEvent& ev, const EventDesc* desc, const FwTime& fw_time) {
   json args;
   args["seq"] = ev.seq;
   args["fw_ts"] = ev.fw_ts;
+  if (ev.clock_format) {
+    if (fw_time.converted()) {
+      args["fw_time_bound_ns"] = fw_time.bound_ns;
+      if (fw_time.stale)
+        args["fw_time_stale_fit"] = true;
+    } else {
+      args["fw_time"] = "not converted: " + std::string(ClockMissName(fw_time.miss));
+    }
+  }
   if (!desc) {
     args["event_id"] = ev.event_id;
     args["payload"] = Hex(ev.data);
@@ -98,6 +107,7 @@ void PerfettoExporter::Add(const CaptureEvent& ev) {
     case CaptureKind::kState: {
       hmb_events_++;
       dicts_->FollowState(ev);
+      clocks_.AddState(ev.dev, ev.producer_gen, ev.clock_hz);
       if (ev.state == 0)
         break;  // "attached" repeats every dict_interval_ms: not worth a mark
       json e = Base("i", "state " + std::string(StateName(ev.state)), DevPid(ev.dev), 0, ev.ts);
@@ -108,6 +118,10 @@ void PerfettoExporter::Add(const CaptureEvent& ev) {
     }
     case CaptureKind::kDict:
       hmb_events_++;
+      break;
+    case CaptureKind::kClock:
+      hmb_events_++;
+      clocks_.Add(ClockFit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock});
       break;
     case CaptureKind::kMarker: {
       markers_ = true;
@@ -121,8 +135,18 @@ void PerfettoExporter::Add(const CaptureEvent& ev) {
   }
 }
 
-void PerfettoExporter::AddRecord(const CaptureEvent& ev) {
+void PerfettoExporter::AddRecord(const CaptureEvent& in) {
+  // Placed at its converted firmware time where the capture has a fit.
+  CaptureEvent ev = in;
+  FwTime fw_time;
+  if (ev.clock_format) {
+    fw_time = clocks_.Convert(ev.dev, dicts_->GenerationFor(ev.dev, ev.cpu), ev.fw_ts);
+    if (fw_time.converted())
+      ev.ts = std::min(fw_time.host_ns, ev.ts);  // never after its drain
+  }
   Core& core = CoreFor(ev);
+  ev.ts = std::max(ev.ts, core.last_at);
+  core.last_at = ev.ts;
   const Dictionary* dict = dicts_->For(ev.dev, ev.cpu);
   const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
   const int pid = DevPid(ev.dev);
@@ -156,7 +180,7 @@ void PerfettoExporter::AddRecord(const CaptureEvent& ev) {
       core.lanes[lane].open = true;
       core.open[{desc->id, *key, qid}] = {lane, name};
       json e = Base("B", name, pid, CoreTid(ev.core, lane + 1), ev.ts);
-      e["args"] = RecordArgs(ev, desc);
+      e["args"] = RecordArgs(ev, desc, fw_time);
       events_.push_back(std::move(e));
       return;
     }
@@ -165,7 +189,7 @@ void PerfettoExporter::AddRecord(const CaptureEvent& ev) {
       if (it != core.open.end()) {
         const size_t lane = it->second.first;
         json e = Base("E", it->second.second, pid, CoreTid(ev.core, lane + 1), ev.ts);
-        e["args"] = RecordArgs(ev, desc);
+        e["args"] = RecordArgs(ev, desc, fw_time);
         e["args"]["end"] = name;
         events_.push_back(std::move(e));
         core.lanes[lane] = Lane{false, ev.ts};
@@ -177,7 +201,7 @@ void PerfettoExporter::AddRecord(const CaptureEvent& ev) {
   }
   json e = Base("i", name, pid, CoreTid(ev.core, 0), ev.ts);
   e["s"] = "t";
-  e["args"] = RecordArgs(ev, desc);
+  e["args"] = RecordArgs(ev, desc, fw_time);
   events_.push_back(std::move(e));
 }
 
@@ -243,7 +267,8 @@ json PerfettoExporter::Finish() {
   json doc;
   doc["traceEvents"] = std::move(meta);
   doc["displayTimeUnit"] = "ns";
-  doc["otherData"] = {{"producer", "hmbtrace-cmd export"}, {"clock", "host ftrace timestamp, us"}};
+  doc["otherData"] = {{"producer", "hmbtrace-cmd export"},
+                      {"clock", "host trace clock, us; firmware records at their converted time"}};
   return doc;
 }
 

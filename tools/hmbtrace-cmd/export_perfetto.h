@@ -10,7 +10,11 @@
 // ("core N spans K") as it has spans open at once. COUNTER events become
 // "C" counters, other records, losses ("lost") and device state changes
 // instants ("i"); trace_marker lines are instants on a "markers" thread.
-// Timestamps are host ftrace times in µs; firmware times are in args.
+// Timestamps are host trace-clock times in µs: a firmware record's is its
+// firmware time converted by the capture's clock fits (decode/clock_set.h;
+// args fw_time_bound_ns), or, without a fit, its ftrace time (args
+// fw_time "not converted: <why>"); other events' are their ftrace times.
+// Firmware timestamps are in args.
 
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PERFETTO_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PERFETTO_H_
@@ -24,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "capture.h"
+#include "clock_set.h"
 #include "dictionaries.h"
 
 namespace hmbtrace {
@@ -52,6 +57,7 @@ class PerfettoExporter {
   };
   struct Core {
     uint32_t gen = 0;
+    uint64_t last_at = 0;  // the last record's timestamp: a core's stay in order
     std::vector<Lane> lanes;
     // (begin event id, key, qid) -> (lane, begin name)
     std::map<std::tuple<uint16_t, uint64_t, uint64_t>, std::pair<size_t, std::string>> open;
@@ -62,6 +68,7 @@ class PerfettoExporter {
   Core& CoreFor(const CaptureEvent& ev);
 
   DictionaryStore* dicts_;
+  ClockSet clocks_;  // in stream order
   nlohmann::json events_ = nlohmann::json::array();
   std::map<std::pair<uint16_t, uint16_t>, Core> cores_;
   bool markers_ = false;

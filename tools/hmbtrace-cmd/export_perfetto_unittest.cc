@@ -144,5 +144,28 @@ TEST(ExportPerfetto, LossesAndMarkersAreInstants) {
   EXPECT_TRUE(saw_marker);
 }
 
+TEST(ExportPerfetto, RecordsAreAtTheirConvertedTimeWithTheirBound) {
+  const nlohmann::json doc = ExportFixture(ClockFixturePath());
+  std::map<uint64_t, nlohmann::json> by_fw_ts;
+  double marker_ts = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] != "M" && e.contains("args") && e["args"].contains("fw_ts"))
+      by_fw_ts[e["args"]["fw_ts"].get<uint64_t>()] = e;
+    if (e["pid"] == kMarkersPid && e["ph"] == "i" && e["name"] == "host write")
+      marker_ts = e["ts"].get<double>();
+  }
+  ASSERT_EQ(by_fw_ts.size(), 11u);
+  // Happened at 1.0017 s, drained at 1.0025 s, after the marker at 1.002 s.
+  const nlohmann::json& r = by_fw_ts.at(9001700086u);
+  EXPECT_DOUBLE_EQ(r["ts"].get<double>(), 1001700.0);
+  EXPECT_LT(r["ts"].get<double>(), marker_ts);
+  EXPECT_EQ(r["args"]["fw_time_bound_ns"], 2102u);  // 0.1 s past the window: 2 us + 1 ppm of it
+  // Before any fit: at its ftrace time, and says why.
+  const nlohmann::json& early = by_fw_ts.at(8998999950u);
+  EXPECT_DOUBLE_EQ(early["ts"].get<double>(), 1000100.0);
+  EXPECT_EQ(early["args"]["fw_time"], "not converted: no clock fit");
+  EXPECT_EQ(by_fw_ts.at(9100105006u)["args"]["fw_time_stale_fit"], true);
+}
+
 }  // namespace
 }  // namespace hmbtrace

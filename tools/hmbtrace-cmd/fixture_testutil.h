@@ -37,6 +37,17 @@ inline std::string MarkersFixturePath() {
 }
 inline constexpr uint64_t kMarkersFixtureRecordsPerCore[] = {288, 298, 293, 304};
 
+// Synthetic, with the module's clock fits (hmb_clock), written by
+// plugins/traceevent/testdata/make_clock_capture.py (its docstring has the
+// timeline): dev 0, cores 0 and 1 on CPUs 0 and 1, 11 records; three
+// before any fit; a record drained after the marker "host write" that
+// happened before it; a stale fit; a reset to producer_gen 2 with a record
+// before its fit; a record drained 220 ms after it happened, past the
+// markers "checkpoint" and "after the checkpoint".
+inline std::string ClockFixturePath() {
+  return HMBTRACE_CLOCK_FIXTURE;
+}
+
 // What `trace-cmd report -N -i record-small.dat | grep -c 'hmb_record.*core=K'`
 // prints for K = 0..3.
 inline constexpr uint64_t kFixtureRecordsPerCore[] = {259, 257, 250, 269};

@@ -46,16 +46,23 @@ int Main(int argc, char** argv) {
   CLI::App* report_cmd = app.add_subcommand(
       "report",
       "One line per firmware event in time order, decoded with the dictionary the capture "
-      "carries; losses, state changes and trace_marker lines in the same timeline");
+      "carries, at its firmware time converted to the host clock; losses, state changes and "
+      "trace_marker lines in the same timeline");
   add_input(report_cmd);
   report_cmd->add_option("--core", cores, "Only records and losses of firmware core N; repeatable")
       ->type_name("N");
   report_cmd
       ->add_option("--event", events,
-                   "Only events named NAME (a dictionary name, or lost, state, dict, marker); "
-                   "repeatable")
+                   "Only events named NAME (a dictionary name, or lost, state, dict, clock, "
+                   "marker); repeatable")
       ->type_name("NAME");
   report_cmd->add_flag("--raw", report.raw, "Add the payload in hex to decoded records");
+  report_cmd
+      ->add_option("--reorder-margin", report.reorder_margin_ms,
+                   "Hold lines until the capture is MS past them, so that records drained up to "
+                   "MS after they happened are placed at their converted time")
+      ->capture_default_str()
+      ->type_name("MS");
 
   bool json = false;
   CLI::App* stat_cmd = app.add_subcommand(
@@ -124,8 +131,8 @@ int Main(int argc, char** argv) {
       ->type_name("N");
   stream_cmd
       ->add_option("--event", stream_events,
-                   "Only events named NAME (a dictionary name, or lost, state, dict, marker); "
-                   "repeatable")
+                   "Only events named NAME (a dictionary name, or lost, state, dict, clock, "
+                   "marker); repeatable")
       ->type_name("NAME");
   stream_cmd->add_flag("--raw", stream.report.raw, "Add the payload in hex to decoded records");
   add_tracefs(stream_cmd);
@@ -162,6 +169,10 @@ int Main(int argc, char** argv) {
   }
 
   if (report_cmd->parsed()) {
+    if (report.reorder_margin_ms > 3600000) {
+      std::fprintf(stderr, "hmbtrace-cmd report: --reorder-margin must be at most 3600000 ms\n");
+      return 2;
+    }
     report.cores.insert(cores.begin(), cores.end());
     report.events.insert(events.begin(), events.end());
     return RunReport(input, report);

@@ -14,6 +14,35 @@ bool Has(const std::vector<std::string>& lines, const std::string& line) {
   return std::find(lines.begin(), lines.end(), line) != lines.end();
 }
 
+// The index of the first line that contains `text`, or -1.
+long Find(const std::vector<std::string>& lines, const std::string& text) {
+  for (size_t i = 0; i < lines.size(); i++)
+    if (lines[i].find(text) != std::string::npos)
+      return static_cast<long>(i);
+  return -1;
+}
+
+// What `hmbtrace-cmd report` prints: both passes, in timeline order.
+std::vector<std::string> Ordered(const std::string& path,
+                                 const ReportOptions& options = {},
+                                 ReportSummary* summary = nullptr) {
+  std::string text, error;
+  ReportSummary ignored;
+  EXPECT_TRUE(WriteReport(
+      path, options,
+      [&text](const std::string& batch) {
+        text += batch;
+        return true;
+      },
+      summary ? summary : &ignored, &error))
+      << error;
+  std::vector<std::string> lines;
+  size_t start = 0;
+  for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
+    lines.push_back(text.substr(start, nl - start));
+  return lines;
+}
+
 // Expected lines were checked against `trace-cmd report -N -R` of the
 // fixture. E.g. core 1 seq 2993 is event_id=4 payload
 // [05, 01, bd, 00, e3, 01, 3a, 64, 0c, 00]: nand_program die 5, plane 1,
@@ -148,6 +177,105 @@ TEST(Report, LossesStateAndMarkersAreLinesOfTheTimeline) {
   EXPECT_EQ(reporter.Line(state),
             "9.242032 [000] dev=0 STATE reset name=0000:00:02.0 producer_gen=2 nr_cores=4 "
             "clock_hz=1000000000 build_id=0000000000000000000000000000000000000000\n");
+}
+
+// A capture without hmb_clock (a module before clock fits): records stay
+// where the drain put them, with nothing about converted time.
+TEST(Report, WithoutClockFitsTheOrderIsTheCapturesOwn) {
+  DictionaryStore lookahead;
+  std::string error;
+  ASSERT_TRUE(CollectDictionaries(MarkersFixturePath(), &lookahead, &error)) << error;
+  Reporter reporter({}, &lookahead);
+  const std::vector<std::string> in_ftrace_order = ReportLines(MarkersFixturePath(), reporter);
+  ReportSummary summary;
+  EXPECT_EQ(Ordered(MarkersFixturePath(), {}, &summary), in_ftrace_order);
+  EXPECT_EQ(summary.not_converted, 0u);
+  EXPECT_EQ(summary.late, 0u);
+  for (const std::string& line : in_ftrace_order)
+    EXPECT_EQ(line.find("fw_time="), std::string::npos) << line;
+}
+
+TEST(ReportClock, ARecordDrainedAfterAMarkerButDoneBeforeItPrintsBeforeIt) {
+  // In the capture (ftrace order) the record comes after the marker ...
+  Reporter stream_order({});
+  const std::vector<std::string> raw = ReportLines(ClockFixturePath(), stream_order);
+  ASSERT_LT(Find(raw, "MARKER host write"), Find(raw, "core=0 seq=3 "));
+  // ... the report puts it where its converted time says, with its bound.
+  const std::vector<std::string> lines = Ordered(ClockFixturePath());
+  const long marker = Find(lines, "MARKER host write");
+  ASSERT_GE(marker, 1);
+  EXPECT_EQ(lines[marker - 1],
+            "1.001700 [000] dev=0 core=0 seq=3 fw_ts=9001700086 nand_read: die=1 plane=2 "
+            "block=1205 page=317 latency=83640 fw_time=1.001700000 \u00b13us");
+  EXPECT_EQ(lines[marker], "1.002000 [001] MARKER host write");
+  EXPECT_EQ(lines[marker + 1],
+            "1.002300 [000] dev=0 core=0 seq=4 fw_ts=9002300116 nand_read: die=2 plane=0 "
+            "block=1620 page=427 latency=80694 fw_time=1.002300000 \u00b13us");
+}
+
+TEST(ReportClock, ARecordBeforeAnyFitIsFlaggedAndPlacedAtItsFtraceTime) {
+  ReportSummary summary;
+  const std::vector<std::string> lines = Ordered(ClockFixturePath(), {}, &summary);
+  EXPECT_TRUE(Has(lines,
+                  "1.000100 [000] dev=0 core=0 seq=0 fw_ts=8998999950 cmd_complete: qid=1 "
+                  "cid=966 status=SUCCESS latency=28987 fw_time=? (no clock fit)"));
+  // Three before gen 1's fit, one before gen 2's.
+  EXPECT_EQ(summary.not_converted, 4u);
+  EXPECT_LT(Find(lines, "core=0 seq=2 "), Find(lines, "CLOCK producer_gen=1"));
+}
+
+TEST(ReportClock, AStaleFitIsUsedAndMarked) {
+  const std::vector<std::string> lines = Ordered(ClockFixturePath());
+  EXPECT_TRUE(Has(lines,
+                  "1.100000 [000] dev=0 CLOCK producer_gen=1 offset=-7.999550021 "
+                  "ns_per_tick=0.999950002 rate=+50.000ppm bound=3us slope_err=1.000ppm "
+                  "samples=16 window=0.900s rtt_min=3us stale"));
+  EXPECT_TRUE(Has(lines,
+                  "1.100100 [000] dev=0 core=0 seq=5 fw_ts=9100105006 nand_read: die=1 plane=0 "
+                  "block=1009 page=487 latency=54807 fw_time=1.100100000 \u00b13us (stale fit)"));
+}
+
+TEST(ReportClock, AResetSwitchesToTheNewGenerationsFit) {
+  const std::vector<std::string> lines = Ordered(ClockFixturePath());
+  // Generation 2's first record came before its fit: gen 1's must not convert it.
+  EXPECT_TRUE(Has(lines,
+                  "1.200500 [000] dev=0 core=0 seq=0 fw_ts=200011 cmd_complete: qid=1 cid=971 "
+                  "status=SUCCESS latency=23848 fw_time=? (no clock fit of producer_gen 2)"));
+  EXPECT_TRUE(Has(lines,
+                  "1.201200 [000] dev=0 core=0 seq=1 fw_ts=1200061 cmd_complete: qid=1 cid=1002 "
+                  "status=SUCCESS latency=39481 fw_time=1.201199999 \u00b13us"));
+  EXPECT_LT(Find(lines, "STATE reset"), Find(lines, "fw_ts=200011 "));
+}
+
+TEST(ReportClock, ARecordDrainedPastTheReorderMarginIsMarkedAndCounted) {
+  ReportSummary summary;
+  std::vector<std::string> lines = Ordered(ClockFixturePath(), {}, &summary);
+  EXPECT_EQ(summary.late, 1u);
+  EXPECT_EQ(summary.late_max_ns, 100000001u);
+  const long late = Find(lines, "fw_ts=100005001 ");
+  ASSERT_GE(late, 1);
+  EXPECT_EQ(lines[late - 1], "1.400000 [000] MARKER checkpoint");
+  EXPECT_EQ(lines[late],
+            "1.400000 [001] dev=0 core=1 seq=0 fw_ts=100005001 cmd_fetch: qid=1 cid=1018 "
+            "opc=read nsid=1 slba=284535352 nlb=31 fw_time=1.299999999 \u00b17us [placed late by "
+            "100.001ms: drained past the 100ms reorder margin]");
+  // A margin longer than its 220 ms drain delay places it.
+  ReportOptions wide;
+  wide.reorder_margin_ms = 300;
+  lines = Ordered(ClockFixturePath(), wide, &summary);
+  EXPECT_EQ(summary.late, 0u);
+  EXPECT_EQ(lines[Find(lines, "MARKER checkpoint") - 1],
+            "1.300000 [001] dev=0 core=1 seq=0 fw_ts=100005001 cmd_fetch: qid=1 cid=1018 "
+            "opc=read nsid=1 slba=284535352 nlb=31 fw_time=1.299999999 \u00b17us");
+}
+
+TEST(ReportClock, TheClockEventFilterShowsTheFits) {
+  ReportOptions only;
+  only.events = {"clock"};
+  const std::vector<std::string> lines = Ordered(ClockFixturePath(), only);
+  ASSERT_EQ(lines.size(), 6u);
+  for (const std::string& line : lines)
+    EXPECT_NE(line.find(" CLOCK producer_gen="), std::string::npos) << line;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "format.h"
 
@@ -57,6 +58,13 @@ LatencySummary Summarize(std::vector<uint64_t>& values) {
   return s;
 }
 
+uint64_t ClockStat::not_converted_total() const {
+  uint64_t n = 0;
+  for (uint64_t v : not_converted)
+    n += v;
+  return n;
+}
+
 uint64_t CoreStat::lost_total() const {
   uint64_t n = 0;
   for (uint64_t v : lost)
@@ -85,6 +93,7 @@ void StatCollector::Add(const CaptureEvent& ev) {
     first_ts_ = ev.ts;
   any_ = true;
   last_ts_ = ev.ts;
+  clock_format_ = clock_format_ || ev.clock_format;
   if (ev.missed_events)
     missed_[ev.cpu] += ev.missed_events;
   switch (ev.kind) {
@@ -97,9 +106,13 @@ void StatCollector::Add(const CaptureEvent& ev) {
     case CaptureKind::kState:
       states_++;
       dicts_->FollowState(ev);
+      clocks_.AddState(ev.dev, ev.producer_gen, ev.clock_hz);
       break;
     case CaptureKind::kDict:
       dicts_seen_++;
+      break;
+    case CaptureKind::kClock:
+      AddClock(ev);
       break;
     case CaptureKind::kMarker:
       markers_++;
@@ -110,8 +123,51 @@ void StatCollector::Add(const CaptureEvent& ev) {
   }
 }
 
+void StatCollector::AddClock(const CaptureEvent& ev) {
+  clock_events_++;
+  ClockStat& cs = clock_stats_[ev.dev];
+  cs.clock_events++;
+  const ClockFit fit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock};
+  const ClockFit* before = clocks_.Find(ev.dev, ev.producer_gen);
+  const bool same = before && before->flags == fit.flags &&
+                    std::memcmp(&before->fit, &fit.fit, sizeof(fit.fit)) == 0;
+  if (!clocks_.Add(fit).empty()) {
+    cs.refused++;
+    return;
+  }
+  if (same)
+    return;  // the same fit, emitted on another CPU
+  cs.fits++;
+  if (fit.stale())
+    cs.stale_fits++;
+  if (std::find(cs.generations.begin(), cs.generations.end(), ev.producer_gen) ==
+      cs.generations.end())
+    cs.generations.push_back(ev.producer_gen);
+}
+
+void StatCollector::ConvertRecord(const CaptureEvent& ev) {
+  if (!ev.clock_format)
+    return;
+  ClockStat& cs = clock_stats_[ev.dev];
+  const FwTime t = clocks_.Convert(ev.dev, dicts_->GenerationFor(ev.dev, ev.cpu), ev.fw_ts);
+  if (!t.converted()) {
+    cs.not_converted[static_cast<size_t>(t.miss)]++;
+    return;
+  }
+  cs.bounds.push_back(t.bound_ns);
+  if (t.stale)
+    cs.converted_stale++;
+  if (ev.ts >= t.host_ns)
+    cs.drain_delays.push_back(ev.ts - t.host_ns);
+  else if (t.host_ns - ev.ts > t.bound_ns)
+    cs.after_drain++;
+  else
+    cs.drain_delays.push_back(0);  // within the bound of its drain
+}
+
 void StatCollector::AddRecord(const CaptureEvent& ev) {
   records_++;
+  ConvertRecord(ev);
   CoreStat& cs = cores_[{ev.dev, ev.core}];
   SeqTracker& t = Track(ev, cs);
   FlushLost(t, cs);
@@ -207,6 +263,82 @@ void StatCollector::Finish() {
   }
 }
 
+std::string StatCollector::ClockText(uint16_t dev) const {
+  if (!clock_format_)
+    return {};  // a capture of a module without clock fits
+  auto it = clock_stats_.find(dev);
+  if (it == clock_stats_.end() || (it->second.clock_events == 0 && it->second.bounds.empty() &&
+                                   it->second.not_converted_total() == 0))
+    return "  clock: no hmb_clock of this device; firmware times not converted\n";
+  const ClockStat& cs = it->second;
+  std::string out = "  clock: " + std::to_string(cs.fits) + " fits (" +
+                    std::to_string(cs.clock_events) + " hmb_clock), " +
+                    std::to_string(cs.stale_fits) + " stale";
+  if (cs.refused)
+    out += ", " + std::to_string(cs.refused) + " refused";
+  if (!cs.generations.empty()) {
+    out += ", producer_gens";
+    for (uint32_t g : cs.generations)
+      out += " " + std::to_string(g);
+  }
+  out += "\n    records converted " + std::to_string(cs.bounds.size());
+  if (!cs.bounds.empty()) {
+    std::vector<uint64_t> b = cs.bounds;
+    const LatencySummary s = Summarize(b);
+    out += ", bound median " + BoundText(s.median) + " max " + BoundText(s.max);
+  }
+  if (cs.converted_stale)
+    out += ", " + std::to_string(cs.converted_stale) + " with a stale fit";
+  if (!cs.drain_delays.empty()) {
+    std::vector<uint64_t> d = cs.drain_delays;
+    const LatencySummary s = Summarize(d);
+    out += "; drain delay median " + BoundText(s.median) + " max " + BoundText(s.max);
+  }
+  out += "\n";
+  if (cs.not_converted_total()) {
+    out += "    records not converted " + std::to_string(cs.not_converted_total()) + ":";
+    for (size_t i = 0; i < cs.not_converted.size(); i++)
+      if (cs.not_converted[i])
+        out += " " + std::string(ClockMissName(static_cast<ClockMiss>(i))) + " (" +
+               std::to_string(cs.not_converted[i]) + "),";
+    out.pop_back();
+    out += "\n";
+  }
+  if (cs.after_drain)
+    out += "    WARNING: " + std::to_string(cs.after_drain) +
+           " records converted to after they were drained, beyond the bound (a wrong fit, or a "
+           "trace clock other than local)\n";
+  return out;
+}
+
+nlohmann::json StatCollector::ClockJson(uint16_t dev) const {
+  using nlohmann::json;
+  json c;
+  auto it = clock_stats_.find(dev);
+  const ClockStat empty;
+  const ClockStat& cs = it == clock_stats_.end() ? empty : it->second;
+  c["hmb_clock_events"] = cs.clock_events;
+  c["fits"] = cs.fits;
+  c["stale_fits"] = cs.stale_fits;
+  c["refused_fits"] = cs.refused;
+  c["producer_gens"] = cs.generations;
+  c["records_converted"] = cs.bounds.size();
+  c["records_converted_with_stale_fit"] = cs.converted_stale;
+  c["records_after_their_drain"] = cs.after_drain;
+  json not_converted = json::object();
+  for (size_t i = 1; i < cs.not_converted.size(); i++)
+    not_converted[std::string(ClockMissName(static_cast<ClockMiss>(i)))] = cs.not_converted[i];
+  not_converted["total"] = cs.not_converted_total();
+  c["records_not_converted"] = not_converted;
+  for (const auto& [name, values] :
+       {std::pair{"bound_ns", &cs.bounds}, std::pair{"drain_delay_ns", &cs.drain_delays}}) {
+    std::vector<uint64_t> v = *values;
+    const LatencySummary s = Summarize(v);
+    c[name] = v.empty() ? json(nullptr) : json{{"median", s.median}, {"max", s.max}};
+  }
+  return c;
+}
+
 std::string StatCollector::Text(const std::string& file) const {
   uint64_t lost = 0;
   for (const auto& [key, cs] : cores_)
@@ -214,7 +346,9 @@ std::string StatCollector::Text(const std::string& file) const {
   std::string out = file + ": " + std::to_string(records_) + " records, " + std::to_string(lost) +
                     " lost (" + std::to_string(lost_events_) + " hmb_lost), " +
                     std::to_string(states_) + " hmb_state, " + std::to_string(dicts_seen_) +
-                    " hmb_dict, " + std::to_string(markers_) + " markers";
+                    " hmb_dict, " +
+                    (clock_format_ ? std::to_string(clock_events_) + " hmb_clock, " : "") +
+                    std::to_string(markers_) + " markers";
   if (any_)
     out += ", host time " + HostTime(first_ts_) + " .. " + HostTime(last_ts_);
   out += "\n";
@@ -256,6 +390,7 @@ std::string StatCollector::Text(const std::string& file) const {
       else
         out += ", no complete dictionary";
       out += "\n";
+      out += ClockText(dev);
     }
     out += "  core " + std::to_string(core) + ": " + std::to_string(cs.records) + " records";
     if (cs.records)
@@ -331,6 +466,7 @@ nlohmann::json StatCollector::Json(const std::string& file) const {
   doc["hmb_lost_events"] = lost_events_;
   doc["hmb_state_events"] = states_;
   doc["hmb_dict_events"] = dicts_seen_;
+  doc["hmb_clock_events"] = clock_events_;
   doc["markers"] = markers_;
   if (any_) {
     doc["first_ts_ns"] = first_ts_;
@@ -367,6 +503,8 @@ nlohmann::json StatCollector::Json(const std::string& file) const {
         const Dictionary* dict = dicts_->Find(dev, info.producer_gen);
         d["dictionary_events"] = dict ? dict->events().size() : 0;
       }
+      if (clock_format_)
+        d["clock"] = ClockJson(dev);
       d["cores"] = json::array();
     }
     json c;

@@ -2,7 +2,9 @@
 //
 // hmbtrace-cmd stat: per device and firmware core, what a capture holds and
 // what it misses: records, sequence range, losses by reason cross-checked
-// against the sequence numbers, per-event counts and latency statistics.
+// against the sequence numbers, per-event counts and latency statistics;
+// per device, the clock fits the capture carries and what they made of
+// the records' firmware times (decode/clock_set.h).
 
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_STAT_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_STAT_H_
@@ -17,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "capture.h"
+#include "clock_set.h"
 #include "dictionaries.h"
 
 namespace hmbtrace {
@@ -49,6 +52,22 @@ struct CoreStat {
   bool seq_agrees() const { return gap_unexplained == 0 && lost_unmatched == 0; }
 };
 
+// Per device: its clock fits, and the records' converted times.
+struct ClockStat {
+  uint64_t clock_events = 0;           // hmb_clock events (each fit is on every CPU)
+  uint64_t fits = 0;                   // distinct fits (numbers or stale flag changed)
+  uint64_t stale_fits = 0;             // of them, stale
+  uint64_t refused = 0;                // unusable numbers
+  std::vector<uint32_t> generations;   // with a fit, in order
+  std::vector<uint64_t> bounds;        // ns, per converted record
+  std::vector<uint64_t> drain_delays;  // ns: ftrace time - converted time
+  uint64_t converted_stale = 0;        // records converted with a stale fit
+  uint64_t after_drain = 0;            // records converted to after their drain, beyond the bound
+  std::array<uint64_t, static_cast<size_t>(ClockMiss::kCount)> not_converted{};
+
+  uint64_t not_converted_total() const;
+};
+
 class StatCollector {
  public:
   // `dicts` must already hold the capture's dictionaries (a first pass),
@@ -62,8 +81,11 @@ class StatCollector {
   nlohmann::json Json(const std::string& file) const;
 
   const std::map<std::pair<uint16_t, uint16_t>, CoreStat>& cores() const { return cores_; }
+  const std::map<uint16_t, ClockStat>& clock_stats() const { return clock_stats_; }
   uint64_t records() const { return records_; }
-  uint64_t hmb_events() const { return records_ + lost_events_ + states_ + dicts_seen_; }
+  uint64_t hmb_events() const {
+    return records_ + lost_events_ + states_ + dicts_seen_ + clock_events_;
+  }
 
  private:
   struct SeqTracker {
@@ -82,6 +104,10 @@ class StatCollector {
 
   void AddRecord(const CaptureEvent& ev);
   void AddLost(const CaptureEvent& ev);
+  void AddClock(const CaptureEvent& ev);
+  void ConvertRecord(const CaptureEvent& ev);
+  std::string ClockText(uint16_t dev) const;
+  nlohmann::json ClockJson(uint16_t dev) const;
   // Checks the pending group of hmb_lost events against the sequence.
   static void FlushLost(SeqTracker& t, CoreStat& cs);
   SeqTracker& Track(const CaptureEvent& ev, CoreStat& cs);
@@ -89,9 +115,13 @@ class StatCollector {
   DictionaryStore* dicts_;
   std::map<std::pair<uint16_t, uint16_t>, CoreStat> cores_;
   std::map<std::pair<uint16_t, uint16_t>, SeqTracker> trackers_;
+  ClockSet clocks_;  // in stream order
+  std::map<uint16_t, ClockStat> clock_stats_;
+  bool clock_format_ = false;       // the capture has hmb_clock
   std::map<int, uint64_t> missed_;  // ftrace-dropped events per CPU
   std::map<std::string, uint64_t> malformed_;
   uint64_t records_ = 0, lost_events_ = 0, states_ = 0, dicts_seen_ = 0, markers_ = 0;
+  uint64_t clock_events_ = 0;
   uint64_t first_ts_ = 0, last_ts_ = 0;
   bool any_ = false;
 };

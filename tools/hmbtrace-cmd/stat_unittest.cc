@@ -180,5 +180,44 @@ TEST(Stat, PercentilesAreNearestRank) {
   EXPECT_EQ(Summarize(one).p99, 7u);
 }
 
+TEST(Stat, ClockSectionCountsFitsBoundsAndRecordsNotConverted) {
+  auto run = RunOn(ClockFixturePath());
+  const nlohmann::json doc = run->stat->Json("f");
+  EXPECT_EQ(doc["hmb_clock_events"], 6u);
+  ASSERT_EQ(doc["devices"].size(), 1u);
+  const nlohmann::json& c = doc["devices"][0]["clock"];
+  EXPECT_EQ(c["fits"], 3u);  // each emitted on both CPUs
+  EXPECT_EQ(c["stale_fits"], 1u);
+  EXPECT_EQ(c["refused_fits"], 0u);
+  EXPECT_EQ(c["producer_gens"], (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(c["records_converted"], 7u);
+  EXPECT_EQ(c["records_converted_with_stale_fit"], 1u);
+  EXPECT_EQ(c["records_not_converted"]["no clock fit"], 3u);
+  EXPECT_EQ(c["records_not_converted"]["no clock fit of its producer_gen"], 1u);
+  EXPECT_EQ(c["records_not_converted"]["total"], 4u);
+  EXPECT_EQ(c["bound_ns"]["median"], 2104u);
+  EXPECT_EQ(c["bound_ns"]["max"], 6956u);
+  EXPECT_EQ(c["drain_delay_ns"]["max"], 220000001u);  // the record drained late
+
+  const std::string text = run->stat->Text("clock-small.dat");
+  EXPECT_NE(text.find("clock-small.dat: 11 records, 0 lost (0 hmb_lost), 4 hmb_state, 16 "
+                      "hmb_dict, 6 hmb_clock, 3 markers"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  clock: 3 fits (6 hmb_clock), 1 stale, producer_gens 1 2\n"
+                      "    records converted 7, bound median 3us max 7us, 1 with a stale fit; "
+                      "drain delay median 400us max 220.001ms\n"
+                      "    records not converted 4: no clock fit (3), no clock fit of its "
+                      "producer_gen (1)\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Stat, ACaptureWithoutClockFitsHasNoClockSection) {
+  auto run = RunOn(FixturePath());
+  EXPECT_EQ(run->stat->Text("f").find("clock:"), std::string::npos);
+  EXPECT_FALSE(run->stat->Json("f")["devices"][0].contains("clock"));
+}
+
 }  // namespace
 }  // namespace hmbtrace

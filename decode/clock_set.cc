@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "clock_set.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "dictionary_set.h"  // kMaxDevices
+
+namespace hmbtrace {
+namespace {
+
+using u128 = unsigned __int128;
+
+// Fits past these are refused: with host_ref <= 2^62 and a conversion's
+// distance term <= 2^61 ns, clk_line()'s signed sum stays inside int64_t.
+constexpr uint64_t kMaxHostRef = 1ull << 62;
+constexpr uint64_t kMaxTerm = 1ull << 61;
+// 65536 host ns per tick: a 15 kHz clock, slower than any firmware timer.
+constexpr uint64_t kMaxMult = 1ull << 48;
+
+uint64_t MulShr32(uint64_t a, uint64_t b) {
+  const u128 q = (static_cast<u128>(a) * b) >> 32;
+  return q > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(q);
+}
+
+// hmb_clock_to_host() for a fit that passed ClockFitProblem(), with the
+// distance terms checked first (the library's arithmetic assumes they fit).
+bool ToHost(const struct hmb_clock_fit& f, uint64_t tick, uint64_t* host, uint64_t* bound) {
+  const uint64_t dist_ref = tick >= f.tick_ref ? tick - f.tick_ref : f.tick_ref - tick;
+  const uint64_t term = MulShr32(dist_ref, f.mult);
+  if (term > kMaxTerm || (tick < f.tick_ref && term > f.host_ref))
+    return false;  // past 2^61 ns from the fit, or before host time 0
+  uint64_t dist_win = f.half_gap;
+  if (tick < f.tick_first)
+    dist_win = f.tick_first - tick;
+  else if (tick > f.tick_last)
+    dist_win = tick - f.tick_last;
+  // The library adds 1 to this term and would wrap at saturation.
+  if (MulShr32(dist_win, f.slope_err) > kMaxTerm)
+    return false;
+  *host = hmb_clock_to_host(&f, tick, bound);
+  return true;
+}
+
+std::string Seconds(uint64_t ns) {
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
+  return buf;
+}
+
+}  // namespace
+
+std::string_view ClockMissName(ClockMiss miss) {
+  switch (miss) {
+    case ClockMiss::kNone:
+      return "converted";
+    case ClockMiss::kNoGeneration:
+      return "producer_gen unknown";
+    case ClockMiss::kNoFit:
+      return "no clock fit";
+    case ClockMiss::kNoFitOfGeneration:
+      return "no clock fit of its producer_gen";
+    case ClockMiss::kOutOfRange:
+      return "outside the clock fit's range";
+    case ClockMiss::kCount:
+      break;
+  }
+  return "?";
+}
+
+std::string ClockFitProblem(const struct hmb_clock_fit& f) {
+  if (f.samples < 2)
+    return "fewer than 2 samples";
+  if (f.mult == 0 || f.mult > kMaxMult)
+    return "mult " + std::to_string(f.mult) + " out of range";
+  if (f.host_ref > kMaxHostRef)
+    return "host_ref " + std::to_string(f.host_ref) + " out of range";
+  if (f.tick_first > f.tick_last || f.tick_ref < f.tick_first || f.tick_ref > f.tick_last)
+    return "tick_ref outside the window [tick_first, tick_last]";
+  return {};
+}
+
+ClockSet::Generation* ClockSet::Device::Get(uint32_t gen) {
+  for (auto& [g, e] : gens)
+    if (g == gen)
+      return &e;
+  return nullptr;
+}
+
+const ClockSet::Generation* ClockSet::Device::Get(uint32_t gen) const {
+  for (const auto& [g, e] : gens)
+    if (g == gen)
+      return &e;
+  return nullptr;
+}
+
+ClockSet::Generation* ClockSet::Slot(uint16_t dev, uint32_t gen) {
+  auto it = devices_.find(dev);
+  if (it == devices_.end()) {
+    if (devices_.size() >= kMaxDevices)
+      return nullptr;
+    it = devices_.emplace(dev, Device{}).first;
+  }
+  Device& d = it->second;
+  if (Generation* g = d.Get(gen))
+    return g;
+  if (d.gens.size() >= kMaxClockGenerations) {
+    d.gens.erase(d.gens.begin());
+    forgotten_++;
+  }
+  d.gens.emplace_back(gen, Generation{});
+  return &d.gens.back().second;
+}
+
+std::string ClockSet::Add(const ClockFit& f) {
+  std::string problem = ClockFitProblem(f.fit);
+  Generation* g = problem.empty() ? Slot(f.dev, f.producer_gen) : nullptr;
+  if (problem.empty() && !g)
+    problem = "more than " + std::to_string(kMaxDevices) + " devs";
+  if (!problem.empty()) {
+    refused_++;
+    return "dev " + std::to_string(f.dev) + " producer_gen " + std::to_string(f.producer_gen) +
+           ": clock fit refused: " + problem;
+  }
+  g->have_fit = true;
+  g->fit = f;
+  devices_[f.dev].any_fit = true;
+  return {};
+}
+
+void ClockSet::AddState(uint16_t dev, uint32_t producer_gen, uint64_t clock_hz) {
+  if (producer_gen == 0 || clock_hz == 0)
+    return;  // names no generation, or no rate to note
+  if (Generation* g = Slot(dev, producer_gen))
+    g->clock_hz = clock_hz;
+}
+
+const ClockFit* ClockSet::Find(uint16_t dev, uint32_t gen) const {
+  auto it = devices_.find(dev);
+  if (it == devices_.end())
+    return nullptr;
+  const Generation* g = it->second.Get(gen);
+  return g && g->have_fit ? &g->fit : nullptr;
+}
+
+uint64_t ClockSet::ClockHz(uint16_t dev, uint32_t gen) const {
+  auto it = devices_.find(dev);
+  const Generation* g = it == devices_.end() ? nullptr : it->second.Get(gen);
+  return g ? g->clock_hz : 0;
+}
+
+FwTime ClockSet::Convert(uint16_t dev, uint32_t gen, uint64_t fw_ts) const {
+  FwTime t;
+  t.producer_gen = gen;
+  auto it = devices_.find(dev);
+  if (it == devices_.end() || !it->second.any_fit) {
+    t.miss = ClockMiss::kNoFit;
+    return t;
+  }
+  if (gen == 0) {
+    t.miss = ClockMiss::kNoGeneration;
+    return t;
+  }
+  const ClockFit* f = Find(dev, gen);
+  if (!f) {
+    t.miss = ClockMiss::kNoFitOfGeneration;
+    return t;
+  }
+  if (!ToHost(f->fit, fw_ts, &t.host_ns, &t.bound_ns)) {
+    t.miss = ClockMiss::kOutOfRange;
+    return t;
+  }
+  t.miss = ClockMiss::kNone;
+  t.stale = f->stale();
+  return t;
+}
+
+std::string BoundText(uint64_t ns) {
+  char buf[48];
+  if (ns < 1000) {
+    std::snprintf(buf, sizeof(buf), "%" PRIu64 "ns", ns);
+    return buf;
+  }
+  const uint64_t us = ns / 1000 + (ns % 1000 != 0);  // a bound rounds up
+  if (us < 1000) {
+    std::snprintf(buf, sizeof(buf), "%" PRIu64 "us", us);
+  } else if (us < 1000000) {
+    std::snprintf(buf, sizeof(buf), "%" PRIu64 ".%03" PRIu64 "ms", us / 1000, us % 1000);
+  } else {
+    const uint64_t ms = ns / 1000000 + (ns % 1000000 != 0);
+    std::snprintf(buf, sizeof(buf), "%" PRIu64 ".%03" PRIu64 "s", ms / 1000, ms % 1000);
+  }
+  return buf;
+}
+
+std::string FwTimeText(const FwTime& t) {
+  if (t.converted())
+    return "fw_time=" + Seconds(t.host_ns) + " \u00b1" + BoundText(t.bound_ns) +
+           (t.stale ? " (stale fit)" : "");
+  if (t.miss == ClockMiss::kNoFitOfGeneration)
+    return "fw_time=? (no clock fit of producer_gen " + std::to_string(t.producer_gen) + ")";
+  return "fw_time=? (" + std::string(ClockMissName(t.miss)) + ")";
+}
+
+std::string ClockFitText(const ClockFit& f, uint64_t clock_hz) {
+  const struct hmb_clock_fit& c = f.fit;
+  std::string out =
+      "dev=" + std::to_string(f.dev) + " producer_gen=" + std::to_string(f.producer_gen);
+  const std::string problem = ClockFitProblem(c);
+  if (!problem.empty()) {
+    // Not a fit to describe: the numbers as they came.
+    return out + " tick_ref=" + std::to_string(c.tick_ref) +
+           " host_ref=" + std::to_string(c.host_ref) + " mult=" + std::to_string(c.mult) +
+           " samples=" + std::to_string(c.samples) + (f.stale() ? " stale" : "");
+  }
+  char buf[96];
+  // offset: host time of tick 0 (signed; the firmware may predate the host clock).
+  const u128 at_ref = (static_cast<u128>(c.tick_ref) * c.mult) >> 32;
+  if (at_ref <= c.host_ref) {
+    out += " offset=" + Seconds(c.host_ref - static_cast<uint64_t>(at_ref));
+  } else if (at_ref - c.host_ref <= UINT64_MAX) {
+    out += " offset=-" + Seconds(static_cast<uint64_t>(at_ref - c.host_ref));
+  } else {
+    out += " offset=?";
+  }
+  const long double ns_per_tick = static_cast<long double>(c.mult) / 4294967296.0L;
+  std::snprintf(buf, sizeof(buf), " ns_per_tick=%.9Lf", ns_per_tick);
+  out += buf;
+  if (const uint64_t nominal = hmb_clock_nominal_mult(clock_hz)) {
+    // How fast the firmware clock runs against its stated rate.
+    const long double ppm =
+        (static_cast<long double>(nominal) / static_cast<long double>(c.mult) - 1) * 1e6L;
+    std::snprintf(buf, sizeof(buf), " rate=%+.3Lfppm", ppm);
+    out += buf;
+  }
+  uint64_t host = 0, bound = 0;
+  // Inside the window the bound is err_ns + slope_err x half_gap.
+  if (ToHost(c, c.tick_first, &host, &bound))
+    out += " bound=" + BoundText(bound);
+  else
+    out += " bound=?";
+  std::snprintf(buf, sizeof(buf), " slope_err=%.3Lfppm",
+                static_cast<long double>(c.slope_err) / static_cast<long double>(c.mult) * 1e6L);
+  out += buf;
+  out += " samples=" + std::to_string(c.samples);
+  std::snprintf(buf, sizeof(buf), " window=%.3Lfs",
+                static_cast<long double>(MulShr32(c.tick_last - c.tick_first, c.mult)) / 1e9L);
+  out += buf;
+  out += " rtt_min=" + BoundText(c.rtt_min_ns);
+  if (f.stale())
+    out += " stale";
+  return out;
+}
+
+}  // namespace hmbtrace
