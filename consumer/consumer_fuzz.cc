@@ -18,12 +18,21 @@
 //    silently); with nothing changed, the next drain of the core offers it;
 //  - no charge covers a record already delivered in its generation;
 //  - no charge to torn, invalid or reset exceeds the ring's capacity
-//    (hmb_consumer_capacity()); overwritten is bounded by the page numbers
-//    the head hint confirms, not by the ring, so it is not checked here;
+//    (hmb_consumer_capacity());
+//  - with the time bound on (a fake clock that the input moves between
+//    polls and drains, by steps of 0 to days, sometimes backwards, and a
+//    max_rate the input picks), no gap charged on a core (the torn,
+//    invalid and overwritten charges of one gap together) exceeds the
+//    capacity plus max_rate x the time since the core's position was last
+//    confirmed: a record delivered, a gap charged, or for a new generation
+//    the last poll that found no newer one READY (the model below keeps
+//    these itself, from the callbacks and the area, not from the
+//    consumer's state);
 //  - no counter (delivered, lost[], errors[]) ever goes down, i.e. wraps;
 //    resets only by the one taken back with a bad_generation; the
 //    consumer's delivered equals what the callback saw.
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -50,9 +59,76 @@ struct RefusalPattern {
   }
 };
 
+// When a core's position was last confirmed, as far as the checker knows.
+struct Anchor {
+  bool known = false;
+  uint64_t ns = 0;
+};
+
 // Checks every delivery and loss against the invariants above.
 struct Checker {
   const hmb_consumer* c = nullptr;
+  // The fake clock and the time bound's model.
+  uint64_t now = 1000000000;
+  uint64_t max_rate = 0;
+  Anchor quiet;  // the last poll that saw no newer generation READY
+  std::map<uint32_t, std::array<Anchor, HMB_TRACE_MAX_CORES>> anchor;  // by gen
+  // The gap being charged on each core: its sequence, what it charged so
+  // far and the anchor it is bounded from.
+  struct Gap {
+    bool open = false;
+    uint32_t gen = 0;
+    uint64_t at = 0;
+    uint64_t sum = 0;
+    Anchor from;
+  } gap[HMB_TRACE_MAX_CORES];
+
+  static uint64_t Now(void* ctx) { return static_cast<Checker*>(ctx)->now; }
+
+  // No single gap may exceed what the producer can have written.
+  void CheckGap(uint16_t core, uint32_t gen, uint64_t n, uint64_t at) {
+    Gap& g = gap[core];
+    if (!g.open || g.gen != gen || g.at != at) {
+      g = {true, gen, at, 0, anchor[gen][core]};
+    }
+    g.sum = g.sum + n < g.sum ? UINT64_MAX : g.sum + n;
+    anchor[gen][core] = {true, now};
+    if (!max_rate || !g.from.known) return;
+    const unsigned __int128 elapsed = now > g.from.ns ? now - g.from.ns : 0;
+    const unsigned __int128 bound =
+        hmb_consumer_capacity(&c->geo) +
+        (static_cast<unsigned __int128>(max_rate) * elapsed + 999999999) / 1000000000;
+    if (g.sum > bound) __builtin_trap();  // more than time allows
+  }
+  void OnDelivered(uint16_t core, uint32_t gen) {
+    anchor[gen][core] = {true, now};
+    gap[core].open = false;
+  }
+  void OnEvent(hmb_consumer_event ev, uint32_t gen) {
+    // A new generation's records all come after `quiet`; a return to a
+    // known one (same generation, or a phantom taken back) keeps its own.
+    if (ev == HMB_EVENT_RESET || (ev == HMB_EVENT_ATTACHED && !anchor.count(gen)))
+      anchor[gen].fill(quiet);
+  }
+  // hmb_consumer_poll(), keeping `quiet` as the spec says: a poll that
+  // found INIT, or READY in the generation attached to when it returns.
+  hmb_consumer_state Poll(hmb_consumer* cons, const uint8_t* mem) {
+    const uint64_t t = now;
+    const uint32_t gen = Get(mem + offsetof(hmb_trace_meta, producer_gen));
+    const uint32_t state = Get(mem + offsetof(hmb_trace_meta, state));
+    const hmb_consumer_state ret = hmb_consumer_poll(cons);
+    if (state == HMB_TRACE_STATE_INIT ||
+        (state == HMB_TRACE_STATE_READY && ret == HMB_CONSUMER_ATTACHED &&
+         gen == cons->geo.producer_gen))
+      quiet = {true, t};
+    return ret;
+  }
+  static uint32_t Get(const uint8_t* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+
   // Per core: generation -> highest sequence number delivered in it.
   std::map<uint32_t, uint64_t> high[HMB_TRACE_MAX_CORES];
   uint64_t delivered[HMB_TRACE_MAX_CORES] = {};
@@ -91,6 +167,7 @@ struct Checker {
       __builtin_trap();  // delivered twice, or out of order
     h[gen] = r->seq;
     k->delivered[r->core]++;
+    k->OnDelivered(r->core, gen);
     return HMB_DELIVER_OK;
   }
   static void Lost(void* ctx, uint16_t core, uint64_t n, hmb_lost_reason reason,
@@ -106,6 +183,7 @@ struct Checker {
     if (it != k->high[core].end() && at - n <= it->second)
       __builtin_trap();  // a delivered record charged as lost
     Refused& f = k->refused[core];
+    if (reason != HMB_LOST_RESET) k->CheckGap(core, gen, n, at);
     if (f.valid && f.gen == gen && at > f.seq) {
       // A refused record stays where it is: charged only if it was
       // overwritten, which takes the producer moving on.
@@ -113,7 +191,9 @@ struct Checker {
       f.valid = false;
     }
   }
-  static void Event(void*, hmb_consumer_event, uint32_t) {}
+  static void Event(void* ctx, hmb_consumer_event ev, uint32_t gen) {
+    static_cast<Checker*>(ctx)->OnEvent(ev, gen);
+  }
 };
 
 // The consumer's counters, to check that none goes down.
@@ -199,11 +279,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   hmb_consumer c;
   hmb_consumer_init(&c, &a, &ops, &check, scratch);
   check.c = &c;
+  // The time bound: a rate from 1000 records/s to 32 M/s, or none; the
+  // clock moves between polls and drains by steps the input's last bytes
+  // give (0 to days, or a little back, as clocks of two CPUs may).
+  const uint8_t rate = data[size - 1];
+  check.max_rate = rate & 0x80 ? 0 : 1000ull << (rate & 15);
+  c.now_ns = Checker::Now;
+  c.max_rate = check.max_rate;
+  auto tick = [&](size_t i) {
+    const uint8_t b = data[(size - 2 - i % (size - 1)) % size];
+    if (b == 0xff)
+      check.now -= std::min<uint64_t>(check.now, 1000);
+    else
+      check.now += static_cast<uint64_t>(b & 15) << (3 * (b >> 4));
+  };
   const uint8_t* meta_gen = data + 1;  // reused as a small choice stream
   for (int round = 0; round < 6; round++) {
     Counters before(c);
-    if (hmb_consumer_poll(&c) == HMB_CONSUMER_ATTACHED)
+    tick(2 * round);
+    if (check.Poll(&c, mem) == HMB_CONSUMER_ATTACHED)
       for (uint16_t k = 0; k < c.geo.nr_cores; k++) {
+        tick(2 * round + 1 + k);
         hmb_consumer_drain_core(&c, k, 1 + (mode >> 2) * 16);
         // Nothing changed since a refusal: the next drain offers the
         // refused record again (Deliver and Lost check the rest).
@@ -243,12 +339,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       case 2:  // INIT, seen by the reader, then READY in the same generation
         Put32(mem + offsetof(hmb_trace_meta, state), HMB_TRACE_STATE_INIT);
-        hmb_consumer_poll(&c);
+        check.Poll(&c, mem);
         Put32(mem + offsetof(hmb_trace_meta, state), HMB_TRACE_STATE_READY);
         break;
       case 3:  // a state no producer writes, for one poll
         Put32(mem + offsetof(hmb_trace_meta, state), 0x5a5a5a5a);
-        hmb_consumer_poll(&c);
+        check.Poll(&c, mem);
         Put32(mem + offsetof(hmb_trace_meta, state), HMB_TRACE_STATE_READY);
         break;
       default:  // the producer carries on over whatever the input left

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <random>
 #include <thread>
@@ -44,6 +45,13 @@ struct Rig {
       produced[core]++;
     }
   }
+  // Gives the consumer the fake clock (at 1 s) and a rate bound.
+  void Clock(uint64_t max_rate) {
+    sink.clock_ns = 1000000000;
+    consumer.get()->now_ns = TestSink::Now;
+    consumer.get()->max_rate = max_rate;
+  }
+  void Tick(uint64_t ns) { sink.clock_ns += ns; }
   uint8_t* Page(uint16_t core, uint32_t slot) {
     return area.mem() + p.ring_offset +
            (static_cast<uint64_t>(core) * p.pages_per_core + slot) * cfg.page_size;
@@ -270,7 +278,14 @@ struct ThreadedParams {
   uint64_t per_core;
   bool flow_control;  // producer waits so the consumer always keeps up
   uint32_t seed;
+  uint64_t max_rate = 0;  // with a real clock: the time bound on
 };
+
+uint64_t MonotonicNs(void*) {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
 
 void RunThreaded(const ThreadedParams& tp) {
   hmb_trace_producer_config cfg = TestConfig(tp.page_size, tp.ppc, tp.cores);
@@ -279,6 +294,10 @@ void RunThreaded(const ThreadedParams& tp) {
   ASSERT_EQ(hmb_trace_producer_init(&p, area.mem(), area.len(), &cfg), 0);
   TestSink sink;
   TestConsumer consumer(area, &sink);
+  if (tp.max_rate) {
+    consumer.get()->now_ns = MonotonicNs;
+    consumer.get()->max_rate = tp.max_rate;
+  }
   const uint16_t max_var = static_cast<uint16_t>(
       std::min<uint32_t>(hmb_trace_max_payload(&p) - kFixed, 600));
   const uint32_t min_per_page = (tp.page_size - kHdr) / (8 + kFixed + max_var + 8);
@@ -356,6 +375,25 @@ TEST(ConsumerThreaded, OverrunAccountsExactlyUnderRandomGeometry) {
     SCOPED_TRACE(::testing::Message() << "page_size=" << tp.page_size << " ppc="
                                       << tp.ppc << " cores=" << tp.cores
                                       << " seed=" << tp.seed);
+    RunThreaded(tp);
+  }
+}
+
+TEST(ConsumerThreaded, HonestOverrunUnderTheTimeBoundIsNeverImplausible) {
+  // A real clock and a rate no producer thread reaches (one record a
+  // nanosecond): every charge as exact as without it, no error.
+  std::mt19937 rng(4321);
+  for (int round = 0; round < 6; round++) {
+    ThreadedParams tp;
+    tp.page_size = 512u << (rng() % 4);
+    tp.ppc = 2 + rng() % 6;
+    tp.cores = 1 + rng() % 3;
+    tp.per_core = 20000 + rng() % 40000;
+    tp.flow_control = false;
+    tp.seed = rng();
+    tp.max_rate = 1000000000;
+    SCOPED_TRACE(::testing::Message() << "page_size=" << tp.page_size << " ppc=" << tp.ppc
+                                      << " cores=" << tp.cores << " seed=" << tp.seed);
     RunThreaded(tp);
   }
 }
@@ -990,6 +1028,268 @@ TEST(ConsumerImplausible, GarbageAreaIsBrokenWithAReasonNotNotStarted) {
   r.Emit(0, 3);
   EXPECT_EQ(r.consumer.DrainAll(), 3u);
   EXPECT_EQ(r.consumer.get()->broken_reason, HMB_BROKEN_NONE);
+}
+
+// ---- The time bound: no charge beyond what the producer can have written ----
+// With a clock and max_rate, a gap larger than a ring plus max_rate x the
+// time since the core's last confirmed position is implausible: counted,
+// never charged, and honest pages keep coming.
+
+constexpr uint64_t kMs = 1000000;
+constexpr uint64_t kRate = 1000000;  // records per second per core
+
+// Emits `n` records on core 0 a page at a time, 1 ms apart, draining after
+// each: the consumer keeps up and has just confirmed its position.
+void KeepUp(Rig& r, uint64_t n) {
+  const uint32_t pp = r.RecordsPerPage(0);
+  for (uint64_t done = 0; done < n;) {
+    const uint64_t step = std::min<uint64_t>(pp, n - done);
+    r.Tick(kMs);
+    r.Emit(0, step);
+    r.consumer.DrainAll();
+    done += step;
+  }
+}
+
+// Page 6 (ring slot 2) and the head hint both claim 2^40 pages and records
+// more; the consumer's position was confirmed 1 ms before.
+void LieTwoToTheFortyAhead(Rig& r) {
+  auto* h = Header(r, 0, 2);
+  ASSERT_EQ(h->page_seq, 6u);
+  h->page_seq += 1ull << 40;
+  h->first_seq += 1ull << 40;
+  CoreDesc(r, 0)->head_page += 1ull << 40;
+}
+
+TEST(ConsumerTimeBound, ConsistentLieBeyondTheClockIsCountedNotChargedAndHonestPagesGoOn) {
+  Rig r(4096, 4, 1);
+  const uint32_t pp = r.RecordsPerPage(0);
+  r.Clock(kRate);
+  r.sink.keep_seqs = true;
+  KeepUp(r, 5 * pp + 1);  // the ring lapped once; page 5 open, all read
+  r.Tick(kMs);
+  r.Emit(0, pp);  // page 5 closed, page 6 open in slot 2
+  LieTwoToTheFortyAhead(r);
+  r.consumer.DrainAll();
+  const auto& k = r.sink.core[0];
+  const uint64_t cap = hmb_consumer_capacity(&r.consumer.get()->geo);
+  // Without the bound: 1518 invalid + 1099511626258 overwritten.
+  for (uint64_t l : k.lost) EXPECT_EQ(l, 0u);
+  EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 1u);
+  EXPECT_EQ(Count(r.sink.events, HMB_EVENT_IMPLAUSIBLE), 1u);
+  EXPECT_EQ(k.last_seq, 6u * pp - 1);
+  // The producer goes on with its own numbers: page 6's records are lost
+  // (the page was skipped), every later one is delivered.
+  r.Tick(kMs);
+  r.Emit(0, 3 * pp);
+  r.consumer.DrainAll();
+  EXPECT_EQ(k.last_seq, r.produced[0] - 1);
+  EXPECT_EQ(k.lost[HMB_LOST_INVALID], pp);
+  for (uint64_t l : k.lost) EXPECT_LE(l, cap);
+  ExpectExact(r, 0, pp);
+  ExpectNoRepeats(k.seqs);
+  EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 1u);
+}
+
+TEST(ConsumerTimeBound, FirstSeqBeyondTheClockAfterAPlausibleLapIsNotCharged) {
+  // The page numbers move two laps (within the clock's bound), first_seq
+  // more than the clock allows (and no more than those pages could hold).
+  Rig r(4096, 4, 1);
+  const uint32_t pp = r.RecordsPerPage(0);
+  r.Clock(kRate);
+  r.sink.keep_seqs = true;
+  KeepUp(r, 5 * pp + 1);
+  r.Tick(kMs);
+  r.Emit(0, pp);
+  auto* h = Header(r, 0, 2);
+  const uint64_t cap = hmb_consumer_capacity(&r.consumer.get()->geo);
+  h->page_seq += 8;
+  h->first_seq += cap + kRate / 1000 + 1000;  // beyond 1 ms at kRate
+  CoreDesc(r, 0)->head_page += 8;
+  r.consumer.DrainAll();
+  const auto& k = r.sink.core[0];
+  for (uint64_t l : k.lost) EXPECT_EQ(l, 0u);  // was 1518 + 2546
+  EXPECT_GE(Errors(r, HMB_ERR_IMPLAUSIBLE), 1u);
+  for (int i = 0; i < 3; i++) {
+    r.Tick(kMs);
+    r.Emit(0, pp);
+    r.consumer.DrainAll();
+  }
+  EXPECT_EQ(k.last_seq, r.produced[0] - 1);
+  ExpectExact(r, 0, pp);  // page 6, skipped
+  EXPECT_EQ(k.lost[HMB_LOST_INVALID], pp);
+  ExpectNoRepeats(k.seqs);
+}
+
+TEST(ConsumerTimeBound, FirmwareCounterJumpIsFollowedAfterARingAndNeverCharged) {
+  // The firmware's own page and record counters jump by 2^40 (a torn
+  // store) and it carries on from there: every later page claims as much.
+  Rig r(4096, 4, 1);
+  const uint32_t pp = r.RecordsPerPage(0);
+  r.Clock(kRate);
+  r.sink.keep_seqs = true;
+  KeepUp(r, 6 * pp);  // page 5 full, all read
+  r.p.core[0].page_seq += 1ull << 40;
+  r.p.core[0].next_seq += 1ull << 40;
+  r.produced[0] += 1ull << 40;
+  const uint64_t before = r.sink.core[0].delivered;
+  KeepUp(r, 6 * pp);  // a ring and a half in the new numbering
+  const auto& k = r.sink.core[0];
+  for (uint64_t l : k.lost) EXPECT_EQ(l, 0u);  // was 2^40 overwritten
+  EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 1u);
+  EXPECT_EQ(Count(r.sink.events, HMB_EVENT_IMPLAUSIBLE), 1u);
+  // Followed once its pages spanned the ring: nothing of it is lost.
+  EXPECT_EQ(k.delivered - before, 6u * pp);
+  EXPECT_EQ(k.last_seq, r.produced[0] - 1);
+  EXPECT_EQ(k.bad_payload, 0u);
+  ExpectNoRepeats(k.seqs);
+}
+
+TEST(ConsumerTimeBound, ProducerFasterThanMaxRateIsFollowedAndWhatWasSeenIsCharged) {
+  // A max_rate set too low looks like a jump: flagged, followed after a
+  // ring; of the old position, the records the consumer saw and had not
+  // delivered yet are charged, not the whole gap (found by consumer_fuzz).
+  Rig r(4096, 4, 1);
+  const uint32_t pp = r.RecordsPerPage(0);
+  r.Clock(kRate);
+  r.sink.keep_seqs = true;
+  r.Emit(0, 10);
+  ASSERT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_ATTACHED);
+  ASSERT_EQ(hmb_consumer_drain_core(r.consumer.get(), 0, 1), 1u);  // 9 seen, unread
+  r.Tick(1000);                 // 1 us: one record at kRate
+  r.Emit(0, 20 * 4 * pp);       // 20 laps
+  r.consumer.DrainAll();
+  const auto& k = r.sink.core[0];
+  EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 1u);
+  EXPECT_EQ(k.lost[HMB_LOST_OVERWRITTEN], 9u);  // without the bound: 12935
+  EXPECT_EQ(r.sink.LostTotal(0), 9u);
+  EXPECT_EQ(k.last_seq, r.produced[0] - 1);
+  EXPECT_EQ(k.delivered, 1u + 3 * pp + 10);  // record 0, then the whole ring
+  ExpectNoRepeats(k.seqs);
+  EXPECT_EQ(k.bad_payload, 0u);
+}
+
+TEST(ConsumerTimeBound, HonestProducerLappingAtTheRateIsChargedExactlyAsWithoutAClock) {
+  // Many laps between drains, each exactly as many records as max_rate
+  // allows in the time that passed: the same charges as with no clock.
+  std::vector<uint64_t> lost[2], lost_at[2];
+  for (int timed = 0; timed < 2; timed++) {
+    Rig r(4096, 4, 1);
+    const uint32_t pp = r.RecordsPerPage(0);
+    if (timed) r.Clock(kRate);
+    r.Emit(0, 3);
+    r.consumer.DrainAll();
+    for (uint64_t laps = 1; laps <= 40; laps++) {
+      const uint64_t ms = laps * 4 * pp / (kRate / 1000) + 1;
+      r.Tick(ms * kMs);
+      r.Emit(0, ms * (kRate / 1000));  // exactly kRate
+      // Half-way through a ring, with a budget of one record: a position
+      // confirmed while the producer is far ahead.
+      hmb_consumer_poll(r.consumer.get());
+      hmb_consumer_drain_core(r.consumer.get(), 0, 1);
+      r.Tick(ms * kMs);
+      r.Emit(0, ms * (kRate / 1000));
+      r.consumer.DrainAll();
+    }
+    ExpectExact(r, 0, r.sink.core[0].lost[HMB_LOST_OVERWRITTEN]);
+    EXPECT_GT(r.sink.core[0].lost[HMB_LOST_OVERWRITTEN], 0u);
+    for (int e = 0; e < HMB_ERR_NR; e++)
+      EXPECT_EQ(r.consumer.get()->errors[e], 0u)
+          << hmb_consumer_error_name(static_cast<hmb_consumer_error>(e));
+    lost[timed].assign(std::begin(r.sink.core[0].lost), std::end(r.sink.core[0].lost));
+    lost_at[timed] = r.sink.core[0].lost_at;
+  }
+  EXPECT_EQ(lost[1], lost[0]);
+  EXPECT_EQ(lost_at[1], lost_at[0]);
+}
+
+TEST(ConsumerTimeBound, ResetSeenLateIsBoundedFromTheLastPollOfTheOldGeneration) {
+  Rig r(4096, 4, 1);
+  const uint32_t pp = r.RecordsPerPage(0);
+  r.Clock(kRate);
+  r.Emit(0, 10);
+  r.consumer.DrainAll();
+  r.Tick(100 * kMs);
+  EXPECT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_ATTACHED);  // old gen
+  // The firmware resets just after that poll and writes for 50 ms at
+  // kRate before the next poll: many laps, all honest.
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  r.produced[0] = 0;
+  r.Tick(50 * kMs);
+  r.Emit(0, 50 * (kRate / 1000));
+  r.consumer.DrainAll();
+  EXPECT_EQ(r.consumer.get()->resets, 1u);
+  EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 0u);
+  EXPECT_EQ(r.sink.core[0].last_seq, r.produced[0] - 1);
+  EXPECT_EQ(r.sink.core[0].lost[HMB_LOST_OVERWRITTEN],
+            r.produced[0] - r.sink.core[0].delivered + 10);
+  // Another reset; 1 ms later page 2 of the new generation and the head
+  // hint claim 2^40 pages and records more.
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  r.produced[0] = 0;
+  r.Tick(kMs);
+  r.Emit(0, 4 * pp + 1);  // pages 1..4 in the ring, page 0 overwritten
+  Header(r, 0, 2)->page_seq += 1ull << 40;
+  Header(r, 0, 2)->first_seq += 1ull << 40;
+  CoreDesc(r, 0)->head_page += 1ull << 40;
+  const uint64_t invalid_before = r.sink.core[0].lost[HMB_LOST_INVALID];
+  const uint64_t overwritten_before = r.sink.core[0].lost[HMB_LOST_OVERWRITTEN];
+  r.consumer.DrainAll();
+  EXPECT_EQ(r.consumer.get()->resets, 2u);
+  // Page 0 was overwritten, page 2 skipped: was 2^40 - 1518 overwritten.
+  EXPECT_EQ(r.sink.core[0].lost[HMB_LOST_OVERWRITTEN], overwritten_before + pp);
+  EXPECT_EQ(r.sink.core[0].lost[HMB_LOST_INVALID], invalid_before + pp);
+  EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 1u);
+  EXPECT_EQ(r.sink.core[0].last_seq, r.produced[0] - 1);
+}
+
+TEST(ConsumerTimeBound, ABacklogFromBeforeTheFirstAttachIsNotBoundedByTheClock) {
+  // The producer ran before the consumer first looked: how long is
+  // unknown, so its backlog is charged as overwritten, not implausible.
+  Rig r(4096, 4, 1);
+  r.Clock(kRate);
+  r.Emit(0, 200000);
+  r.consumer.DrainAll();
+  EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 0u);
+  ExpectExact(r, 0, r.sink.core[0].lost[HMB_LOST_OVERWRITTEN]);
+  EXPECT_GT(r.sink.core[0].lost[HMB_LOST_OVERWRITTEN], 190000u);
+  // Had a poll seen the area not started yet, the clock bounds it.
+  Rig s(4096, 4, 1);
+  s.Clock(kRate);
+  Meta(s)->state = HMB_TRACE_STATE_INIT;
+  EXPECT_EQ(hmb_consumer_poll(s.consumer.get()), HMB_CONSUMER_DETACHED);
+  Meta(s)->state = HMB_TRACE_STATE_READY;
+  s.Tick(kMs);
+  s.Emit(0, 3 * s.RecordsPerPage(0));
+  Header(s, 0, 2)->page_seq += 1ull << 40;
+  Header(s, 0, 2)->first_seq += 1ull << 40;
+  CoreDesc(s, 0)->head_page += 1ull << 40;
+  s.consumer.DrainAll();
+  EXPECT_EQ(s.sink.LostTotal(0), 0u);
+  EXPECT_EQ(Errors(s, HMB_ERR_IMPLAUSIBLE), 1u);
+}
+
+TEST(ConsumerTimeBound, WithoutAClockOrARateThereIsNoTimeBound) {
+  // The bound is the owner's choice: no now_ns, or max_rate 0, and the
+  // consumer charges what the ring and sequence checks allow, as before.
+  for (int which = 0; which < 2; which++) {
+    SCOPED_TRACE(which ? "max_rate 0" : "now_ns NULL");
+    Rig r(4096, 4, 1);
+    const uint32_t pp = r.RecordsPerPage(0);
+    if (which) {
+      r.Clock(0);
+    } else {
+      r.consumer.get()->max_rate = 1;
+    }
+    KeepUp(r, 5 * pp + 1);
+    r.Tick(kMs);
+    r.Emit(0, pp);
+    LieTwoToTheFortyAhead(r);
+    r.consumer.DrainAll();
+    EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 0u);
+    EXPECT_EQ(r.sink.LostTotal(0), 1ull << 40);
+    EXPECT_EQ(r.sink.clock_reads, 0u);
+  }
 }
 
 }  // namespace

@@ -21,6 +21,16 @@
  * sequence number we expect, the gap is lost; it is charged to the reasons
  * we already know about (torn copies, invalid pages), the rest to
  * "overwritten".
+ *
+ * Bounded loss: those numbers come from the area, so none is believed
+ * beyond what the consumer can know. A reset's unread tail is at most a
+ * ring (hmb_consumer_capacity()); a gap at most what the pages between can
+ * hold (gap_plausible()); a page is a lap only if the head hint got there
+ * too (lap_plausible()); and with a clock and a rate from the owner
+ * (hmb_consumer.now_ns, max_rate) no gap, in records or in pages, exceeds
+ * a ring plus max_rate x the time since the core's position was last
+ * confirmed (time_plausible()). Beyond that a value is implausible:
+ * counted, its page skipped, never charged.
  */
 #include "hmb_consumer.h"
 #include "hmb_consumer_port.h"
@@ -89,6 +99,11 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? ~0ull : a + b;
 }
 
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return a && b > ~0ull / a ? ~0ull : a * b;
+}
+
 uint64_t hmb_consumer_lost_total(const struct hmb_consumer_core *cc)
 {
 	uint64_t n = 0;
@@ -102,6 +117,54 @@ uint64_t hmb_consumer_lost_total(const struct hmb_consumer_core *cc)
 uint64_t hmb_consumer_capacity(const struct hmb_geometry *g)
 {
 	return (uint64_t)g->pages_per_core * (g->data_size / REC_HDR_LEN);
+}
+
+#define NSEC_PER_S	1000000000ull
+
+/* Is there a time bound? Without one the clock is never read. */
+static int timed(const struct hmb_consumer *c)
+{
+	return c->now_ns && c->max_rate;
+}
+
+/* Records @rate per second make in @ns nanoseconds: rounded up, saturating. */
+static uint64_t records_in(uint64_t rate, uint64_t ns)
+{
+	uint64_t s = ns / NSEC_PER_S, rem = ns % NSEC_PER_S;
+	uint64_t part = ((rate % NSEC_PER_S) * rem + NSEC_PER_S - 1) / NSEC_PER_S;
+
+	return sat_add(sat_add(sat_mul(rate, s), sat_mul(rate / NSEC_PER_S, rem)),
+		       part);
+}
+
+/*
+ * How far past next_seq (in records, and so in pages past next_page: every
+ * page the producer opens gets a record) the producer of @cc can be by
+ * now; ~0 if nothing bounds it. When next_seq was confirmed (seen_ns) its
+ * record was in the ring, so the producer was at most a ring ahead
+ * (hmb_consumer_capacity(): a ring of the smallest records); since then it
+ * wrote at most max_rate per second. seen_ns is never later than the
+ * confirmation, so an honest producer within max_rate is always within.
+ */
+static uint64_t time_bound(struct hmb_consumer *c,
+			   const struct hmb_consumer_core *cc)
+{
+	uint64_t now;
+
+	if (!timed(c) || !cc->seen_known)
+		return ~0ull;
+	now = c->now_ns(c->ctx);
+	return sat_add(hmb_consumer_capacity(&c->geo),
+		       records_in(c->max_rate, now > cc->seen_ns ?
+				  now - cc->seen_ns : 0));
+}
+
+/* @ahead within time_bound(); the clock is read only beyond a ring. */
+static int time_plausible(struct hmb_consumer *c,
+			  const struct hmb_consumer_core *cc, uint64_t ahead)
+{
+	return ahead <= hmb_consumer_capacity(&c->geo) ||
+	       ahead <= time_bound(c, cc);
 }
 
 /* Address of area byte @off, or NULL; @len bytes must stay in one host page. */
@@ -280,6 +343,10 @@ static void account_reset(struct hmb_consumer *c, const struct hmb_geometry *g)
 	}
 }
 
+/*
+ * A new generation (or the first): its records were all written after the
+ * last poll that did not see it READY, if there was one.
+ */
 static void reset_positions(struct hmb_consumer *c)
 {
 	uint32_t i;
@@ -287,6 +354,10 @@ static void reset_positions(struct hmb_consumer *c)
 	for (i = 0; i < HMB_TRACE_MAX_CORES; i++) {
 		struct hmb_consumer_core *cc = &c->core[i];
 
+		cc->seen_ns = c->polled_ns;
+		cc->seen_known = c->polled_known;
+		cc->seen_end = 0;
+		cc->claim = 0;
 		cc->next_page = 0;
 		cc->last_page = 0;
 		cc->next_seq = 0;
@@ -314,6 +385,7 @@ static void restart_pages(struct hmb_consumer *c)
 		cc->last_page = 0;
 		cc->page_off = 0;
 		cc->page_recs = 0;
+		cc->claim = 0;
 	}
 }
 
@@ -335,6 +407,9 @@ static void swap_positions(struct hmb_consumer *c)
 		p->pending_torn = cc->pending_torn;
 		p->pending_invalid = cc->pending_invalid;
 		p->invalid_pages = cc->invalid_pages;
+		p->seen_ns = cc->seen_ns;
+		p->seen_known = cc->seen_known;
+		p->seen_end = cc->seen_end;
 		cc->next_page = t.next_page;
 		cc->last_page = t.last_page;
 		cc->next_seq = t.next_seq;
@@ -343,6 +418,10 @@ static void swap_positions(struct hmb_consumer *c)
 		cc->pending_torn = t.pending_torn;
 		cc->pending_invalid = t.pending_invalid;
 		cc->invalid_pages = t.invalid_pages;
+		cc->seen_ns = t.seen_ns;
+		cc->seen_known = t.seen_known;
+		cc->seen_end = t.seen_end;
+		cc->claim = 0;
 	}
 }
 
@@ -468,24 +547,15 @@ static enum hmb_consumer_state take_meta(struct hmb_consumer *c,
 	return c->state;
 }
 
-enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
+/* hmb_consumer_poll() once it has read @gen, then @state. */
+static enum hmb_consumer_state poll_meta(struct hmb_consumer *c,
+					 const uint8_t *m, uint32_t gen,
+					 uint32_t state)
 {
 	uint8_t meta[sizeof(struct hmb_trace_meta)];
-	const uint8_t *m = area_ptr(c, 0, sizeof(meta));
 	struct hmb_geometry g;
-	uint32_t state, gen, magic;
+	uint32_t magic;
 
-	if (!m)
-		return set_broken(c, HMB_BROKEN_UNMAPPED, 0, -1);
-	/*
-	 * Like a seqlock read with two words: gen, fence, state ... copy ...
-	 * state, fence, gen. A copy that saw any store of a re-init sees
-	 * INIT or the new generation in the closing reads.
-	 */
-	gen = hmb_load32(m + META_OFF_GEN);
-	hmb_rmb();
-	state = hmb_load32(m + META_OFF_STATE);
-	hmb_rmb(); /* pairs with the producer's release before state = READY */
 	if (state == HMB_TRACE_STATE_INIT) {
 		/* Not started (an all-zero area reads INIT) or initialising. */
 		if (c->state == HMB_CONSUMER_DETACHED)
@@ -532,6 +602,40 @@ enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
 	return take_meta(c, &g);
 }
 
+enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
+{
+	const uint8_t *m = area_ptr(c, 0, sizeof(struct hmb_trace_meta));
+	enum hmb_consumer_state ret;
+	uint32_t state, gen;
+	uint64_t now;
+
+	if (!m)
+		return set_broken(c, HMB_BROKEN_UNMAPPED, 0, -1);
+	now = timed(c) ? c->now_ns(c->ctx) : 0; /* before the reads */
+	/*
+	 * Like a seqlock read with two words: gen, fence, state ... copy ...
+	 * state, fence, gen. A copy that saw any store of a re-init sees
+	 * INIT or the new generation in the closing reads.
+	 */
+	gen = hmb_load32(m + META_OFF_GEN);
+	hmb_rmb();
+	state = hmb_load32(m + META_OFF_STATE);
+	hmb_rmb(); /* pairs with the producer's release before state = READY */
+	ret = poll_meta(c, m, gen, state);
+	/*
+	 * No generation newer than the one we are attached to was READY when
+	 * this poll began: the next one writes its records after now.
+	 */
+	if (timed(c) &&
+	    (state == HMB_TRACE_STATE_INIT ||
+	     (state == HMB_TRACE_STATE_READY && ret == HMB_CONSUMER_ATTACHED &&
+	      gen == c->geo.producer_gen))) {
+		c->polled_ns = now;
+		c->polled_known = 1;
+	}
+	return ret;
+}
+
 static uint64_t page_offset(const struct hmb_geometry *g, uint16_t core,
 			    uint64_t page_seq)
 {
@@ -550,6 +654,15 @@ static void report_lost(struct hmb_consumer *c, uint16_t core, uint64_t n,
 	c->core[core].lost[r] = sat_add(c->core[core].lost[r], n);
 	if (c->ops.lost)
 		c->ops.lost(c->ctx, core, n, r, at);
+}
+
+/* next_seq of @cc is where the producer really was, at c->drain_ns or later. */
+static void observed(const struct hmb_consumer *c,
+		     struct hmb_consumer_core *cc)
+{
+	cc->seen_ns = c->drain_ns;
+	cc->seen_known = timed(c);
+	cc->claim = 0;
 }
 
 /* The next readable record has sequence @first: account for the gap. */
@@ -591,6 +704,14 @@ static void account_gap(struct hmb_consumer *c, uint16_t core, uint64_t first)
 	cc->invalid_pages = 0;
 	cc->lapped = 0;
 	cc->next_seq = first;
+	observed(c, cc);
+}
+
+/* Records up to sequence @end existed: a page header said so. */
+static void seen_to(struct hmb_consumer_core *cc, uint64_t end)
+{
+	if (end > cc->seen_end)
+		cc->seen_end = end;
 }
 
 static void next_page(struct hmb_consumer_core *cc, uint64_t page)
@@ -600,19 +721,22 @@ static void next_page(struct hmb_consumer_core *cc, uint64_t page)
 	cc->page_recs = 0;
 }
 
+static void skip_page(struct hmb_consumer_core *cc)
+{
+	if (cc->invalid_pages != ~0u)
+		cc->invalid_pages++;
+	next_page(cc, cc->next_page + 1);
+}
+
 /* A page we cannot trust: skip it; its records show up as an invalid gap. */
 static void skip_invalid_page(struct hmb_consumer *c, uint16_t core,
 			      enum hmb_consumer_error err)
 {
-	struct hmb_consumer_core *cc = &c->core[core];
-
 	if (err == HMB_ERR_IMPLAUSIBLE)
 		implausible(c, err);
 	else
 		count_error(c, err);
-	if (cc->invalid_pages != ~0u)
-		cc->invalid_pages++;
-	next_page(cc, cc->next_page + 1);
+	skip_page(&c->core[core]);
 }
 
 /* The producer's head page hint for @core; ~0 if it has none. */
@@ -716,8 +840,10 @@ static enum visit_result deliver_copy(struct hmb_consumer *c, uint16_t core,
 	done += recs - cc->page_recs;
 	if (!bad && res == VISIT_MORE && p != end && recs < nrec)
 		res = VISIT_STOP; /* budget spent: resume mid-page next drain */
-	if (recs > cc->page_recs)
+	if (recs > cc->page_recs) {
 		c->gen_progress = 1;
+		observed(c, cc);
+	}
 	cc->delivered = sat_add(cc->delivered, recs - cc->page_recs);
 	cc->page_off += (uint32_t)(p - start);
 	cc->page_recs = recs;
@@ -904,6 +1030,97 @@ static int lap_plausible(const struct hmb_consumer *c, uint16_t core,
 	return head != ~0ull && head + 1 >= seen;
 }
 
+/*
+ * Can one producer have written page @p1 starting at sequence @f1 and
+ * page @p2 starting at @f2? The later page starts later, by no more than
+ * the pages between can hold.
+ */
+static int same_numbering(const struct hmb_geometry *g, uint64_t p1,
+			  uint64_t f1, uint64_t p2, uint64_t f2)
+{
+	uint64_t per_page = g->data_size / REC_HDR_LEN;
+
+	if (p1 > p2)
+		return same_numbering(g, p2, f2, p1, f1);
+	return f1 <= f2 && f2 - f1 <= sat_mul(p2 - p1, per_page);
+}
+
+/*
+ * Page @s, in next_page's slot, puts the producer further on (its page_seq
+ * or first_seq) than it can have got since next_seq was confirmed
+ * (time_plausible()): the head hint and the page agree on a lie. Like a
+ * page far beyond the head hint, it is counted as implausible and skipped,
+ * never charged, and reading goes on with the next page, so that the lie
+ * costs at most the records of the pages skipped.
+ *
+ * Unless the producer really numbers from there (a firmware counter that
+ * jumped): then every page it writes is as far, and they agree with each
+ * other. Once such pages span a ring, and the head hint is among them,
+ * the consumer follows: it reads on from the lowest of them, with the
+ * sequence it claims, as confirmed when that page was seen. The jump is
+ * counted once and never charged; records of the old numbering that were
+ * seen and not delivered are (a producer faster than max_rate looks the
+ * same, and those were overwritten).
+ */
+static enum visit_result too_far(struct hmb_consumer *c, uint16_t core,
+				 const struct page_snap *s)
+{
+	const struct hmb_geometry *g = &c->geo;
+	struct hmb_consumer_core *cc = &c->core[core];
+	uint64_t known, lim;
+
+	if (!cc->claim || s->first < cc->next_seq ||
+	    !same_numbering(g, cc->claim_low_page, cc->claim_low_first,
+			    s->pseq, s->first) ||
+	    !same_numbering(g, cc->claim_high_page, cc->claim_high_first,
+			    s->pseq, s->first)) {
+		/* A new claim, or damage behind us in sequence: no claim. */
+		cc->claim = s->first >= cc->next_seq;
+		cc->claim_invalid_pages = cc->invalid_pages;
+		cc->claim_low_ns = c->drain_ns;
+		cc->claim_low_page = s->pseq;
+		cc->claim_low_first = s->first;
+		cc->claim_high_page = s->pseq;
+		cc->claim_high_first = s->first;
+		skip_invalid_page(c, core, HMB_ERR_IMPLAUSIBLE);
+		return VISIT_MORE;
+	}
+	if (s->pseq < cc->claim_low_page) {
+		cc->claim_low_ns = c->drain_ns;
+		cc->claim_low_page = s->pseq;
+		cc->claim_low_first = s->first;
+	}
+	if (s->pseq > cc->claim_high_page) {
+		cc->claim_high_page = s->pseq;
+		cc->claim_high_first = s->first;
+	}
+	if (cc->claim_high_page - cc->claim_low_page < g->pages_per_core - 1 ||
+	    !lap_plausible(c, core, cc->claim_high_page)) {
+		skip_page(cc);	/* the same claim: counted already */
+		return VISIT_MORE;
+	}
+	/*
+	 * Of the old numbering, what we saw and did not deliver is lost (it
+	 * was a lap behind the claim), bounded by the clock; the rest of
+	 * the jump is not known and not charged.
+	 */
+	known = cc->seen_end > cc->next_seq ? cc->seen_end - cc->next_seq : 0;
+	lim = time_bound(c, cc);
+	if (known > lim)
+		known = lim;
+	if (known > cc->claim_low_first - cc->next_seq)
+		known = cc->claim_low_first - cc->next_seq;
+	cc->next_seq = cc->claim_low_first - known;
+	cc->invalid_pages = cc->claim_invalid_pages;
+	cc->lapped = 1;
+	c->gen_progress = 1;	/* this generation's numbering is taken */
+	account_gap(c, core, cc->claim_low_first);
+	cc->seen_ns = cc->claim_low_ns;	/* earlier than this drain */
+	cc->last_page = cc->claim_low_page;
+	next_page(cc, cc->claim_low_page);
+	return VISIT_MORE;
+}
+
 static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 				    uint32_t *delivered, uint32_t budget)
 {
@@ -958,6 +1175,11 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 			skip_invalid_page(c, core, HMB_ERR_IMPLAUSIBLE);
 			return VISIT_MORE;
 		}
+		/* Neither its number nor its first_seq may be beyond the clock. */
+		if (!time_plausible(c, cc, pseq - cc->next_page) ||
+		    (first >= cc->next_seq &&
+		     !time_plausible(c, cc, first - cc->next_seq)))
+			return too_far(c, core, &s);
 		skip_overwritten(c, core, pseq);
 		return VISIT_MORE;
 	}
@@ -985,6 +1207,8 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 			skip_invalid_page(c, core, HMB_ERR_BAD_PAGE_HEADER);
 			return VISIT_MORE;
 		}
+		if (!time_plausible(c, cc, first - cc->next_seq))
+			return too_far(c, core, &s);
 	}
 
 	n = bytes - cc->page_off;
@@ -1008,8 +1232,10 @@ static enum visit_result visit_page(struct hmb_consumer *c, uint16_t core,
 			/* Overwritten while we copied: those records are gone. */
 			cc->pending_torn = sat_add(cc->pending_torn,
 						   nrec - cc->page_recs);
+			seen_to(cc, first + nrec);
 			return VISIT_MORE;
 		}
+		seen_to(cc, first + nrec);
 		if (cc->page_recs == 0) {
 			account_gap(c, core, first);
 			cc->last_page = pseq;
@@ -1038,6 +1264,8 @@ uint32_t hmb_consumer_drain_core(struct hmb_consumer *c, uint16_t core,
 	if (c->state != HMB_CONSUMER_ATTACHED || core >= c->geo.nr_cores ||
 	    !budget)
 		return 0;
+	/* Earlier than any confirmation in this drain: see time_plausible(). */
+	c->drain_ns = timed(c) ? c->now_ns(c->ctx) : 0;
 	/*
 	 * Every visit either delivers, moves to a later page or stops; the
 	 * visit bound keeps a hostile area from holding us here.

@@ -158,6 +158,32 @@ struct hmb_consumer_core {
 	 * "overwritten"; without a lap, what skipped pages held is invalid.
 	 */
 	uint8_t lapped;
+	/*
+	 * The time bound (hmb_consumer.now_ns and max_rate; unused without
+	 * them). seen_ns: when next_seq was last confirmed: the start of the
+	 * drain that delivered a record of the core or accepted a gap, or,
+	 * for a new generation, the last poll that saw no newer one READY.
+	 * seen_known is 0 while nothing bounds it (the consumer attached to a
+	 * producer that was already running), and then no gap is too large
+	 * for the clock.
+	 */
+	uint64_t seen_ns;
+	uint8_t seen_known;
+	uint64_t seen_end;	/* past the last record a read header showed */
+	/*
+	 * A position the clock rules out, seen on pages that agree with each
+	 * other (claim_low/high: the lowest and highest of them, with their
+	 * first_seq): if it spans a ring, the producer really numbers from
+	 * there and the consumer follows it (see too_far()). Cleared by every
+	 * confirmation of next_seq.
+	 */
+	uint8_t claim;
+	uint32_t claim_invalid_pages;	/* invalid_pages before the claim */
+	uint64_t claim_low_ns;		/* drain that saw claim_low_page */
+	uint64_t claim_low_page;
+	uint64_t claim_low_first;
+	uint64_t claim_high_page;
+	uint64_t claim_high_first;
 };
 
 /* Where a core stood in a generation: what a return to it resumes. */
@@ -170,6 +196,9 @@ struct hmb_consumer_pos {
 	uint64_t pending_torn;
 	uint64_t pending_invalid;
 	uint32_t invalid_pages;
+	uint64_t seen_ns;
+	uint8_t seen_known;
+	uint64_t seen_end;
 };
 
 struct hmb_consumer {
@@ -187,6 +216,29 @@ struct hmb_consumer {
 	 * share one area, each draining its own cores.
 	 */
 	uint32_t core_mask;
+	/*
+	 * The time bound, off unless the owner sets both after
+	 * hmb_consumer_init(): now_ns (a monotonic clock in nanoseconds, called
+	 * with ctx) and max_rate (the most records per second any one core's
+	 * producer can write; 0: no bound). Then no gap in a core's sequence
+	 * is charged that is larger than a ring (hmb_consumer_capacity()) plus
+	 * max_rate x the time since that core's next_seq was last confirmed:
+	 * the producer cannot have written more since. A page claiming more
+	 * (its page_seq or first_seq) is counted as "implausible" and skipped,
+	 * never charged. A max_rate above anything the producer can reach
+	 * never calls an honest producer implausible; the clock is read only
+	 * when a gap exceeds a ring, and once per drain and poll.
+	 */
+	uint64_t (*now_ns)(void *ctx);
+	uint64_t max_rate;
+	uint64_t drain_ns;		/* now_ns() when this drain began */
+	/*
+	 * The last poll that found the area INIT or READY in the generation
+	 * attached to after it: a generation that is READY later wrote all
+	 * its records after polled_ns.
+	 */
+	uint64_t polled_ns;
+	uint8_t polled_known;
 	/*
 	 * Producer re-initialisations seen: one per observed change to a
 	 * newer generation (never a difference of generation numbers). A
@@ -239,7 +291,8 @@ uint32_t hmb_consumer_drain_core(struct hmb_consumer *c, uint16_t core,
 /**
  * hmb_consumer_capacity() - records one ring of @g can hold at most
  * (pages_per_core pages of records of 8 bytes): the bound of a reset's
- * unread tail and of an invalid charge.
+ * unread tail and of an invalid charge, and how far ahead of a confirmed
+ * position the producer can be before time counts (hmb_consumer.max_rate).
  */
 uint64_t hmb_consumer_capacity(const struct hmb_geometry *g);
 

@@ -98,6 +98,15 @@ struct TestSink {
   uint32_t refuse_every = 0;
   uint64_t calls = 0;
   uint64_t refused = 0;
+  // The fake clock of the consumer's time bound (hmb_consumer.now_ns).
+  uint64_t clock_ns = 0;
+  uint64_t clock_reads = 0;
+
+  static uint64_t Now(void* ctx) {
+    auto* s = static_cast<TestSink*>(ctx);
+    s->clock_reads++;
+    return s->clock_ns;
+  }
 
   static int Deliver(void* ctx, const hmb_record* r) {
     auto* s = static_cast<TestSink*>(ctx);
