@@ -154,3 +154,25 @@ TEST(ClockFit, ExactSamplesGiveTheExactLine) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ClockFit, HostileFitsSaturateInsteadOfWrapping) {
+  struct hmb_clock_fit f {};
+  f.tick_ref = 0;
+  f.host_ref = UINT64_MAX / 2;
+  f.mult = UINT64_MAX;
+  f.slope_err = UINT64_MAX;
+  f.tick_first = 0;
+  f.tick_last = 0;
+  f.err_ns = 5;
+  uint64_t bound = 0;
+  uint64_t host = hmb_clock_to_host(&f, UINT64_MAX, &bound);
+  EXPECT_EQ(bound, UINT64_MAX) << "a huge doubt must not wrap to a tiny bound";
+  EXPECT_EQ(host, static_cast<uint64_t>(INT64_MAX));
+  f.tick_ref = UINT64_MAX;
+  f.host_ref = 10;
+  EXPECT_EQ(hmb_clock_to_host(&f, 0, nullptr), 0u) << "before 0 is 0, not a wrapped huge time";
+}
+
+}  // namespace

@@ -114,9 +114,19 @@ uint64_t hmb_clock_nominal_mult(uint64_t clock_hz)
 static int64_t clk_line(uint64_t tick_ref, int64_t host_ref, uint64_t mult,
 			uint64_t tick)
 {
-	if (tick >= tick_ref)
-		return host_ref + (int64_t)clk_mulshr(tick - tick_ref, mult);
-	return host_ref - (int64_t)clk_mulshr(tick_ref - tick, mult);
+	uint64_t d;
+
+	/* Saturated: a fit read from a capture is untrusted input. */
+	if (tick >= tick_ref) {
+		d = clk_mulshr(tick - tick_ref, mult);
+		if (d > (uint64_t)(INT64_MAX - (host_ref > 0 ? host_ref : 0)))
+			return INT64_MAX;
+		return host_ref + (int64_t)d;
+	}
+	d = clk_mulshr(tick_ref - tick, mult);
+	if (d > (uint64_t)INT64_MAX || host_ref < INT64_MIN + (int64_t)d)
+		return INT64_MIN;
+	return host_ref - (int64_t)d;
 }
 
 /* The sample with the shortest round trip among [from, to). */
@@ -216,7 +226,9 @@ uint64_t hmb_clock_to_host(const struct hmb_clock_fit *f, uint64_t tick,
 		else
 			dist = f->half_gap;
 		*bound_ns = clk_sat_add(f->err_ns,
-					clk_mulshr(dist, f->slope_err) + 1);
+					clk_sat_add(clk_mulshr(dist,
+							       f->slope_err),
+						    1));
 	}
 	return host < 0 ? 0 : (uint64_t)host;
 }

@@ -381,6 +381,7 @@ static void hmb_trace_drain_pass(struct hmb_trace_drain *d,
 
 	p->consuming = READ_ONCE(a->tun.consume) == HMB_TRACE_CONSUME_ALWAYS ||
 		       hmb_trace_record_wanted();
+	d->c.max_rate = READ_ONCE(a->tun.max_rate);
 	/*
 	 * Not consuming, the meta page is still polled (status, the broken
 	 * log line, resets); its events go nowhere while nobody traces.
@@ -457,6 +458,12 @@ static void hmb_trace_drain_work(struct work_struct *work)
 	hmb_trace_drain_arm(d, hmb_trace_pace(d, &p, end));
 }
 
+/* The consumer's clock for its time bound on loss charges. */
+static u64 hmb_trace_consumer_now(void *ctx)
+{
+	return local_clock();
+}
+
 static void hmb_trace_drain_free(struct hmb_trace_drain *d)
 {
 	if (!d)
@@ -492,6 +499,13 @@ static struct hmb_trace_drain *hmb_trace_drain_alloc(struct hmb_trace_area *a,
 	d->timer.function = hmb_trace_drain_timer;
 	hmb_consumer_init(&d->c, &a->map, &hmb_trace_consumer_ops, d,
 			  d->scratch);
+	/*
+	 * A loss the device claims larger than a ring plus max_rate records
+	 * per second since the core was last confirmed is counted as
+	 * implausible, not charged (consumer/README.md).
+	 */
+	d->c.now_ns = hmb_trace_consumer_now;
+	d->c.max_rate = a->tun.max_rate;
 	return d;
 }
 

@@ -109,11 +109,15 @@ enum hmb_trace_consume {
  * @budget: records per core per pass before other cores get a turn
  * @dict_interval_ms: metadata re-emission period; 0: on changes only
  * @consume: enum hmb_trace_consume
+ * @max_rate: the most records per second a core can produce: a loss the
+ *	device claims beyond a ring plus that rate since the core was last
+ *	confirmed is implausible (consumer/); 0: no time bound
  * @clock_tolerance_ppm: how far the firmware clock's rate may move between
  *	sync samples (clock/hmb_clock_fit.h): the floor of the fit's slope
  *	doubt, so of its stated bound
  */
 struct hmb_trace_tunables {
+	unsigned int max_rate;
 	unsigned int clock_tolerance_ppm;
 	unsigned int poll_interval_us;
 	unsigned int idle_interval_us;

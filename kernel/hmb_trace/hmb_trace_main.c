@@ -31,6 +31,7 @@ static struct trace_array *hmb_trace_tr;
  * changed at run time. The parameters are read-only once loaded.
  */
 struct hmb_trace_tunables hmb_trace_default_tunables = {
+	.max_rate = 100000000,
 	.clock_tolerance_ppm = 200,
 	.poll_interval_us = 200,
 	.idle_interval_us = 50000,
@@ -54,6 +55,9 @@ module_param_named(dict_interval_ms,
 		   hmb_trace_default_tunables.dict_interval_ms, uint, 0444);
 MODULE_PARM_DESC(dict_interval_ms,
 		 "Default period of hmb_state + dictionary re-emission in ms; 0 = on changes only (default 1000)");
+module_param_named(max_rate, hmb_trace_default_tunables.max_rate, uint, 0444);
+MODULE_PARM_DESC(max_rate,
+		 "Default most records per second a firmware core can produce; a claimed loss beyond a ring plus this rate since the core was last confirmed is counted implausible, not charged; 0 = no time bound (default 100000000)");
 module_param_named(clock_tolerance_ppm,
 		   hmb_trace_default_tunables.clock_tolerance_ppm, uint, 0444);
 MODULE_PARM_DESC(clock_tolerance_ppm,

@@ -314,6 +314,8 @@ static const struct hmb_trace_tunable_range hmb_trace_dict_range = {
 	0, 3600 * MSEC_PER_SEC };
 static const struct hmb_trace_tunable_range hmb_trace_tolerance_range = {
 	0, 100000 };
+static const struct hmb_trace_tunable_range hmb_trace_rate_range = {
+	0, UINT_MAX };
 
 static bool hmb_trace_in_range(unsigned int v,
 			       const struct hmb_trace_tunable_range *r)
@@ -378,6 +380,7 @@ HMB_TRACE_TUNABLE_ATTR(idle_interval_us, hmb_trace_idle_range);
 HMB_TRACE_TUNABLE_ATTR(budget, hmb_trace_budget_range);
 HMB_TRACE_TUNABLE_ATTR(dict_interval_ms, hmb_trace_dict_range);
 HMB_TRACE_TUNABLE_ATTR(clock_tolerance_ppm, hmb_trace_tolerance_range);
+HMB_TRACE_TUNABLE_ATTR(max_rate, hmb_trace_rate_range);
 
 static const char *const hmb_trace_consume_names[] = {
 	[HMB_TRACE_CONSUME_TRACED] = "traced",
@@ -445,6 +448,7 @@ static struct attribute *hmb_trace_attrs[] = {
 	&dev_attr_budget.attr,
 	&dev_attr_dict_interval_ms.attr,
 	&dev_attr_clock_tolerance_ppm.attr,
+	&dev_attr_max_rate.attr,
 	NULL
 };
 

@@ -31,6 +31,10 @@ import sys
 RECORD_RE = re.compile(r"dev=(\d+) core=(\d+) seq=(\d+) fw_ts=(\d+) (.*)$")
 # trace-cmd report keeps the plugin's trailing notes; hmbtrace-cmd has its own.
 SUFFIX_RE = re.compile(r" (\[payload cut: .*\]|\(len \d+, \d+ bytes captured\))$")
+# The converted firmware time (plugin and hmbtrace-cmd report) and report's
+# placement note: hmb-read has neither (it reads the area, not a capture).
+FWTIME_RE = re.compile(r" fw_time=(\S+ \u00b1\S+( \(stale fit\))?|\? \([^)]*\))")
+PLACED_RE = re.compile(r" \[placed late by [^\]]*\]")
 
 
 def parse(path, only=None):
@@ -51,7 +55,7 @@ def parse(path, only=None):
             if not m:
                 continue
             key = tuple(int(x) for x in m.groups()[:4])
-            text = SUFFIX_RE.sub("", m.group(5))
+            text = SUFFIX_RE.sub("", PLACED_RE.sub("", FWTIME_RE.sub("", m.group(5))))
             if key in records:
                 dups += 1
             records[key] = text

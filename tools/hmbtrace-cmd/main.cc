@@ -10,6 +10,7 @@
 
 #include "export_perfetto.h"
 #include "instance.h"
+#include "ctrl.h"
 #include "marker.h"
 #include "record.h"
 #include "report.h"
@@ -115,6 +116,19 @@ int Main(int argc, char** argv) {
       ->type_name("TEXT...");
   add_tracefs(marker_cmd);
 
+  std::vector<std::string> ctrl_args;
+  std::string ctrl_device;
+  CLI::App* ctrl_cmd = app.add_subcommand(
+      "ctrl",
+      "Ask the SSD firmware, over the module's control channel: start, stop, mask EVENT_ID..., "
+      "unmask-all, ring-mode overwrite|stop, echo COOKIE [CORE]");
+  ctrl_cmd->add_option("operation", ctrl_args, "The operation and its arguments")
+      ->required()
+      ->type_name("OPERATION [ARG...]");
+  ctrl_cmd->add_option("--device", ctrl_device, "The area, when there is more than one")
+      ->type_name("NAME");
+  add_sysfs(ctrl_cmd);
+
   StreamOptions stream;
   std::vector<uint16_t> stream_cores;
   std::vector<std::string> stream_events;
@@ -188,6 +202,8 @@ int Main(int argc, char** argv) {
   }
   if (marker_cmd->parsed())
     return RunMarker(tracefs_dir, marker_words);
+  if (ctrl_cmd->parsed())
+    return RunCtrl(sysfs_dir, ctrl_device, ctrl_args);
   if (stream_cmd->parsed()) {
     if (!(stream.duration >= 0)) {
       std::fprintf(stderr, "hmbtrace-cmd stream: --duration must be 0 or more seconds\n");
