@@ -108,7 +108,19 @@ static void hmb_trace_emit_metadata(struct hmb_trace_drain *d,
 
 	lockdep_assert_held(&d->lock);
 
-	trace_hmb_state(d->area->index, state, &d->c.geo, d->area->name);
+	/*
+	 * Written like hmb_record, to know whether the buffer took it: while
+	 * tracing_on is 0 (trace-cmd enables the events first, turns tracing
+	 * on after) the metadata would be lost, and a short capture of an
+	 * idle firmware would have none. Refused: it is owed, and the next
+	 * pass tries again.
+	 */
+	if (hmb_trace_write_state(d->area->index, state, &d->c.geo,
+				  d->area->name) == HMB_TRACE_REFUSED &&
+	    state != HMB_TRACE_EV_IMPLAUSIBLE) {
+		d->dict_due = true;
+		return;
+	}
 	if (state == HMB_TRACE_EV_IMPLAUSIBLE)
 		return; /* not a state change: an owed dictionary stays owed */
 	if (state != HMB_TRACE_EV_ATTACHED && state != HMB_TRACE_EV_RESET) {

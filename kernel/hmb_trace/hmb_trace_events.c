@@ -3,7 +3,8 @@
  * The module's events: the tracepoints (CREATE_TRACE_POINTS), and the
  * writers of hmb_record and hmb_lost into the "hmb" instance.
  *
- * Why hmb_record and hmb_lost are not written through their tracepoints:
+ * Why hmb_record, hmb_lost and hmb_state are not written through their
+ * tracepoints:
  * a record the trace buffer does not take must stay in the firmware ring.
  * A tracepoint cannot say whether the buffer took the event, and trace-cmd
  * enables the events before it turns tracing_on back on (and turns it off
@@ -33,6 +34,7 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(hmb_record);
 /* The event files of the "hmb" instance (see hmb_trace_events_lookup()). */
 static struct trace_event_file *hmb_trace_record_file;
 static struct trace_event_file *hmb_trace_lost_file;
+static struct trace_event_file *hmb_trace_state_file;
 
 /* Is @file's event enabled and armed in its instance (not soft-disabled)? */
 static bool hmb_trace_file_on(const struct trace_event_file *file)
@@ -142,6 +144,34 @@ enum hmb_trace_write hmb_trace_write_lost(u16 dev, u16 core, u64 count,
 	return res;
 }
 
+/**
+ * hmb_trace_write_state() - write hmb_state.
+ * @dev: the area's index
+ * @state: enum hmb_trace_ev_state
+ * @geo: the geometry of the generation
+ * @name: the area's name
+ *
+ * Return: as hmb_trace_write_record().
+ */
+enum hmb_trace_write hmb_trace_write_state(u16 dev, u8 state,
+					   const struct hmb_geometry *geo,
+					   const char *name)
+{
+	struct trace_event_raw_hmb_state *entry;
+	struct trace_event_buffer fbuffer;
+	enum hmb_trace_write res;
+
+	preempt_disable_notrace();
+	entry = hmb_trace_reserve(&fbuffer, hmb_trace_state_file,
+				  sizeof(*entry), &res);
+	if (entry) {
+		HMB_TRACE_STATE_ASSIGN(entry, dev, state, geo, name);
+		trace_event_buffer_commit(&fbuffer);
+	}
+	preempt_enable_notrace();
+	return res;
+}
+
 static struct trace_event_file *hmb_trace_file_lookup(const char *instance,
 						      const char *event)
 {
@@ -169,7 +199,7 @@ static struct trace_event_file *hmb_trace_file_lookup(const char *instance,
  */
 int hmb_trace_events_lookup(const char *instance)
 {
-	struct trace_event_file *rec, *lost;
+	struct trace_event_file *rec, *lost, *state;
 
 	rec = hmb_trace_file_lookup(instance, "hmb_record");
 	if (IS_ERR(rec))
@@ -177,7 +207,11 @@ int hmb_trace_events_lookup(const char *instance)
 	lost = hmb_trace_file_lookup(instance, "hmb_lost");
 	if (IS_ERR(lost))
 		return PTR_ERR(lost);
+	state = hmb_trace_file_lookup(instance, "hmb_state");
+	if (IS_ERR(state))
+		return PTR_ERR(state);
 	hmb_trace_record_file = rec;
 	hmb_trace_lost_file = lost;
+	hmb_trace_state_file = state;
 	return 0;
 }

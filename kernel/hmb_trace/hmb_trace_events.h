@@ -46,9 +46,9 @@ int hmb_trace_record_reg(void);
 void hmb_trace_record_unreg(void);
 
 /*
- * The fixed fields of hmb_record and hmb_lost, assigned by the events'
- * TP_fast_assign and by the module's own writers (hmb_trace_events.c)
- * alike.
+ * The fixed fields of hmb_record, hmb_state and hmb_lost, assigned by the
+ * events' TP_fast_assign and by the module's own writers
+ * (hmb_trace_events.c) alike.
  */
 #define HMB_TRACE_RECORD_ASSIGN(e, dev_, rec)				\
 	do {								\
@@ -58,6 +58,18 @@ void hmb_trace_record_unreg(void);
 		(e)->core = (rec)->core;				\
 		(e)->event_id = (rec)->event_id;			\
 		(e)->len = (rec)->len;					\
+	} while (0)
+
+#define HMB_TRACE_STATE_ASSIGN(e, dev_, state_, geo, name_)		\
+	do {								\
+		(e)->clock_hz = (geo)->clock_hz;			\
+		(e)->producer_gen = (geo)->producer_gen;		\
+		(e)->dev = (dev_);					\
+		(e)->nr_cores = (geo)->nr_cores;			\
+		(e)->state = (state_);					\
+		memcpy((e)->build_id, (geo)->build_id,			\
+		       HMB_TRACE_EV_BUILD_ID_LEN);			\
+		strscpy_pad((e)->name, (name_), HMB_TRACE_EV_NAME_LEN);	\
 	} while (0)
 
 #define HMB_TRACE_LOST_ASSIGN(e, dev_, core_, count_, reason_, at_seq_)	\
@@ -157,15 +169,8 @@ TRACE_EVENT(hmb_state,
 			     __field(u8, state)
 			     __array(u8, build_id, HMB_TRACE_EV_BUILD_ID_LEN)
 			     __array(char, name, HMB_TRACE_EV_NAME_LEN)),
-	    TP_fast_assign(__entry->clock_hz = geo->clock_hz;
-			   __entry->producer_gen = geo->producer_gen;
-			   __entry->dev = dev;
-			   __entry->nr_cores = geo->nr_cores;
-			   __entry->state = state;
-			   memcpy(__entry->build_id, geo->build_id,
-				  HMB_TRACE_EV_BUILD_ID_LEN);
-			   strscpy_pad(__entry->name, name,
-				       HMB_TRACE_EV_NAME_LEN);),
+	    TP_fast_assign(HMB_TRACE_STATE_ASSIGN(__entry, dev, state, geo,
+						  name);),
 	    TP_printk("dev=%u name=%s state=%s producer_gen=%u build_id=%s nr_cores=%u clock_hz=%llu",
 		      __entry->dev, __entry->name,
 		      hmb_trace_show_state(__entry->state),

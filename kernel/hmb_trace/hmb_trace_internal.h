@@ -268,6 +268,9 @@ enum hmb_trace_write hmb_trace_write_record(u16 dev,
 					    const struct hmb_record *rec);
 enum hmb_trace_write hmb_trace_write_lost(u16 dev, u16 core, u64 count,
 					  u8 reason, u64 at_seq);
+enum hmb_trace_write hmb_trace_write_state(u16 dev, u8 state,
+					   const struct hmb_geometry *geo,
+					   const char *name);
 
 /* hmb_trace_area.c */
 int hmb_trace_dict_emit(struct hmb_trace_drain *d);
