@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# demo, host side: hmb-fwsim plays firmware on 4 cores; the guest records the
-# hmb instance with trace-cmd; here we print an excerpt of the report, the
-# same records decoded by plugin_hmb.so, hmbtrace-cmd stat and a Perfetto
-# export of the capture, and the loss summary, next to what the firmware says
-# it produced.
+# demo, host side: hmb-fwsim plays firmware on 4 cores, with a clock of its
+# own (50 ppm fast) and a control channel (a mailbox), so the module fits
+# firmware time to the host's; the guest records the hmb instance with
+# trace-cmd; here we print an excerpt of the report, the same records
+# decoded by plugin_hmb.so (with their converted time), hmbtrace-cmd stat
+# and a Perfetto export of the capture, and the loss summary, next to what
+# the firmware says it produced.
 set -uo pipefail
 # shellcheck source=mock/qemu/scenario-lib.sh
 source "$HMBQ_LIB"
 
+hmbq_mailbox
 hmbq_fwsim_start --cores 4 --rate 2000 --duration 3 --seed 42 --quiet \
-	--truth "$HMBQ_SHARE/truth.json"
+	--drift-ppm 50 --mailbox "$HMBQ_MAILBOX" --truth "$HMBQ_SHARE/truth.json"
 hmbq_boot
 hmbq_fwsim_stop
 
