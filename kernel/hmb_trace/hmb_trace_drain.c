@@ -93,6 +93,20 @@
 
 static enum cpuhp_state hmb_trace_cpuhp_state;
 
+/**
+ * hmb_trace_area_consuming() - are @a's rings drained now?
+ * @a: the area
+ *
+ * Return: true while a tracer has hmb_record enabled in the "hmb"
+ * instance, or in consume mode "always"; false while the firmware's ring
+ * is kept (flight recorder).
+ */
+bool hmb_trace_area_consuming(const struct hmb_trace_area *a)
+{
+	return READ_ONCE(a->tun.consume) == HMB_TRACE_CONSUME_ALWAYS ||
+	       hmb_trace_record_wanted();
+}
+
 /* Does this context's CPU buffer carry the area's records and metadata? */
 static bool hmb_trace_drain_emits(const struct hmb_trace_drain *d)
 {
@@ -104,6 +118,7 @@ static void hmb_trace_emit_metadata(struct hmb_trace_drain *d,
 				    enum hmb_trace_ev_state state)
 {
 	unsigned int ms = READ_ONCE(d->area->tun.dict_interval_ms);
+	enum hmb_trace_write res;
 	int ret;
 
 	lockdep_assert_held(&d->lock);
@@ -115,14 +130,14 @@ static void hmb_trace_emit_metadata(struct hmb_trace_drain *d,
 	 * idle firmware would have none. Refused: it is owed, and the next
 	 * pass tries again.
 	 */
-	if (hmb_trace_write_state(d->area->index, state, &d->c.geo,
-				  d->area->name) == HMB_TRACE_REFUSED &&
-	    state != HMB_TRACE_EV_IMPLAUSIBLE) {
+	res = hmb_trace_write_state(d->area->index, state, &d->c.geo,
+				    d->area->name);
+	if (state == HMB_TRACE_EV_IMPLAUSIBLE)
+		return; /* not a state change: an owed dictionary stays owed */
+	if (res == HMB_TRACE_REFUSED) {
 		d->dict_due = true;
 		return;
 	}
-	if (state == HMB_TRACE_EV_IMPLAUSIBLE)
-		return; /* not a state change: an owed dictionary stays owed */
 	if (state != HMB_TRACE_EV_ATTACHED && state != HMB_TRACE_EV_RESET) {
 		d->dict_due = false;
 		return;
@@ -214,7 +229,6 @@ static int hmb_trace_on_record(void *ctx, const struct hmb_record *rec)
 	hmb_trace_metadata_if_due(d);
 	if (!hmb_trace_taken(d, hmb_trace_write_record(d->area->index, rec)))
 		goto refused;
-	d->last_record = jiffies;
 	return HMB_DELIVER_OK;
 
 refused:
@@ -391,8 +405,7 @@ static void hmb_trace_drain_pass(struct hmb_trace_drain *d,
 
 	lockdep_assert_held(&d->lock);
 
-	p->consuming = READ_ONCE(a->tun.consume) == HMB_TRACE_CONSUME_ALWAYS ||
-		       hmb_trace_record_wanted();
+	p->consuming = hmb_trace_area_consuming(a);
 	d->c.max_rate = READ_ONCE(a->tun.max_rate);
 	/*
 	 * Not consuming, the meta page is still polled (status, the broken

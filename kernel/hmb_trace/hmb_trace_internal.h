@@ -293,6 +293,7 @@ void hmb_trace_clock_destroy(struct hmb_trace_area *a);
 void hmb_trace_clock_emit(struct hmb_trace_area *a, u32 gen);
 
 /* hmb_trace_drain.c */
+bool hmb_trace_area_consuming(const struct hmb_trace_area *a);
 int hmb_trace_drains_create(struct hmb_trace_area *a);
 void hmb_trace_drains_start(struct hmb_trace_area *a);
 void hmb_trace_drains_stop(struct hmb_trace_area *a);

@@ -84,6 +84,7 @@ static void hmb_trace_mb_post(void *priv, u16 op, u64 seq, const u64 arg[4])
 	 * and new arguments mixed.
 	 */
 	WRITE_ONCE(req->seq, 0);
+	/* seq 0 before the new arguments; paired with the device's re-read of seq. */
 	smp_wmb();
 	WRITE_ONCE(req->magic, HMB_CTRL_MAGIC);
 	WRITE_ONCE(req->version, HMB_CTRL_VERSION);

@@ -414,12 +414,8 @@ static DEVICE_ATTR_RW(consume);
 static ssize_t consuming_show(struct device *dev,
 			      struct device_attribute *attr, char *buf)
 {
-	struct hmb_trace_area *a = hmb_trace_dev_area(dev);
-
 	return sysfs_emit(buf, "%d\n",
-			  READ_ONCE(a->tun.consume) ==
-				  HMB_TRACE_CONSUME_ALWAYS ||
-			  hmb_trace_record_wanted());
+			  hmb_trace_area_consuming(hmb_trace_dev_area(dev)));
 }
 static DEVICE_ATTR_RO(consuming);
 
