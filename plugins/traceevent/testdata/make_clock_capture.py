@@ -43,36 +43,13 @@ fast (times in host seconds; "drained" is the ftrace time):
 import struct
 import sys
 
+from make_fixture import Reader  # the trace.dat reader both scripts use
+
 PAGE = 4096
 PAGE_DATA = PAGE - 16
 TS_SHIFT = 27
 ID_STATE, ID_DICT, ID_RECORD, ID_CLOCK, ID_PRINT = 1360, 1359, 1362, 1363, 5
 TYPE_TIME_EXTEND = 30
-
-
-class Reader:
-    def __init__(self, data):
-        self.d = data
-        self.p = 0
-
-    def take(self, n):
-        b = self.d[self.p:self.p + n]
-        self.p += n
-        return b
-
-    def num(self, fmt):
-        v = struct.unpack_from('<' + fmt, self.d, self.p)[0]
-        self.p += struct.calcsize(fmt)
-        return v
-
-    def sized(self, fmt):
-        return self.take(self.num(fmt))
-
-    def cstr(self):
-        e = self.d.index(b'\0', self.p)
-        s = self.d[self.p:e]
-        self.p = e + 1
-        return s
 
 
 def parse(path):

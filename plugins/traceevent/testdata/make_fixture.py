@@ -40,6 +40,10 @@ class Reader:
         n = self.num(fmt)
         self.p += n
 
+    def sized(self, fmt):
+        """A size field and the bytes it counts."""
+        return self.take(self.num(fmt))
+
     def cstr(self):
         e = self.d.index(b'\0', self.p)
         s = self.d[self.p:e]
