@@ -321,18 +321,31 @@ static void hmb_trace_periodic_metadata(struct hmb_trace_drain *d)
 		hmb_trace_emit_metadata(d, HMB_TRACE_EV_ATTACHED);
 }
 
-/* Run the next pass after @delay_ns, or at once (0). */
+/*
+ * Run the next pass @delay_ns after the previous one was due, or at once
+ * (0). A steady period is counted from when the timer last fired, not from
+ * the end of the pass: the pass itself and the wakeup of its worker would
+ * otherwise stretch every period (a record waits half a period on
+ * average). A pass that ran from a catch-up run, not the timer, counts
+ * from now. Little slack: at the poll interval it is latency.
+ */
 static void hmb_trace_drain_arm(struct hmb_trace_drain *d, u64 delay_ns)
 {
+	ktime_t fired = READ_ONCE(d->fired);
+
+	WRITE_ONCE(d->fired, 0);
 	if (READ_ONCE(d->stopping))
 		return;
 	if (!delay_ns) {
 		queue_work_on(READ_ONCE(d->cpu), hmb_trace_wq, &d->work);
 		return;
 	}
-	/* Some slack lets the timer share a wakeup; 1/8 of the pause. */
-	hrtimer_start_range_ns(&d->timer, ns_to_ktime(delay_ns), delay_ns >> 3,
-			       HRTIMER_MODE_REL);
+	if (fired)
+		hrtimer_start_range_ns(&d->timer, ktime_add_ns(fired, delay_ns),
+				       delay_ns >> 5, HRTIMER_MODE_ABS);
+	else
+		hrtimer_start_range_ns(&d->timer, ns_to_ktime(delay_ns),
+				       delay_ns >> 5, HRTIMER_MODE_REL);
 }
 
 static enum hrtimer_restart hmb_trace_drain_timer(struct hrtimer *t)
@@ -340,6 +353,8 @@ static enum hrtimer_restart hmb_trace_drain_timer(struct hrtimer *t)
 	struct hmb_trace_drain *d = container_of(t, struct hmb_trace_drain,
 						 timer);
 
+	/* Read by the work this queues (queue_work_on() orders it). */
+	WRITE_ONCE(d->fired, hrtimer_get_expires(t));
 	if (!READ_ONCE(d->stopping))
 		queue_work_on(READ_ONCE(d->cpu), hmb_trace_wq, &d->work);
 	return HRTIMER_NORESTART;

@@ -68,6 +68,7 @@ struct hmb_trace_drain {
 	int home_cpu;
 	int cpu;
 	struct hrtimer timer;
+	ktime_t fired;			/* expiry of the last timer run; 0: none */
 	struct work_struct work;
 	bool stopping;
 	struct mutex lock;		/* protects @c and the pass state */

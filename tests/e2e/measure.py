@@ -127,6 +127,7 @@ def cmd_latency(run):
     read_ns = None
     last_pass = {}
     samples = []
+    marks = []
     with open(path, errors="replace") as fh:
         for line in fh:
             if line.startswith("R "):
@@ -140,6 +141,10 @@ def cmd_latency(run):
             cpu = int(cpu)
             if name == "workqueue_execute_start" and "hmb_trace_drain_work" in rest:
                 last_pass[cpu] = ts
+            elif name == "tracing_mark_write" and "lat_mark t=" in rest:
+                if read_ns is not None:
+                    w = int(rest.split("lat_mark t=")[1].split()[0])
+                    marks.append({"write": w, "emit": ts, "read": read_ns})
             elif name == "hmb_record":
                 f = dict(re.findall(r"(\w+)=(\d+)", rest))
                 if cpu not in last_pass or read_ns is None:
@@ -187,6 +192,15 @@ def cmd_latency(run):
     row("  of which pass start -> emitted (P)", proc)
     row("emitted -> read from trace_pipe (V)", vis)
     row("write -> read from trace_pipe (E+V)", total)
+    # The baseline, on one clock (no offset): trace_marker lines written at
+    # the same rate carry their CLOCK_MONOTONIC write time.
+    if len(marks) >= 20:
+        print(f"baseline: {len(marks)} trace_marker writes (same instance, same rate)")
+        row("marker: write -> emitted", [m["emit"] - m["write"] for m in marks])
+        row("marker: emitted -> read (V)", [m["read"] - m["emit"] for m in marks])
+        row("marker: write -> read", [m["read"] - m["write"] for m in marks])
+    else:
+        print(f"baseline: only {len(marks)} trace_marker samples")
     return 0
 
 

@@ -7,7 +7,9 @@
 # (which starts the drain); for each step i
 # the host runs hmb-fwsim at a low rate once /mnt/ready.i exists, and
 # pipe-stamp reads instances/hmb/trace_pipe, stamping every read with
-# CLOCK_MONOTONIC -> /mnt/latency-pipe.i.txt.
+# CLOCK_MONOTONIC -> /mnt/latency-pipe.i.txt, while a second pipe-stamp
+# writes trace_marker lines carrying their write time at the same rate
+# (the baseline: what the same path costs an event written at once).
 # shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
 
@@ -26,7 +28,10 @@ while [ "$i" -lt "$steps" ]; do
 	: >"$I/trace"
 	/mnt/pipe-stamp "$I/trace_pipe" "$((secs + 2))" >/tmp/lat.txt &
 	p=$!
+	/mnt/pipe-stamp -m "$I/trace_marker" "$secs" "$(sed -n "$((i + 1))p" /mnt/sweep-rates)" &
+	m=$!
 	touch "/mnt/ready.$i"
+	wait "$m" || fail "marker writer step $i"
 	wait "$p" || fail "pipe-stamp step $i"
 	cp /tmp/lat.txt "/mnt/latency-pipe.$i.txt"
 	echo "$(grep -c ' hmb_record:' /tmp/lat.txt) records read"
