@@ -42,12 +42,12 @@
 #include <vector>
 
 #include "hmb_clock_fit.h"
+#include "hmb_trace_events_abi.h"
 
 namespace hmbtrace {
 
 inline constexpr size_t kMaxClockGenerations = 16;  // per dev
-// hmb_clock.flags: HMB_CLOCK_FL_STALE of kernel/hmb_trace/hmb_trace_events.h.
-inline constexpr uint8_t kClockStale = 0x01;
+inline constexpr uint8_t kClockStale = HMB_CLOCK_FL_STALE;
 
 // One hmb_clock event.
 struct ClockFit {

@@ -4,8 +4,8 @@
  * system "hmb" carry (kernel/hmb_trace/hmb_trace_events.h), for every
  * decoder of them.
  *
- * This is the one source of the hmb_lost reasons and the hmb_state
- * states. The module's TRACE_DEFINE_ENUM lines and __print_symbolic
+ * This is the one source of the hmb_lost reasons, the hmb_state
+ * states and the hmb_clock flags. The module's TRACE_DEFINE_ENUM lines and __print_symbolic
  * tables, the consumer core's loss accounting and sysfs names, the
  * libtraceevent plugin and hmbtrace-cmd all expand the lists below, so
  * that a value and its name cannot disagree between them; the e2e
@@ -37,6 +37,13 @@
 	SEP X(HMB_TRACE_EV_BROKEN, 3, "broken")	/* meta page invalid: nothing is read */ \
 	SEP X(HMB_TRACE_EV_DETACHED, 4, "detached") /* area unregistered (device gone, unload) */ \
 	SEP X(HMB_TRACE_EV_IMPLAUSIBLE, 5, "implausible") /* a value from the area was impossible: counted, not charged */
+
+/*
+ * hmb_clock.flags: the fit is stale (sync requests stopped being answered:
+ * it is the last good one, re-published, and its bound grows with the
+ * distance from its window as always).
+ */
+#define HMB_CLOCK_FL_STALE	0x01
 
 /* Helpers for expanding the lists. */
 #define HMB_ABI_COMMA ,

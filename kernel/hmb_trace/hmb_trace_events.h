@@ -17,13 +17,6 @@
 #ifndef HMB_TRACE_EVENTS_TYPES
 #define HMB_TRACE_EVENTS_TYPES
 
-/*
- * hmb_clock.flags: the fit is stale (sync requests stopped being answered:
- * it is the last good one, re-published, and its bound grows with the
- * distance from its window as always).
- */
-#define HMB_CLOCK_FL_STALE	0x01
-
 /* Array lengths as plain literals: the format file prints them verbatim. */
 #define HMB_TRACE_EV_BUILD_ID_LEN	20
 #define HMB_TRACE_EV_NAME_LEN		32
