@@ -201,6 +201,20 @@ def cmd_latency(run):
         row("marker: write -> read", [m["read"] - m["write"] for m in marks])
     else:
         print(f"baseline: only {len(marks)} trace_marker samples")
+    # What the polling cost meanwhile (debugfs drains before/after the step).
+    d0, d1 = f"{run}/latency-drains0.txt", f"{run}/latency-drains1.txt"
+    if os.path.exists(d0) and os.path.exists(d1):
+        from measure_idle import drains
+        a, b = drains(d0), drains(d1)
+        secs = span + 2
+        for k in sorted(b):
+            if k not in a:
+                continue
+            n = b[k]["passes"] - a[k]["passes"]
+            ns = b[k]["busy_ns"] - a[k]["busy_ns"]
+            print(f"drain {k} (cpu {b[k]['cpu']}): {n / secs:.0f} passes/s, "
+                  f"{ns / max(n, 1):.0f} ns/pass, {100 * ns / 1e9 / secs:.2f}% of a CPU in passes "
+                  f"(over ~{secs:.0f} s, reader's window)")
     return 0
 
 

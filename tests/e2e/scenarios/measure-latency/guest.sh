@@ -20,12 +20,17 @@ echo 1 >"$I/events/workqueue/workqueue_execute_start/enable" || fail "workqueue_
 # The module drains only while its events are enabled (older ones: always).
 echo 1 >"$I/events/hmb/enable" || fail "enable the hmb events"
 echo "trace_clock: $(cat "$I/trace_clock")"
+# The drains' passes and their time, before and after each step: what
+# polling costs while records flow at a low rate.
+dr=$(ls -d /sys/kernel/debug/hmb_trace/*/drains 2>/dev/null | head -n 1)
+[ -n "$dr" ] || fail "no debugfs hmb_trace/<area>/drains"
 steps=$(cat /mnt/sweep-steps)
 secs=$(cat /mnt/sweep-seconds)
 i=0
 while [ "$i" -lt "$steps" ]; do
 	step "latency step $i: $(sed -n "$((i + 1))p" /mnt/sweep-rates) records/s per core"
 	: >"$I/trace"
+	cat "$dr" >"/mnt/latency-drains0.$i.txt"
 	/mnt/pipe-stamp "$I/trace_pipe" "$((secs + 2))" >/tmp/lat.txt &
 	p=$!
 	/mnt/pipe-stamp -m "$I/trace_marker" "$secs" "$(sed -n "$((i + 1))p" /mnt/sweep-rates)" &
@@ -33,6 +38,7 @@ while [ "$i" -lt "$steps" ]; do
 	touch "/mnt/ready.$i"
 	wait "$m" || fail "marker writer step $i"
 	wait "$p" || fail "pipe-stamp step $i"
+	cat "$dr" >"/mnt/latency-drains1.$i.txt"
 	cp /tmp/lat.txt "/mnt/latency-pipe.$i.txt"
 	echo "$(grep -c ' hmb_record:' /tmp/lat.txt) records read"
 	wait_file "/mnt/truth.$i.json" 30 || fail "hmb-fwsim step $i did not finish"

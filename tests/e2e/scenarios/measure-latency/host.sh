@@ -41,8 +41,10 @@ e2e_sweep_stop
 e2e_check "guest scenario ran to the end" e2e_guest_ok
 for i in "${!rates[@]}"; do
 	ln -sf "latency-pipe.$i.txt" "$HMBQ_SHARE/latency-pipe.txt"
+	ln -sf "latency-drains0.$i.txt" "$HMBQ_SHARE/latency-drains0.txt"
+	ln -sf "latency-drains1.$i.txt" "$HMBQ_SHARE/latency-drains1.txt"
 	echo "== ${rates[$i]} records/s per core, 2 cores"
 	e2e_check "latency at ${rates[$i]}/s" python3 "$E2E_DIR/measure.py" latency "$HMBQ_SHARE"
 done
-rm -f "$HMBQ_SHARE/latency-pipe.txt"
+rm -f "$HMBQ_SHARE/latency-pipe.txt" "$HMBQ_SHARE"/latency-drains[01].txt
 hmbq_finish
