@@ -318,6 +318,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         __builtin_trap();
     uint8_t dict[256];
     hmb_area_read(&c, c.geo.dict_offset, dict, sizeof(dict));
+    // The look between drains, on whatever the area holds (and below, on
+    // what it holds after the device changed it): it stays in bounds and
+    // never calls an area that is not attached unchanged.
+    hmb_consumer_peek peek;
+    hmb_consumer_peek_take(&c, 0xffffffffu >> (mode & 31), &peek);
+    if (peek.valid != (c.state == HMB_CONSUMER_ATTACHED)) __builtin_trap();
+    if (!peek.valid && !hmb_consumer_peek_changed(&c, &peek)) __builtin_trap();
     // The device changes under the reader, as the input says.
     const uint8_t op = (meta_gen[round % 3] >> (2 * (round / 3))) & 7;
     uint32_t gen = Get32(mem + offsetof(hmb_trace_meta, producer_gen));
@@ -354,6 +361,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                            i % 50, 100000 + i);
         break;
     }
+    hmb_consumer_peek_changed(&c, &peek);
   }
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <thread>
@@ -267,6 +268,81 @@ TEST(Consumer, ProducerInitInProgressIsNotRead) {
   EXPECT_EQ(r.consumer.DrainAll(), 0u);
   m->state = HMB_TRACE_STATE_READY;
   EXPECT_EQ(r.consumer.DrainAll(), 10u);
+}
+
+// ---- The cheap look between drains (hmb_consumer_peek) ----
+
+// Drains, then remembers where the consumer stands on @cores.
+hmb_consumer_peek DrainAndTake(Rig& r, uint32_t cores) {
+  r.consumer.DrainAll();
+  hmb_consumer_peek pk{};
+  hmb_consumer_peek_take(r.consumer.get(), cores, &pk);
+  return pk;
+}
+
+TEST(ConsumerPeek, NothingNewAfterADrainMeansNoDrainIsNeeded) {
+  Rig r(1024, 4, 2);
+  r.Emit(0, 7);
+  r.Emit(1, 3);
+  hmb_consumer_peek pk = DrainAndTake(r, 0x3);
+  EXPECT_TRUE(pk.valid);
+  EXPECT_EQ(hmb_consumer_peek_changed(r.consumer.get(), &pk), 0);
+}
+
+TEST(ConsumerPeek, ARecordOnALookedAtCoreIsSeen) {
+  Rig r(1024, 4, 2);
+  r.Emit(0, 7);
+  hmb_consumer_peek pk = DrainAndTake(r, 0x3);
+  r.Emit(1, 1);
+  EXPECT_EQ(hmb_consumer_peek_changed(r.consumer.get(), &pk), 1);
+  // ... and a drain then finds it, after which the look is quiet again.
+  pk = DrainAndTake(r, 0x3);
+  EXPECT_EQ(r.sink.core[1].delivered, 1u);
+  EXPECT_EQ(hmb_consumer_peek_changed(r.consumer.get(), &pk), 0);
+}
+
+TEST(ConsumerPeek, OnlyTheCoresAskedForAreLookedAt) {
+  Rig r(1024, 4, 2);
+  hmb_consumer_peek pk = DrainAndTake(r, 0x1);
+  r.Emit(1, 5);  // another drainer's core
+  EXPECT_EQ(hmb_consumer_peek_changed(r.consumer.get(), &pk), 0);
+  r.Emit(0, 1);
+  EXPECT_EQ(hmb_consumer_peek_changed(r.consumer.get(), &pk), 1);
+}
+
+TEST(ConsumerPeek, AFirmwareResetIsSeen) {
+  Rig r(1024, 4, 1);
+  r.Emit(0, 4);
+  hmb_consumer_peek pk = DrainAndTake(r, 0x1);
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  EXPECT_EQ(hmb_consumer_peek_changed(r.consumer.get(), &pk), 1);
+}
+
+TEST(ConsumerPeek, BeforeAttachingEverythingNeedsADrain) {
+  Rig r(1024, 4, 1);
+  hmb_consumer_peek pk{};
+  hmb_consumer_peek_take(r.consumer.get(), 0x1, &pk);  // never polled
+  EXPECT_FALSE(pk.valid);
+  EXPECT_EQ(hmb_consumer_peek_changed(r.consumer.get(), &pk), 1);
+}
+
+TEST(ConsumerPeek, AHintThatDisagreesWithTheConsumerAsksForADrain) {
+  Rig r(1024, 4, 1);
+  r.Emit(0, 4);
+  hmb_consumer_peek pk = DrainAndTake(r, 0x1);
+  // A buggy producer: next_seq in the core descriptor is garbage.
+  uint8_t* d = r.area.mem() + r.consumer.get()->geo.core_offset +
+               offsetof(hmb_trace_core, next_seq);
+  const uint64_t garbage = 0xdeadbeefcafef00dull;
+  std::memcpy(d, &garbage, sizeof(garbage));
+  EXPECT_EQ(hmb_consumer_peek_changed(r.consumer.get(), &pk), 1);
+}
+
+TEST(ConsumerPeek, CoresBeyondTheGeometryAreNotLookedAt) {
+  Rig r(1024, 4, 2);
+  hmb_consumer_peek pk = DrainAndTake(r, 0xffffffffu);
+  EXPECT_EQ(pk.cores, 0x3u);
+  EXPECT_EQ(hmb_consumer_peek_changed(r.consumer.get(), &pk), 0);
 }
 
 // ---- Two threads over one shared mapping ----

@@ -636,6 +636,47 @@ enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
 	return ret;
 }
 
+void hmb_consumer_peek_take(const struct hmb_consumer *c, uint32_t cores,
+			    struct hmb_consumer_peek *p)
+{
+	uint16_t k;
+
+	p->valid = c->state == HMB_CONSUMER_ATTACHED;
+	p->producer_gen = c->geo.producer_gen;
+	p->core_offset = c->geo.core_offset;
+	if (c->geo.nr_cores < 32)
+		cores &= ((uint32_t)1 << c->geo.nr_cores) - 1;
+	p->cores = cores;
+	for (k = 0; k < HMB_TRACE_MAX_CORES; k++)
+		p->next_seq[k] = (cores >> k) & 1 ? c->core[k].next_seq : 0;
+}
+
+int hmb_consumer_peek_changed(const struct hmb_consumer *c,
+			      const struct hmb_consumer_peek *p)
+{
+	const uint8_t *m = area_ptr(c, 0, sizeof(struct hmb_trace_meta));
+	uint16_t k;
+
+	if (!p->valid || !m ||
+	    hmb_load32(m + META_OFF_STATE) != HMB_TRACE_STATE_READY ||
+	    hmb_load32(m + META_OFF_GEN) != p->producer_gen)
+		return 1;
+	for (k = 0; k < HMB_TRACE_MAX_CORES; k++) {
+		const uint8_t *d;
+
+		if (!((p->cores >> k) & 1))
+			continue;
+		d = area_ptr(c, p->core_offset +
+			     (uint64_t)k * sizeof(struct hmb_trace_core),
+			     sizeof(struct hmb_trace_core));
+		if (!d ||
+		    hmb_load64(d + offsetof(struct hmb_trace_core, next_seq)) !=
+		    p->next_seq[k])
+			return 1;
+	}
+	return 0;
+}
+
 static uint64_t page_offset(const struct hmb_geometry *g, uint16_t core,
 			    uint64_t page_seq)
 {

@@ -296,6 +296,42 @@ uint32_t hmb_consumer_drain_core(struct hmb_consumer *c, uint16_t core,
  */
 uint64_t hmb_consumer_capacity(const struct hmb_geometry *g);
 
+/**
+ * struct hmb_consumer_peek - what a cheap look at the area compares with:
+ * where the consumer stood after its last drain. Taken by the drainer
+ * (hmb_consumer_peek_take()); a look (hmb_consumer_peek_changed()) reads
+ * only this, the area and the consumer's mapping, so it may run on
+ * another CPU or in another context than the drainer, while the drainer
+ * is not running.
+ */
+struct hmb_consumer_peek {
+	uint8_t valid;			/* attached when it was taken */
+	uint32_t producer_gen;
+	uint32_t core_offset;
+	uint32_t cores;			/* bit k: core k is looked at */
+	uint64_t next_seq[HMB_TRACE_MAX_CORES];
+};
+
+/**
+ * hmb_consumer_peek_take() - remember where @c stands on @cores (bit k:
+ * core k; cores the geometry does not have are left out) in @p.
+ */
+void hmb_consumer_peek_take(const struct hmb_consumer *c, uint32_t cores,
+			    struct hmb_consumer_peek *p);
+
+/**
+ * hmb_consumer_peek_changed() - might a drain find anything new since @p
+ * was taken? Reads the meta page's state and generation and the cores'
+ * next_seq hints: a few words, no copy. Return: 0 only if the area is
+ * READY in the same generation and every looked-at core's next_seq hint
+ * equals the consumer's position; 1 otherwise (also for an invalid @p,
+ * an unmapped offset, or a hint the producer does not keep up to date:
+ * the hint is not authoritative, so a caller that skips drains on 0 must
+ * still drain now and then).
+ */
+int hmb_consumer_peek_changed(const struct hmb_consumer *c,
+			      const struct hmb_consumer_peek *p);
+
 /** Total records lost on @core for every reason (saturating). */
 uint64_t hmb_consumer_lost_total(const struct hmb_consumer_core *cc);
 

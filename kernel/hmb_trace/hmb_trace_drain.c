@@ -83,6 +83,13 @@
 #define HMB_TRACE_ACTIVE_NS	(20 * NSEC_PER_MSEC)
 /* While nobody traces: how often to look at the meta page (status). */
 #define HMB_TRACE_GATE_NS	(100 * NSEC_PER_MSEC)
+/*
+ * Looks by the timer alone (no pass) for at most this long in a row: a
+ * producer whose next_seq hints lag still has its records found, and the
+ * periodic work of a pass (metadata, the consume gate, backing off) is
+ * done at least this often.
+ */
+#define HMB_TRACE_PEEK_NS	NSEC_PER_MSEC
 /* After a tracer enabled hmb_record: the first pass (its flag is set). */
 #define HMB_TRACE_KICK_NS	NSEC_PER_MSEC
 /*
@@ -342,21 +349,40 @@ static void hmb_trace_drain_arm(struct hmb_trace_drain *d, u64 delay_ns)
 	}
 	if (fired)
 		hrtimer_start_range_ns(&d->timer, ktime_add_ns(fired, delay_ns),
-				       delay_ns >> 5, HRTIMER_MODE_ABS);
+				       delay_ns >> 5, HRTIMER_MODE_ABS_SOFT);
 	else
 		hrtimer_start_range_ns(&d->timer, ns_to_ktime(delay_ns),
-				       delay_ns >> 5, HRTIMER_MODE_REL);
+				       delay_ns >> 5, HRTIMER_MODE_REL_SOFT);
 }
 
+/*
+ * Softirq context. At the poll interval, a look at the area's words (a few
+ * reads, no lock: the work is not running) decides whether a pass is
+ * needed; an idle-but-traced device then costs a timer tick, not a worker
+ * wakeup and a pass, so the poll interval can be short.
+ */
 static enum hrtimer_restart hmb_trace_drain_timer(struct hrtimer *t)
 {
 	struct hmb_trace_drain *d = container_of(t, struct hmb_trace_drain,
 						 timer);
+	u64 interval_ns;
 
+	if (READ_ONCE(d->stopping))
+		return HRTIMER_NORESTART;
+	/* Pairs with smp_store_release() in hmb_trace_peek_prepare(). */
+	if (smp_load_acquire(&d->peek_armed)) {
+		interval_ns = (u64)READ_ONCE(d->interval_us) * NSEC_PER_USEC;
+		if (d->peek_skipped_ns + interval_ns < HMB_TRACE_PEEK_NS &&
+		    !hmb_consumer_peek_changed(&d->c, &d->peek)) {
+			d->peek_skipped_ns += interval_ns;
+			d->stats.peeks++;
+			hrtimer_forward_now(t, ns_to_ktime(interval_ns));
+			return HRTIMER_RESTART;
+		}
+	}
 	/* Read by the work this queues (queue_work_on() orders it). */
 	WRITE_ONCE(d->fired, hrtimer_get_expires(t));
-	if (!READ_ONCE(d->stopping))
-		queue_work_on(READ_ONCE(d->cpu), hmb_trace_wq, &d->work);
+	queue_work_on(READ_ONCE(d->cpu), hmb_trace_wq, &d->work);
 	return HRTIMER_NORESTART;
 }
 
@@ -402,6 +428,34 @@ static u64 hmb_trace_pace(struct hmb_trace_drain *d,
 	else
 		d->interval_us = poll;
 	return (u64)d->interval_us * NSEC_PER_USEC;
+}
+
+/*
+ * After a pass: may the timer look instead of running the next one? Only
+ * in the steady state at the poll interval, with nothing owed.
+ */
+static void hmb_trace_peek_prepare(struct hmb_trace_drain *d,
+				   const struct hmb_trace_pass *p, u64 delay_ns)
+{
+	unsigned int step = d->area->nr_drains, k;
+	u32 cores = 0;
+	bool armed;
+
+	lockdep_assert_held(&d->lock);
+
+	armed = p->consuming && !p->more && !p->refused && !d->dict_due &&
+		!d->meta_due && d->c.state == HMB_CONSUMER_ATTACHED &&
+		d->index < d->c.geo.nr_cores &&
+		delay_ns == (u64)READ_ONCE(d->area->tun.poll_interval_us) *
+			    NSEC_PER_USEC;
+	d->peek_skipped_ns = 0;
+	if (armed) {
+		for (k = d->index; k < d->c.geo.nr_cores; k += step)
+			cores |= BIT(k);
+		hmb_consumer_peek_take(&d->c, cores, &d->peek);
+	}
+	/* Pairs with smp_load_acquire() in hmb_trace_drain_timer(). */
+	smp_store_release(&d->peek_armed, armed);
 }
 
 /*
@@ -467,7 +521,7 @@ static void hmb_trace_drain_work(struct work_struct *work)
 						 work);
 	struct hmb_trace_pass p = {};
 	int cpu = READ_ONCE(d->cpu);
-	u64 start, end;
+	u64 start, end, delay;
 
 	if (READ_ONCE(d->stopping))
 		return;
@@ -486,6 +540,12 @@ static void hmb_trace_drain_work(struct work_struct *work)
 	 */
 	start = local_clock();
 	mutex_lock(&d->lock);
+	/*
+	 * A timer started meanwhile (a kick) looks no more. One that looked
+	 * just before may have read a snapshot being rewritten: a wrong
+	 * answer costs one interval, the next pass or look is right.
+	 */
+	WRITE_ONCE(d->peek_armed, false);
 	hmb_trace_drain_pass(d, &p);
 	end = local_clock();
 	if (p.consuming) {
@@ -494,8 +554,10 @@ static void hmb_trace_drain_work(struct work_struct *work)
 		if (!p.got && !p.refused)
 			d->stats.empty_passes++;
 	}
+	delay = hmb_trace_pace(d, &p, end);
+	hmb_trace_peek_prepare(d, &p, delay);
 	mutex_unlock(&d->lock);
-	hmb_trace_drain_arm(d, hmb_trace_pace(d, &p, end));
+	hmb_trace_drain_arm(d, delay);
 }
 
 /* The consumer's clock for its time bound on loss charges. */
@@ -535,7 +597,7 @@ static struct hmb_trace_drain *hmb_trace_drain_alloc(struct hmb_trace_area *a,
 	d->interval_us = a->tun.poll_interval_us;
 	mutex_init(&d->lock);
 	INIT_WORK(&d->work, hmb_trace_drain_work);
-	hrtimer_init(&d->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	hrtimer_init(&d->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	d->timer.function = hmb_trace_drain_timer;
 	hmb_consumer_init(&d->c, &a->map, &hmb_trace_consumer_ops, d,
 			  d->scratch);
@@ -667,8 +729,14 @@ void hmb_trace_drains_kick(struct hmb_trace_area *a)
 {
 	unsigned int i;
 
+	/*
+	 * Not while the timer's callback runs: it may be moving its own
+	 * expiry (hrtimer_forward_now()), and it queues a pass or looks
+	 * again within the interval anyway.
+	 */
 	for (i = 0; i < a->nr_drains; i++)
-		hmb_trace_drain_arm(a->drains[i], HMB_TRACE_KICK_NS);
+		if (hrtimer_try_to_cancel(&a->drains[i]->timer) >= 0)
+			hmb_trace_drain_arm(a->drains[i], HMB_TRACE_KICK_NS);
 }
 
 /* Run @d on @cpu from now on, and have a pass there at once. */
@@ -736,14 +804,15 @@ static int hmb_trace_drains_show(struct seq_file *m, void *unused)
 	struct hmb_trace_area *a = m->private;
 	unsigned int i;
 
-	seq_puts(m, "drain cpu home_cpu passes empty_passes busy_ns refused yields unreported_lost interval_us\n");
+	seq_puts(m, "drain cpu home_cpu passes empty_passes peeks busy_ns refused yields unreported_lost interval_us\n");
 	for (i = 0; i < a->nr_drains; i++) {
 		struct hmb_trace_drain *d = a->drains[i];
 
 		mutex_lock(&d->lock);
-		seq_printf(m, "%u %d %d %llu %llu %llu %llu %llu %llu %u\n",
+		seq_printf(m, "%u %d %d %llu %llu %llu %llu %llu %llu %llu %u\n",
 			   i, d->cpu, d->home_cpu, d->stats.passes,
-			   d->stats.empty_passes, d->stats.busy_ns,
+			   d->stats.empty_passes, READ_ONCE(d->stats.peeks),
+			   d->stats.busy_ns,
 			   d->stats.refused, d->stats.yields,
 			   d->stats.unreported_lost, d->interval_us);
 		mutex_unlock(&d->lock);

@@ -69,6 +69,15 @@ struct hmb_trace_drain {
 	int cpu;
 	struct hrtimer timer;
 	ktime_t fired;			/* expiry of the last timer run; 0: none */
+	/*
+	 * Between passes at the poll interval the timer only looks
+	 * (hmb_consumer_peek_changed()) and queues the work when something
+	 * changed, or after HMB_TRACE_PEEK_NS of looks. @peek is written by
+	 * the work before it sets @peek_armed, read by the timer after.
+	 */
+	bool peek_armed;
+	u64 peek_skipped_ns;		/* timer only, reset by each pass */
+	struct hmb_consumer_peek peek;
 	struct work_struct work;
 	bool stopping;
 	struct mutex lock;		/* protects @c and the pass state */
@@ -88,6 +97,7 @@ struct hmb_trace_drain {
 	u16 next_core;
 	struct {
 		u64 passes;		/* passes that polled the area */
+		u64 peeks;		/* looks by the timer that found nothing */
 		u64 empty_passes;	/* ... and found nothing */
 		u64 busy_ns;		/* time spent in passes */
 		u64 refused;		/* records the buffer did not take */

@@ -212,7 +212,8 @@ def cmd_latency(run):
                 continue
             n = b[k]["passes"] - a[k]["passes"]
             ns = b[k]["busy_ns"] - a[k]["busy_ns"]
-            print(f"drain {k} (cpu {b[k]['cpu']}): {n / secs:.0f} passes/s, "
+            looks = b[k].get("peeks", 0) - a[k].get("peeks", 0)
+            print(f"drain {k} (cpu {b[k]['cpu']}): {looks / secs:.0f} timer looks/s, {n / secs:.0f} passes/s, "
                   f"{ns / max(n, 1):.0f} ns/pass, {100 * ns / 1e9 / secs:.2f}% of a CPU in passes "
                   f"(over ~{secs:.0f} s, reader's window)")
     return 0
