@@ -1,0 +1,80 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest half of kernel/patches/verify.sh (runs as /mnt/scenario.sh in the
+# QEMU guest, busybox sh): loads the patched nvme-core/nvme from
+# /mnt/modules instead of Debian's and checks that QEMU's emulated NVMe disk
+# (no HMB, no HMB trace capability) works as before. One "ok - " or
+# "not ok - " line per check; exits 1 if any failed.
+#
+# Disk layout (1 MiB patterns from the host's share): A written at 0 before
+# the reset, B put at 4 MiB by the host, C written at 8 MiB after the reset.
+
+MB=1048576
+fails=0
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; fails=$((fails + 1)); }
+die() { not_ok "$*"; dmesg >/mnt/dmesg.txt; exit 1; }
+
+# Wait up to $2 tenths of a second for the test $1 to succeed.
+wait_for() {
+	i=0
+	while ! eval "$1"; do
+		i=$((i + 1))
+		[ "$i" -le "$2" ] || return 1
+		sleep 0.1
+	done
+}
+
+# Read 1 MiB at MiB offset $1 of the disk, bypassing the page cache.
+read_mib() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	blockdev --flushbufs /dev/nvme0n1
+	dd if=/dev/nvme0n1 of="/tmp/read.bin" bs=$MB skip="$1" count=1 2>/dev/null
+}
+
+for m in crct10dif_common crc-t10dif crc64 crc64-rocksoft t10-pi nvme-core nvme; do
+	insmod "/mnt/modules/$m.ko" || die "insmod $m.ko"
+done
+[ "$(cat /sys/module/nvme/srcversion)" = "$(cat /mnt/nvme.srcversion)" ] &&
+	[ "$(cat /sys/module/nvme_core/srcversion)" = "$(cat /mnt/nvme-core.srcversion)" ] &&
+	[ -f /sys/module/nvme/parameters/hmb_trace ] ||
+	die "the loaded nvme, nvme_core are not the patched ones (srcversion, hmb_trace parameter)"
+ok "patched nvme-core and nvme loaded (srcversion matches, hmb_trace=$(cat /sys/module/nvme/parameters/hmb_trace))"
+
+wait_for '[ -b /dev/nvme0n1 ]' 200 || die "no /dev/nvme0n1 20 s after insmod"
+ok "nvme0n1 appeared: $(cat /sys/class/nvme/nvme0/model | tr -s ' '), $(cat /sys/block/nvme0n1/size) sectors"
+
+dd if=/mnt/a.bin of=/dev/nvme0n1 bs=$MB count=1 conv=fsync 2>/dev/null &&
+	read_mib 0 && cmp -s /tmp/read.bin /mnt/a.bin &&
+	ok "1 MiB written at 0 reads back equal" ||
+	not_ok "1 MiB written at 0 does not read back equal"
+read_mib 4 && cmp -s /tmp/read.bin /mnt/b.bin &&
+	ok "1 MiB the host put at 4 MiB reads equal" ||
+	not_ok "1 MiB the host put at 4 MiB does not read equal"
+
+echo 1 >/sys/class/nvme/nvme0/reset_controller || not_ok "write reset_controller"
+wait_for '[ "$(cat /sys/class/nvme/nvme0/state)" = live ]' 300 &&
+	ok "controller reset through sysfs, live again" ||
+	not_ok "controller not live 30 s after reset_controller (state $(cat /sys/class/nvme/nvme0/state))"
+wait_for '[ -b /dev/nvme0n1 ]' 100 || not_ok "nvme0n1 gone after the reset"
+
+dd if=/mnt/c.bin of=/dev/nvme0n1 bs=$MB seek=8 count=1 conv=fsync 2>/dev/null &&
+	read_mib 8 && cmp -s /tmp/read.bin /mnt/c.bin &&
+	ok "after the reset: 1 MiB written at 8 MiB reads back equal" ||
+	not_ok "after the reset: 1 MiB written at 8 MiB does not read back equal"
+read_mib 0 && cmp -s /tmp/read.bin /mnt/a.bin &&
+	ok "after the reset: the data written before it reads equal" ||
+	not_ok "after the reset: the data written before it does not read equal"
+
+rmmod nvme && rmmod nvme_core && [ ! -d /sys/module/nvme ] &&
+	ok "rmmod nvme nvme_core" || not_ok "rmmod nvme nvme_core"
+
+dmesg >/mnt/dmesg.txt
+bad=$(grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|HMB trace' /mnt/dmesg.txt)
+[ -z "$bad" ] && ok "dmesg: no WARNING, BUG, Oops, call trace or HMB trace message" ||
+	not_ok "dmesg: $bad"
+grep -E 'nvme' /mnt/dmesg.txt | sed 's/^/dmesg: /'
+
+[ "$fails" -eq 0 ]
