@@ -54,6 +54,22 @@ read_mib 4 && cmp -s /tmp/read.bin /mnt/b.bin &&
 	ok "1 MiB the host put at 4 MiB reads equal" ||
 	not_ok "1 MiB the host put at 4 MiB does not read equal"
 
+# hmb_trace.ko's nvme backend subscribes to the patched nvme's notifier;
+# with no HMB-capable controller it gets no area, before or after a reset.
+hmb=0
+if [ -f /mnt/modules/hmb_trace.ko ]; then
+	if insmod /mnt/modules/hmb_trace.ko; then
+		hmb=1
+		[ -z "$(ls /sys/class/hmb_trace 2>/dev/null)" ] &&
+			ok "hmb_trace.ko (nvme backend) loaded: subscribed, no trace area" ||
+			not_ok "hmb_trace.ko registered areas without an HMB: $(ls /sys/class/hmb_trace)"
+	else
+		not_ok "insmod hmb_trace.ko (nvme backend)"
+	fi
+else
+	not_ok "no hmb_trace.ko with the nvme backend to load"
+fi
+
 echo 1 >/sys/class/nvme/nvme0/reset_controller || not_ok "write reset_controller"
 wait_for '[ "$(cat /sys/class/nvme/nvme0/state)" = live ]' 300 &&
 	ok "controller reset through sysfs, live again" ||
@@ -68,6 +84,12 @@ read_mib 0 && cmp -s /tmp/read.bin /mnt/a.bin &&
 	ok "after the reset: the data written before it reads equal" ||
 	not_ok "after the reset: the data written before it does not read equal"
 
+if [ "$hmb" = 1 ]; then
+	rmmod nvme 2>/dev/null && not_ok "nvme could be removed while hmb_trace uses it"
+	[ -z "$(ls /sys/class/hmb_trace 2>/dev/null)" ] && rmmod hmb_trace &&
+		ok "rmmod hmb_trace (nvme backend unsubscribed)" ||
+		not_ok "rmmod hmb_trace"
+fi
 rmmod nvme && rmmod nvme_core && [ ! -d /sys/module/nvme ] &&
 	ok "rmmod nvme nvme_core" || not_ok "rmmod nvme nvme_core"
 

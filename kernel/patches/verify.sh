@@ -8,15 +8,19 @@
 #   3. build the patched nvme-core.ko and nvme.ko as external modules
 #      against the installed headers (/lib/modules/KVER/build), -Werror
 #   4. checkpatch.pl --strict every patch
-#   5. boot Debian's kernel in QEMU with an emulated NVMe disk (-device nvme:
+#   5. build hmb_trace.ko with its nvme backend against the patched header
+#      (W=1, -Werror): it subscribes to nvme's notifier, nvme imports nothing
+#   6. boot Debian's kernel in QEMU with an emulated NVMe disk (-device nvme:
 #      no HMB, no HMB trace capability), load the patched modules instead of
 #      Debian's, and check that the disk works as before: data written and
 #      read back verified (also from the host, in the disk image), a
-#      controller reset through sysfs, rmmod, no WARNING/BUG/Oops in dmesg
+#      controller reset through sysfs, rmmod, no WARNING/BUG/Oops in dmesg;
+#      hmb_trace.ko (nvme backend) subscribes and unsubscribes meanwhile
+#      (with no HMB there is no area: the trace path itself needs hardware)
 #
 # Usage: kernel/patches/verify.sh [--build-dir DIR] [--no-guest] [--keep]
 #   --build-dir DIR  cache and work directory (default build/kernel-patches)
-#   --no-guest       stop after step 4
+#   --no-guest       stop after step 5
 #   --keep           keep the guest's run directory (disk image, dmesg)
 #
 # Prints one "ok - ..." or "not ok - ..." line per check and ends with
@@ -120,7 +124,8 @@ done
 # -I after the installed headers' own include paths.
 hash=$(cat "$here"/0*.patch "$kdir/Module.symvers" 2>/dev/null | sha256sum | cut -c1-16)
 mods=$bdir/modules
-if [[ -f "$mods/.stamp" && "$(cat "$mods/.stamp")" == "$hash" && -f "$mods/nvme.ko" ]]; then
+if [[ -f "$mods/.stamp" && "$(cat "$mods/.stamp")" == "$hash" && -f "$mods/nvme.ko" &&
+	-f "$mods/Module.symvers" ]]; then
 	ok "patched nvme-core.ko and nvme.ko built with -Werror (cached: same patches, same headers)"
 else
 	rm -rf "$mods"
@@ -131,7 +136,8 @@ else
 		CONFIG_NVME_TCP= CONFIG_NVME_APPLE= modules >"$log" 2>&1 &&
 		[[ -f "$tree/drivers/nvme/host/nvme.ko" && -f "$tree/drivers/nvme/host/nvme-core.ko" ]]; then
 		mkdir -p "$mods"
-		cp "$tree/drivers/nvme/host/nvme-core.ko" "$tree/drivers/nvme/host/nvme.ko" "$mods/"
+		cp "$tree/drivers/nvme/host/nvme-core.ko" "$tree/drivers/nvme/host/nvme.ko" \
+			"$tree/drivers/nvme/host/Module.symvers" "$mods/"
 		echo "$hash" >"$mods/.stamp"
 		ok "patched nvme-core.ko and nvme.ko built with -Werror against $kdir"
 	else
@@ -161,6 +167,43 @@ for p in "${patches[@]}"; do
 	fi
 done
 
+# 5. hmb_trace.ko with the nvme backend, built in a copy of the tree
+# layout it needs (kernel/hmb_trace, consumer, clock, include).
+hmb=$bdir/hmb_trace
+if [[ -f "$mods/Module.symvers" ]]; then
+	cp "$mods/Module.symvers" "$tree/drivers/nvme/host/"
+	hhash=$( (cat "$mods/.stamp"; cd "$repo" && find kernel/hmb_trace consumer clock include \
+		-type f \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) | sort | xargs cat) |
+		sha256sum | cut -c1-16)
+	if [[ -f "$hmb/.stamp" && "$(cat "$hmb/.stamp")" == "$hhash" && -f "$hmb/hmb_trace.ko" ]]; then
+		ok "hmb_trace.ko with the nvme backend built with W=1 -Werror (cached: same sources)"
+	else
+		rm -rf "$hmb"
+		mkdir -p "$hmb/src"
+		cp -r "$repo/kernel" "$repo/consumer" "$repo/clock" "$repo/include" "$hmb/src/"
+		rm -rf "$hmb/src/kernel/patches"
+		log=$bdir/hmb_trace-build.log
+		if make -C "$hmb/src/kernel/hmb_trace" KDIR="$kdir" W=1 KCFLAGS=-Werror \
+			NVME_HMB_TRACE_TREE="$tree" -j2 >"$log" 2>&1 &&
+			[[ -f "$hmb/src/kernel/hmb_trace/hmb_trace_nvme.o" ]] &&
+			modinfo -F depends "$hmb/src/kernel/hmb_trace/hmb_trace.ko" | grep -qw nvme; then
+			cp "$hmb/src/kernel/hmb_trace/hmb_trace.ko" "$hmb/"
+			echo "$hhash" >"$hmb/.stamp"
+			ok "hmb_trace.ko with the nvme backend built with W=1 -Werror (depends: $(modinfo -F depends "$hmb/hmb_trace.ko"))"
+		else
+			grep -E 'error|warning' "$log" | head -n 20 || tail -n 20 "$log"
+			not_ok "hmb_trace.ko with the nvme backend (log: $log)"
+		fi
+	fi
+else
+	not_ok "hmb_trace.ko with the nvme backend: no patched nvme build to link against"
+fi
+if [[ -f "$mods/nvme.ko" ]] && ! modinfo -F depends "$mods/nvme.ko" | grep -q hmb_trace; then
+	ok "nvme.ko imports nothing from hmb_trace (depends: $(modinfo -F depends "$mods/nvme.ko"))"
+else
+	not_ok "nvme.ko missing, or it depends on hmb_trace"
+fi
+
 if ((!guest)) || [[ ! -f "$mods/nvme.ko" ]]; then
 	((guest)) && not_ok "QEMU guest: no patched modules to load"
 	finish
@@ -182,6 +225,7 @@ for m in lib/crc-t10dif lib/crc64 lib/crc64-rocksoft block/t10-pi \
 	esac
 done
 cp "$mods/nvme-core.ko" "$mods/nvme.ko" "$run/modules/"
+[[ -f "$hmb/hmb_trace.ko" ]] && cp "$hmb/hmb_trace.ko" "$run/modules/"
 modinfo -F srcversion "$mods/nvme.ko" >"$run/nvme.srcversion"
 modinfo -F srcversion "$mods/nvme-core.ko" >"$run/nvme-core.srcversion"
 
