@@ -29,7 +29,7 @@ usage() {
 }
 die() { echo "series.sh: $*" >&2; exit 1; }
 
-(($# == 2)) || usage
+(($# == 2)) || usage 2
 cmd=$1
 dir=$2
 
@@ -71,5 +71,5 @@ export)
 	cp "$tmp"/*.patch "$here/"
 	ls "$here"/0*.patch
 	;;
-*) usage ;;
+*) usage 2 ;;
 esac

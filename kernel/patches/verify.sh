@@ -85,7 +85,11 @@ kdir=${KDIR:-/lib/modules/$kver/build}
 [[ -f "$kdir/Makefile" ]] ||
 	{ not_ok "kernel headers $kdir missing (apt-get install linux-headers-amd64)"; finish; }
 
-mapfile -t patches < <(cd "$here" && ls 0[0-9][0-9][0-9]-*.patch | grep -v '^0000-')
+patches=()
+for p in "$here"/0[0-9][0-9][0-9]-*.patch; do
+	p=$(basename "$p")
+	[[ "$p" == 0000-* || ! -f "$here/$p" ]] || patches+=("$p")
+done
 ((${#patches[@]})) || { not_ok "no patches in $here"; finish; }
 echo "verify.sh: ${#patches[@]} patches against $tarball, headers $kdir"
 
@@ -216,7 +220,10 @@ mkdir -p "$run/modules"
 kmods=/lib/modules/$kver/kernel
 for m in lib/crc-t10dif lib/crc64 lib/crc64-rocksoft block/t10-pi \
 	crypto/crct10dif_common; do
-	f=$(ls "$kmods/$m".ko* 2>/dev/null | head -n1 || true)
+	f=""
+	for c in "$kmods/$m".ko "$kmods/$m".ko.xz "$kmods/$m".ko.zst; do
+		[[ -f "$c" ]] && { f=$c; break; }
+	done
 	[[ -n "$f" ]] || { not_ok "guest: $kmods/$m.ko missing (linux-image-$kver)"; finish; }
 	case "$f" in
 	*.ko) cp "$f" "$run/modules/" ;;
