@@ -23,7 +23,7 @@ for arg in "$@"; do
 	case "$arg" in
 	--no-e2e) run_e2e=0 ;;
 	--no-fuzz) run_fuzz=0 ;;
-	-h|--help) sed -n '3,12p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,16p' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option $arg" >&2; exit 2 ;;
 	esac
 done
