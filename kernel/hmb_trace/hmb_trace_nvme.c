@@ -165,9 +165,9 @@ static int hmb_trace_nvme_enabled(const struct nvme_hmb_trace_info *info)
 	if (info->has_ctrl)
 		hmb_trace_set_ctrl(n->area, &hmb_trace_nvme_ctrl_ops, n);
 	list_add_tail(&n->node, &hmb_trace_nvme_areas);
-	dev_info(info->dev, "%s: HMB trace area of %zu KiB at HMB offset %llu KiB%s\n",
-		 n->name, info->size >> 10, info->hmb_offset >> 10,
-		 info->has_ctrl ? ", with control channel" : "");
+	pr_info("%s: HMB trace area of %zu KiB at HMB offset %llu KiB%s\n",
+		n->name, info->size >> 10, info->hmb_offset >> 10,
+		info->has_ctrl ? ", with control channel" : "");
 	return 0;
 
 err_free:

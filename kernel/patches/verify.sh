@@ -16,7 +16,11 @@
 #      read back verified (also from the host, in the disk image), a
 #      controller reset through sysfs, rmmod, no WARNING/BUG/Oops in dmesg;
 #      hmb_trace.ko (nvme backend) subscribes and unsubscribes meanwhile
-#      (with no HMB there is no area: the trace path itself needs hardware)
+#      (with no HMB there is no area); then, with the test-only
+#      nvme_hmb_fake.ko standing in for nvme's API (kernel/patches/test), the
+#      backend gets a producer-written area: replay to a late subscriber,
+#      records delivered, control command statuses, clock fits, a reset with
+#      a new generation, FREEING
 #
 # Usage: kernel/patches/verify.sh [--build-dir DIR] [--no-guest] [--keep]
 #   --build-dir DIR  cache and work directory (default build/kernel-patches)
@@ -176,24 +180,34 @@ done
 hmb=$bdir/hmb_trace
 if [[ -f "$mods/Module.symvers" ]]; then
 	cp "$mods/Module.symvers" "$tree/drivers/nvme/host/"
-	hhash=$( (cat "$mods/.stamp"; cd "$repo" && find kernel/hmb_trace consumer clock include \
+	hhash=$( (cat "$mods/.stamp"; cd "$repo" && find kernel/hmb_trace kernel/patches/test \
+		consumer clock include producer \
 		-type f \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) | sort | xargs cat) |
 		sha256sum | cut -c1-16)
-	if [[ -f "$hmb/.stamp" && "$(cat "$hmb/.stamp")" == "$hhash" && -f "$hmb/hmb_trace.ko" ]]; then
+	if [[ -f "$hmb/.stamp" && "$(cat "$hmb/.stamp")" == "$hhash" && -f "$hmb/hmb_trace.ko" &&
+		-f "$hmb/nvme_hmb_fake.ko" ]]; then
 		ok "hmb_trace.ko with the nvme backend built with W=1 -Werror (cached: same sources)"
 	else
 		rm -rf "$hmb"
 		mkdir -p "$hmb/src"
-		cp -r "$repo/kernel" "$repo/consumer" "$repo/clock" "$repo/include" "$hmb/src/"
-		rm -rf "$hmb/src/kernel/patches"
+		cp -r "$repo/kernel" "$repo/consumer" "$repo/clock" "$repo/include" \
+			"$repo/producer" "$hmb/src/"
 		log=$bdir/hmb_trace-build.log
 		if make -C "$hmb/src/kernel/hmb_trace" KDIR="$kdir" W=1 KCFLAGS=-Werror \
 			NVME_HMB_TRACE_TREE="$tree" -j2 >"$log" 2>&1 &&
 			[[ -f "$hmb/src/kernel/hmb_trace/hmb_trace_nvme.o" ]] &&
 			modinfo -F depends "$hmb/src/kernel/hmb_trace/hmb_trace.ko" | grep -qw nvme; then
 			cp "$hmb/src/kernel/hmb_trace/hmb_trace.ko" "$hmb/"
-			echo "$hhash" >"$hmb/.stamp"
 			ok "hmb_trace.ko with the nvme backend built with W=1 -Werror (depends: $(modinfo -F depends "$hmb/hmb_trace.ko"))"
+			# The test-only stand-in for nvme's API, for the guest.
+			if make -C "$hmb/src/kernel/patches/test" KDIR="$kdir" KCFLAGS=-Werror \
+				NVME_HMB_TRACE_TREE="$tree" >>"$log" 2>&1; then
+				cp "$hmb/src/kernel/patches/test/nvme_hmb_fake.ko" "$hmb/"
+				echo "$hhash" >"$hmb/.stamp"
+			else
+				grep -E 'error|warning' "$log" | head -n 20
+				not_ok "test module nvme_hmb_fake.ko (log: $log)"
+			fi
 		else
 			grep -E 'error|warning' "$log" | head -n 20 || tail -n 20 "$log"
 			not_ok "hmb_trace.ko with the nvme backend (log: $log)"
@@ -233,6 +247,7 @@ for m in lib/crc-t10dif lib/crc64 lib/crc64-rocksoft block/t10-pi \
 done
 cp "$mods/nvme-core.ko" "$mods/nvme.ko" "$run/modules/"
 [[ -f "$hmb/hmb_trace.ko" ]] && cp "$hmb/hmb_trace.ko" "$run/modules/"
+[[ -f "$hmb/nvme_hmb_fake.ko" ]] && cp "$hmb/nvme_hmb_fake.ko" "$run/modules/"
 modinfo -F srcversion "$mods/nvme.ko" >"$run/nvme.srcversion"
 modinfo -F srcversion "$mods/nvme-core.ko" >"$run/nvme-core.srcversion"
 
