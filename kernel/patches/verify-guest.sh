@@ -131,8 +131,12 @@ else
 	check "control: failed counts both ($(cat $area/ctrl/failed))" [ "$(cat $area/ctrl/failed)" -ge 2 ]
 	check "clock sync over the control command: fits made" wait_for fits_made 50
 	echo reset >$action
-	check "reset (DISABLING, new generation, ENABLED): registered again, producer_gen 2" \
+	check "reset: the new generation is read (producer_gen 2)" \
 		wait_for "[ \"\$(cat $area/producer_gen 2>/dev/null)\" = 2 ]" 50
+	# A consumer that lived through it would count a reset; a new one
+	# (DISABLING unregistered the area, ENABLED registered it) starts at 0.
+	check "reset: DISABLING unregistered the area, ENABLED registered it anew (resets $(cat $area/resets))" \
+		[ "$(cat $area/resets)" = 0 ]
 	echo always >$area/consume
 	check "after the reset: the new generation's 50 50 records delivered" \
 		wait_for 'delivered_is "50 50"' 50
