@@ -3,9 +3,11 @@
 #
 # Install the Debian 12 packages hmbtrace needs to build, test and run the demo.
 # Idempotent: packages already present are skipped, so a second run is quick.
-# Usage: scripts/install-deps.sh [--kernel]
+# Usage: scripts/install-deps.sh [--kernel] [--kernel-source]
 #   --kernel   also install what the QEMU guest needs (kernel image/headers, QEMU,
 #              busybox, trace-cmd).
+#   --kernel-source  also linux-source-6.1 (kernel/patches/verify.sh: the tree the
+#              nvme-pci series applies to, and checkpatch.pl).
 set -euo pipefail
 
 # libtraceevent-dev and trace-cmd: plugin_hmb.so and its unit tests.
@@ -16,9 +18,13 @@ kernel_pkgs=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-stati
 	     libtracefs-dev libtracecmd-dev cpio kmod)
 
 pkgs=("${base_pkgs[@]}")
-if [[ "${1:-}" == "--kernel" ]]; then
-	pkgs+=("${kernel_pkgs[@]}")
-fi
+for arg in "$@"; do
+	case "$arg" in
+	--kernel) pkgs+=("${kernel_pkgs[@]}") ;;
+	--kernel-source) pkgs+=(linux-source-6.1 xz-utils) ;;
+	*) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
+	esac
+done
 
 missing=()
 for p in "${pkgs[@]}"; do

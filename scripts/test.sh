@@ -7,8 +7,13 @@
 #   fuzz  - each libFuzzer target for HMBTRACE_FUZZ_SECONDS (default 30)
 #   e2e   - the QEMU scenarios: hmb_trace.ko in a Debian guest, verified
 #           against hmb-fwsim's ground truth
+#   kernel patches - kernel/patches/verify.sh: the nvme-pci series applies to
+#           linux-source-6.1, builds with -Werror, is checkpatch clean, and
+#           the patched nvme drives an emulated NVMe disk in the guest
+#           (without the guest under --no-e2e)
 # Usage: scripts/test.sh [--no-e2e] [--no-fuzz]
-# Ends with one line "N passed, M failed" over every test it ran.
+# Ends with one line "N passed, M failed" over every test it ran
+# (", K skipped" added when a stage could not run, e.g. no linux-source-6.1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,13 +23,14 @@ for arg in "$@"; do
 	case "$arg" in
 	--no-e2e) run_e2e=0 ;;
 	--no-fuzz) run_fuzz=0 ;;
-	-h|--help) sed -n '3,12p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,16p' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option $arg" >&2; exit 2 ;;
 	esac
 done
 
 passed=0
 failed=0
+skipped=0
 # Adds the results of one meson build dir's last test run to the totals.
 # A run that left no log, or no result in it, counts as a failure: the
 # tests of that stage did not run, which must not read as "0 failed".
@@ -97,6 +103,34 @@ if ((run_e2e)); then
 	fi
 fi
 
+stage "kernel patches (nvme-pci HMB trace series)"
+kp_args=()
+((run_e2e)) || kp_args=(--no-guest)
+kp_out=$(mktemp)
+kp_rc=0
+kernel/patches/verify.sh "${kp_args[@]}" 2>&1 | tee "$kp_out" || kp_rc=$?
+line=$(grep -E '^kernel-patches: [0-9]+ passed, [0-9]+ failed' "$kp_out" | tail -1 || true)
+rm -f "$kp_out"
+if ((kp_rc == 77)); then
+	echo "kernel patches: skipped (reason above)" >&2
+	skipped=$((skipped + 1))
+elif [[ -z $line ]]; then
+	echo "kernel patches: verify.sh reported no results (status $kp_rc)" >&2
+	failed=$((failed + 1))
+else
+	line=${line#kernel-patches: }
+	passed=$((passed + $(echo "$line" | cut -d' ' -f1)))
+	failed=$((failed + $(echo "$line" | cut -d' ' -f3)))
+	# A failure that left no "not ok" line still fails the stage.
+	if ((kp_rc != 0)) && [[ $(echo "$line" | cut -d' ' -f3) == 0 ]]; then
+		failed=$((failed + 1))
+	fi
+fi
+
 echo
-echo "$passed passed, $failed failed"
+if ((skipped)); then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
 ((failed == 0 && passed > 0))

@@ -6,9 +6,8 @@
  *
  *   mock (ivshmem):  a mailbox in a second ivshmem-plain device, polled by
  *                    hmb-fwsim; hmb_trace_ivshmem.c
- *   nvme-pci:        vendor-specific admin commands; filled in by the
- *                    nvme-pci series (kernel/patches), "not available"
- *                    until then
+ *   nvme-pci:        a vendor-specific admin command of the nvme-pci
+ *                    series (kernel/patches), hmb_trace_nvme.c
  *
  * One request at a time per area (@lock). A request not answered within
  * its timeout is an error, counted, never a hang: the caller gets

@@ -326,4 +326,16 @@ void hmb_trace_status_remove(struct hmb_trace_area *area);
 int hmb_trace_ivshmem_init(void);
 void hmb_trace_ivshmem_exit(void);
 
+/*
+ * The nvme-pci backend exists only when built against the nvme-pci HMB
+ * trace series (Kbuild defines HMB_TRACE_NVME where its header is).
+ */
+#ifdef HMB_TRACE_NVME
+int hmb_trace_nvme_init(void);
+void hmb_trace_nvme_exit(void);
+#else
+static inline int hmb_trace_nvme_init(void) { return 0; }
+static inline void hmb_trace_nvme_exit(void) { }
+#endif
+
 #endif /* HMB_TRACE_INTERNAL_H */

@@ -175,8 +175,13 @@ static int __init hmb_trace_init(void)
 	ret = hmb_trace_ivshmem_init();
 	if (ret)
 		goto err_status_exit;
+	ret = hmb_trace_nvme_init();
+	if (ret)
+		goto err_ivshmem_exit;
 	return 0;
 
+err_ivshmem_exit:
+	hmb_trace_ivshmem_exit();
 err_status_exit:
 	hmb_trace_areas_exit();
 	hmb_trace_status_exit();
@@ -192,7 +197,8 @@ module_init(hmb_trace_init);
 
 static void __exit hmb_trace_exit(void)
 {
-	/* Stops and frees every ivshmem area; no drain runs after this. */
+	/* Stop and free every nvme and ivshmem area; no drain runs after this. */
+	hmb_trace_nvme_exit();
 	hmb_trace_ivshmem_exit();
 	/* Other users hold a reference on this module while registered. */
 	WARN_ON(!hmb_trace_areas_empty());

@@ -5,7 +5,7 @@
 #
 # Usage: run-guest.sh --share DIR [--area FILE --area-size BYTES]... [--initrd X]
 #                     [--timeout S] [--mem 1G] [--smp 2] [--append ARGS]
-#                     [--kernel IMAGE] [--quiet] [--shell]
+#                     [--kernel IMAGE] [--qemu-arg ARG]... [--quiet] [--shell]
 #
 #   --share DIR       host directory mounted in the guest at /mnt (9p tag host0);
 #                     the guest runs DIR/scenario.sh and writes DIR/guest.log and
@@ -25,6 +25,8 @@
 #   --kernel IMAGE    default: the installed linux-image-*-amd64, booted as the
 #                     ELF vmlinux extracted from /boot/vmlinuz-KVER into the cache
 #                     (set HMBTRACE_QEMU_BZIMAGE=1 to boot the bzImage itself)
+#   --qemu-arg ARG    one more QEMU argument, appended as is (repeat it: e.g.
+#                     --qemu-arg -device --qemu-arg nvme,serial=x,drive=d0)
 #   --quiet           do not copy the console to stdout while the guest runs
 #   --shell           interactive: console on this terminal, a shell in the guest
 #                     after the scenario (no timeout)
@@ -50,6 +52,7 @@ mem=1G
 smp=2
 append=""
 kernel=""
+extra_qemu_args=()
 quiet=0
 shell=0
 while (($#)); do
@@ -63,6 +66,7 @@ while (($#)); do
 	--smp) smp=${2:?}; shift 2 ;;
 	--append) append="$append ${2:?}"; shift 2 ;;
 	--kernel) kernel=${2:?}; shift 2 ;;
+	--qemu-arg) extra_qemu_args+=("${2?--qemu-arg needs a value}"); shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	--shell) shell=1; shift ;;
 	-h | --help) usage 0 ;;
@@ -154,7 +158,7 @@ rm -f "$share/exit-status" "$share/guest.log" "$console" "$share/timings.txt"
 qemu_args=(-accel "${HMBTRACE_QEMU_ACCEL:-tcg}" -nodefaults -no-user-config -nographic -no-reboot
 	-m "$mem" -smp "$smp"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
-	"${area_args[@]}" "${share_args[@]}")
+	"${area_args[@]}" "${share_args[@]}" "${extra_qemu_args[@]}")
 
 if ((shell)); then
 	# Interactive: console on the terminal, also kept in console.log.
