@@ -19,8 +19,9 @@
 #      under /var/lib/dkms or /lib/modules is touched, nothing is loaded
 #      here), and that module passes the e2e "record" scenario in the QEMU
 #      guest, with the packaged hmb-fwsim, hmbtrace-cmd and plugin.
-# Usage: tests/install/run.sh [--out DIR] [--no-qemu] [--keep]
+# Usage: tests/install/run.sh [--out DIR] [--debs DIR] [--no-qemu] [--keep]
 #   --out DIR   work directory (default: build/install-check, emptied first)
+#   --debs DIR  check the .debs already in DIR instead of building them
 #   --no-qemu   stop after the DKMS build (no guest)
 #   --keep      keep the unpacked root and the DKMS trees
 # Ends with one line "N passed, M failed"; exits non-zero on any failure.
@@ -33,12 +34,14 @@ source mock/qemu/lib.sh
 out=$repo/build/install-check
 run_qemu=1
 keep=0
+debs_dir=""
 while (($#)); do
 	case "$1" in
 	--out) out=${2:?}; shift 2 ;;
+	--debs) debs_dir=$(cd "${2:?}" && pwd); shift 2 ;;
 	--no-qemu) run_qemu=0; shift ;;
 	--keep) keep=1; shift ;;
-	-h | --help) sed -n '3,26p' "$0"; exit 0 ;;
+	-h | --help) sed -n '3,27p' "$0"; exit 0 ;;
 	*) echo "install check: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -108,17 +111,20 @@ build_debs() {
 	for p in hmbtrace-dkms hmbtrace-dev; do
 		[[ -f $out/src/${p}_${deb_version}_all.deb ]] || { echo "no ${p} .deb"; return 1; }
 	done
-	du -h "$out"/src/*.deb | sed "s|$out/src/||"
 }
-check "dpkg-buildpackage -us -uc -b builds the four packages" build_debs || finish
+if [[ -z $debs_dir ]]; then
+	check "dpkg-buildpackage -us -uc -b builds the four packages" build_debs || finish
+	debs_dir=$out/src
+fi
 
 debs=()
 for p in hmbtrace libtraceevent-plugin-hmb hmbtrace-dkms hmbtrace-dev; do
-	debs+=("$(ls "$out"/src/"${p}"_"${deb_version}"_*.deb)")
+	debs+=("$(ls "$debs_dir"/"${p}"_"${deb_version}"_*.deb)")
 done
+du -h "${debs[@]}" | sed "s|$debs_dir/||"
 
 run_lintian() {
-	lintian --no-tag-display-limit "${debs[@]}" >"$out/lintian.txt" 2>&1 || true
+	lintian --tag-display-limit 0 "${debs[@]}" >"$out/lintian.txt" 2>&1 || true
 	cat "$out/lintian.txt"
 	echo "$(grep -c '^E: ' "$out/lintian.txt" || true) error(s), $(grep -c '^W: ' "$out/lintian.txt" || true) warning(s)"
 	! grep -q '^E: ' "$out/lintian.txt"
@@ -132,7 +138,8 @@ copy_with_libs() { # copy_with_libs ROOT BINARY...: each binary and what ldd lis
 	for f in "$@"; do
 		[[ -e $r$f ]] || install -D -m 0755 "$f" "$r$f"
 		for lib in $(ldd "$r$f" | grep -o '/[^ ]*' | sort -u); do
-			[[ -e $r$lib ]] || install -D -m 0644 "$(realpath "$lib")" "$r$lib"
+			# Modes kept: the dynamic loader must stay executable.
+			[[ -e $r$lib ]] || { mkdir -p "$r$(dirname "$lib")" && cp -L --preserve=mode "$lib" "$r$lib"; }
 		done
 	done
 }
@@ -164,8 +171,9 @@ every_man_page_packaged() { # one man1 page per Documentation/man/*.1.adoc
 check "every man page of Documentation/man is in the hmbtrace package" every_man_page_packaged || true
 
 plugin_path=/usr/lib/$multiarch/traceevent/plugins/plugin_hmb.so
+chroot_bin=$(command -v chroot)
 in_root() { # runs a command in the root with an empty environment
-	env -i PATH=/usr/bin:/bin HOME=/nonexistent LANG=C chroot "$root" "$@"
+	env -i PATH=/usr/bin:/bin HOME=/nonexistent LANG=C "$chroot_bin" "$root" "$@"
 }
 
 capture=plugins/traceevent/testdata/record-small.dat
@@ -213,7 +221,7 @@ completion_completes() {
 	[[ -f $file ]] || { echo "no $file"; return 1; }
 	# hmbtrace-cmd on PATH runs the packaged binary in the root.
 	mkdir -p "$out/bin"
-	printf '#!/bin/sh\nexec env -i PATH=/usr/bin:/bin chroot %q /usr/bin/hmbtrace-cmd "$@"\n' "$root" \
+	printf '#!/bin/sh\nexec env -i PATH=/usr/bin:/bin %q %q /usr/bin/hmbtrace-cmd "$@"\n' "$chroot_bin" "$root" \
 		>"$out/bin/hmbtrace-cmd"
 	chmod +x "$out/bin/hmbtrace-cmd"
 	PATH=$out/bin:$PATH bash -c '
