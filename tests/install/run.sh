@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck disable=SC2317 # the check functions are called through check()
 #
 # The install check: what a user gets from the Debian packages, not from the
 # build tree.
