@@ -3,26 +3,37 @@
 #
 # Install the Debian 12 packages hmbtrace needs to build, test and run the demo.
 # Idempotent: packages already present are skipped, so a second run is quick.
-# Usage: scripts/install-deps.sh [--kernel] [--kernel-source]
+# Usage: scripts/install-deps.sh [--kernel] [--kernel-source] [--package]
 #   --kernel   also install what the QEMU guest needs (kernel image/headers, QEMU,
 #              busybox, trace-cmd).
 #   --kernel-source  also linux-source-6.1 (kernel/patches/verify.sh: the tree the
 #              nvme-pci series applies to, and checkpatch.pl).
+#   --package  also install what the Debian packages, DKMS and the install
+#              check need (debhelper, dh-dkms, dkms, lintian; tests/install).
 set -euo pipefail
 
 # libtraceevent-dev and trace-cmd: plugin_hmb.so and its unit tests.
+# asciidoctor: the man pages (meson install); bash-completion: where the
+# completion of hmbtrace-cmd goes.
 base_pkgs=(build-essential meson ninja-build pkg-config clang libclang-rt-14-dev
 	   libgtest-dev libgmock-dev libbenchmark-dev gcc-arm-none-eabi
-	   nlohmann-json3-dev libcli11-dev libtraceevent-dev trace-cmd)
+	   nlohmann-json3-dev libcli11-dev libtraceevent-dev trace-cmd
+	   asciidoctor bash-completion)
 kernel_pkgs=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
 	     libtracefs-dev libtracecmd-dev cpio kmod)
+
+# dpkg-buildpackage (debian/), the module through DKMS, lintian, and man
+# to render the packaged pages.
+package_pkgs=(dpkg-dev debhelper dh-dkms dkms fakeroot lintian man-db
+	      libtracefs-dev libtracecmd-dev linux-headers-amd64)
 
 pkgs=("${base_pkgs[@]}")
 for arg in "$@"; do
 	case "$arg" in
 	--kernel) pkgs+=("${kernel_pkgs[@]}") ;;
 	--kernel-source) pkgs+=(linux-source-6.1 xz-utils) ;;
-	*) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
+	--package) pkgs+=("${package_pkgs[@]}") ;;
+	*) echo "install-deps: unknown option $arg (--kernel, --kernel-source, --package)" >&2; exit 2 ;;
 	esac
 done
 

@@ -7,11 +7,15 @@
 #   fuzz  - each libFuzzer target for HMBTRACE_FUZZ_SECONDS (default 30)
 #   e2e   - the QEMU scenarios: hmb_trace.ko in a Debian guest, verified
 #           against hmb-fwsim's ground truth
+#   install - tests/install/run.sh: the Debian packages built, lintian,
+#           installed into a clean root and used from there; the module
+#           built by DKMS from the package passes the record scenario
+#           (without the guest under --no-e2e)
 #   kernel patches - kernel/patches/verify.sh: the nvme-pci series applies to
 #           linux-source-6.1, builds with -Werror, is checkpatch clean, and
 #           the patched nvme drives an emulated NVMe disk in the guest
 #           (without the guest under --no-e2e)
-# Usage: scripts/test.sh [--no-e2e] [--no-fuzz]
+# Usage: scripts/test.sh [--no-e2e] [--no-fuzz] [--no-install]
 # Ends with one line "N passed, M failed" over every test it ran
 # (", K skipped" added when a stage could not run, e.g. no linux-source-6.1).
 set -euo pipefail
@@ -19,11 +23,13 @@ cd "$(dirname "$0")/.."
 
 run_e2e=1
 run_fuzz=1
+run_install=1
 for arg in "$@"; do
 	case "$arg" in
 	--no-e2e) run_e2e=0 ;;
 	--no-fuzz) run_fuzz=0 ;;
-	-h|--help) sed -n '3,16p' "$0"; exit 0 ;;
+	--no-install) run_install=0 ;;
+	-h|--help) sed -n '3,20p' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option $arg" >&2; exit 2 ;;
 	esac
 done
@@ -52,9 +58,30 @@ count_meson() {
 	failed=$((failed + f))
 }
 stage() { printf '\n==== %s\n' "$*"; }
+# count_runner WHAT COMMAND...: runs a runner that ends with a line
+# "N passed, M failed" and adds it to the totals; no such line, or nothing
+# run, counts as a failure.
+count_runner() {
+	local what=$1 out line
+	shift
+	out=$(mktemp)
+	"$@" 2>&1 | tee "$out" || true
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
+	rm -f "$out"
+	if [[ -z $line ]]; then
+		echo "$what: the runner did not report results" >&2
+		failed=$((failed + 1))
+	elif [[ $line == "0 passed, 0 failed" ]]; then
+		echo "$what: the runner ran nothing" >&2
+		failed=$((failed + 1))
+	else
+		passed=$((passed + $(echo "$line" | cut -d' ' -f1)))
+		failed=$((failed + $(echo "$line" | cut -d' ' -f3)))
+	fi
+}
 
 stage "dependencies"
-scripts/install-deps.sh --kernel
+scripts/install-deps.sh --kernel --package
 
 stage "unit (gcc, -Werror)"
 scripts/build.sh
@@ -87,20 +114,14 @@ fi
 if ((run_e2e)); then
 	stage "e2e (QEMU guest, Debian kernel, hmb_trace.ko)"
 	make -s -C kernel/hmb_trace
-	e2e_out=$(mktemp)
-	tests/e2e/run-all.sh build 2>&1 | tee "$e2e_out" || true
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$e2e_out" | tail -1)
-	rm -f "$e2e_out"
-	if [[ -z $line ]]; then
-		echo "e2e: the scenario runner did not report results" >&2
-		failed=$((failed + 1))
-	elif [[ $line == "0 passed, 0 failed" ]]; then
-		echo "e2e: the scenario runner ran no scenario" >&2
-		failed=$((failed + 1))
-	else
-		passed=$((passed + $(echo "$line" | cut -d' ' -f1)))
-		failed=$((failed + $(echo "$line" | cut -d' ' -f3)))
-	fi
+	count_runner e2e tests/e2e/run-all.sh build
+fi
+
+if ((run_install)); then
+	stage "install (Debian packages, DKMS, QEMU guest)"
+	install_args=()
+	((run_e2e)) || install_args+=(--no-qemu)
+	count_runner install tests/install/run.sh "${install_args[@]}"
 fi
 
 stage "kernel patches (nvme-pci HMB trace series)"

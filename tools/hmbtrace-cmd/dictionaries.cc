@@ -2,6 +2,7 @@
 #include "dictionaries.h"
 
 #include "hmb_trace_events_abi.h"
+#include "progress.h"
 
 namespace hmbtrace {
 namespace {
@@ -55,8 +56,31 @@ bool CollectDictionaries(const std::string& path, DictionaryStore* store, std::s
 bool ReadCaptureWithDictionaries(const std::string& path,
                                  DictionaryStore* store,
                                  const CaptureCallback& fn,
-                                 std::string* error) {
-  return CollectDictionaries(path, store, error) && ReadCapture(path, fn, error);
+                                 std::string* error,
+                                 bool streams_stdout) {
+  Progress progress(path, streams_stdout);
+  uint64_t events = 0;  // of the first pass: the second pass's total
+  const bool collected = ReadCapture(
+      path,
+      [&](const CaptureEvent& ev) {
+        store->Add(ev);
+        events++;
+        progress.Tick(1, 2, 0);
+        return true;
+      },
+      error);
+  store->RestartStream();
+  if (!collected)
+    return false;
+  const bool ok = ReadCapture(
+      path,
+      [&](const CaptureEvent& ev) {
+        progress.Tick(2, 2, events);
+        return fn(ev);
+      },
+      error);
+  progress.Done();
+  return ok;
 }
 
 }  // namespace hmbtrace

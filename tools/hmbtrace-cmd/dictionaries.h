@@ -69,11 +69,13 @@ bool CollectDictionaries(const std::string& path, DictionaryStore* store, std::s
 
 // Both passes: every dictionary into `store`, then every event to `fn`, so
 // that records are decoded with their generation's dictionary even where
-// its hmb_dict events come later in the capture.
+// its hmb_dict events come later in the capture. Shows its progress on a
+// terminal (progress.h); `streams_stdout`: `fn` prints to stdout as it goes.
 bool ReadCaptureWithDictionaries(const std::string& path,
                                  DictionaryStore* store,
                                  const CaptureCallback& fn,
-                                 std::string* error);
+                                 std::string* error,
+                                 bool streams_stdout = false);
 
 }  // namespace hmbtrace
 

@@ -167,7 +167,7 @@ bool WriteReport(const std::string& input,
         }
         return sink_ok;
       },
-      error);
+      error, /*streams_stdout=*/true);
   if (sink_ok) {
     timeline.Finish(&buffer);
     sink(buffer);

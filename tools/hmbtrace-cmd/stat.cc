@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "format.h"
+#include "histogram.h"
 
 namespace hmbtrace {
 namespace {
@@ -175,6 +176,7 @@ void StatCollector::AddRecord(const CaptureEvent& ev) {
     cs.first_seq = ev.seq;
   cs.records++;
   cs.last_seq = ev.seq;
+  cs.record_times.push_back(ev.ts);
   if (t.have) {
     if (ev.seq > t.expected)
       cs.gap_unexplained += ev.seq - t.expected;
@@ -391,6 +393,7 @@ std::string StatCollector::Text(const std::string& file) const {
         out += ", no complete dictionary";
       out += "\n";
       out += ClockText(dev);
+      out += LatencyHistogramsText(cores_, dev, hz);
     }
     out += "  core " + std::to_string(core) + ": " + std::to_string(cs.records) + " records";
     if (cs.records)
@@ -436,6 +439,8 @@ std::string StatCollector::Text(const std::string& file) const {
         out += " " + name + " " + std::to_string(n);
       out += "\n";
     }
+    if (cs.records)
+      out += ActivityText(cs, first_ts_, last_ts_);
     if (!cs.latencies.empty()) {
       out += "    " + Pad("latency", 28, true) + Pad("count", 8) + Pad("min", 12) +
              Pad("median", 12) + Pad("p99", 12) + Pad("max", 12) + "  ticks |" + Pad("min", 10) +
@@ -543,6 +548,7 @@ nlohmann::json StatCollector::Json(const std::string& file) const {
     c["latency"] = lat;
     c["spans_end_without_begin"] = cs.end_without_begin;
     c["spans_begin_without_end"] = cs.begin_without_end;
+    c.update(CorePlotsJson(cs, hz, first_ts_, last_ts_));
     d["cores"].push_back(c);
   }
   json devs = json::array();

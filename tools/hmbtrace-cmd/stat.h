@@ -45,6 +45,7 @@ struct CoreStat {
   uint64_t seq_backwards = 0;  // a sequence number not above the previous one
   std::map<std::string, uint64_t> events;
   std::map<std::string, std::vector<uint64_t>> latencies;  // ticks, by metric name
+  std::vector<uint64_t> record_times;  // host ns of each record: the activity plot
   uint64_t end_without_begin = 0;
   uint64_t begin_without_end = 0;  // at the end of the capture
 
