@@ -2,9 +2,13 @@
 #include "cmd_capture.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <cstdio>
 #include <map>
+
+#include <sys/stat.h>
 
 #include "capture.h"
 #include "clock_set.h"
@@ -79,6 +83,16 @@ std::string NvmeOpcodeName(uint8_t opcode) {
   char buf[16];
   std::snprintf(buf, sizeof(buf), "opc 0x%02x", opcode);
   return buf;
+}
+
+std::vector<std::string> NvmeHostEventArgs() {
+  return {"-e", "nvme:nvme_setup_cmd", "-e", "nvme:nvme_complete_rq"};
+}
+
+bool NvmeHostEventsPresent(const std::string& tracefs_dir) {
+  struct stat st;
+  return stat((tracefs_dir + "/events/nvme/nvme_setup_cmd").c_str(), &st) == 0 &&
+         stat((tracefs_dir + "/events/nvme/nvme_complete_rq").c_str(), &st) == 0;
 }
 
 bool ReadCommandCapture(const std::string& path, CommandCapture* out, std::string* error,
@@ -300,6 +314,28 @@ nlohmann::json CommandListJson(const CommandCapture& cap) {
                   {"why", FwUnmatchedName(j.fw_unmatched()[i])}});
   }
   return {{"summary", CommandStatJson(cap)}, {"commands", cmds}, {"fw_unmatched", fw}};
+}
+
+int WriteCommandListJson(const std::string& input, const std::string& path) {
+  CommandCapture cap;
+  std::string error;
+  if (!ReadCommandCapture(input, &cap, &error)) {
+    std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", error.c_str());
+    return 1;
+  }
+  const std::string doc = CommandListJson(cap).dump() + "\n";
+  FILE* f = std::fopen(path.c_str(), "w");
+  bool ok = f != nullptr;
+  if (f) {
+    ok = std::fwrite(doc.data(), 1, doc.size(), f) == doc.size();
+    ok = std::fclose(f) == 0 && ok;
+  }
+  if (!ok) {
+    std::fprintf(stderr, "hmbtrace-cmd stat: --commands-json %s: cannot write: %s\n",
+                 path.c_str(), std::strerror(errno));
+    return 1;
+  }
+  return 0;
 }
 
 int RunCommandStory(const std::string& input, const std::string& qid_cid) {

@@ -64,8 +64,18 @@ nlohmann::json CommandStatJson(const CommandCapture& cap);
 // unmatched firmware record with its reason.
 nlohmann::json CommandListJson(const CommandCapture& cap);
 
+// Reads `input` and writes CommandListJson() to `path` (stat
+// --commands-json). Exit code.
+int WriteCommandListJson(const std::string& input, const std::string& path);
+
 // "read", "write", "flush", ... or "opc 0xNN".
 std::string NvmeOpcodeName(uint8_t opcode);
+
+// The host nvme events record adds for the join (top instance), as
+// trace-cmd arguments: -e nvme:nvme_setup_cmd -e nvme:nvme_complete_rq.
+std::vector<std::string> NvmeHostEventArgs();
+// Whether TRACEFS_DIR has them (the nvme driver is loaded).
+bool NvmeHostEventsPresent(const std::string& tracefs_dir);
 
 // `hmbtrace-cmd report --cmd QID:CID`: every host command with that
 // (qid, cid) (of every controller), each with its story. Exit code.
