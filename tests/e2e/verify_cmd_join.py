@@ -10,8 +10,11 @@ must lie inside [setup - bound, complete + bound] (bound: each record's
 stated clock bound), fetch before completion within the bounds. The
 workload must be what the scenario claims: at least --min-commands host
 commands, reads and writes, more than one queue, some queue with more
-than one command in flight. Against hmb-fwsim's truth: the simulator
-served at least as many commands as the host completed in the capture.
+than one command in flight. Against hmb-fwsim's truth: each joined
+record's fw_ts is the tick the truth's clock model gives a fetch
+(completion) of a command with the same (qid, cid), so a join that picked
+another command's record fails; the simulator served at least as many
+commands as the host completed in the capture.
 Fails naming the first commands that break a rule.
 """
 import argparse
@@ -101,7 +104,43 @@ def main():
              "; ".join("%s (%s)" % (name(c), ", ".join(x for x in r if x))
                        for c, r in unmatched[:10])))
 
+    # Each joined record must be the simulator's record of that very
+    # command: its fw_ts is the tick the truth's clock model gives the time
+    # QEMU fetched (completed) a command with the same (qid, cid).
+    clock = truth.get("clock", {})
+
+    def tick(mono):
+        m = (mono - clock["start_monotonic_ns"]) * clock.get("time_scale", 1)
+        m = max(m, 0)
+        seg = clock["segments"][0]
+        for sg in clock["segments"]:
+            if sg["from_model_ns"] <= m:
+                seg = sg
+        return seg["tick"] + (m - seg["from_model_ns"]) * clock["hz"] * (10**9 + seg["ppb"]) // 10**18
+
     q = truth.get("qemu_nvme")
+    if q and clock.get("segments"):
+        fetch_ticks = collections.defaultdict(set)
+        done_ticks = collections.defaultdict(set)
+        for tc in q["commands"]:
+            fetch_ticks[(tc["qid"], tc["cid"])].add(tick(tc["fetch_mono_ns"]))
+            done_ticks[(tc["qid"], tc["cid"])].add(tick(tc["complete_mono_ns"]))
+        wrong = []
+        for c in cmds:
+            key = (c["qid"], c["cid"])
+            for what, r, ticks in (("fetch", c["fetch"], fetch_ticks), ("complete", c["complete"],
+                                                                         done_ticks)):
+                # A stamp may be raised to its core's previous record's (the
+                # producer keeps a core's fw_ts in order): allow 1 ms.
+                if r and not any(0 <= r["fw_ts"] - t <= 1000000 for t in ticks[key]):
+                    wrong.append("%s: joined %s record (fw_ts %d) is no %s of this (qid, cid) in "
+                                 "hmb-fwsim's truth" % (name(c), what, r["fw_ts"], what))
+        for msg in wrong[:20]:
+            err(msg)
+        if len(wrong) > 20:
+            err("... and %d more wrong joins" % (len(wrong) - 20))
+        print("joins checked against the truth's clock model: %d wrong" % len(wrong))
+
     if not q:
         err("the truth has no qemu_nvme section: was hmb-fwsim run with --follow-qemu-nvme?")
     else:

@@ -72,7 +72,8 @@ int WriteCommandListJson(const std::string& input, const std::string& path);
 std::string NvmeOpcodeName(uint8_t opcode);
 
 // The host nvme events record adds for the join (top instance), as
-// trace-cmd arguments: -e nvme:nvme_setup_cmd -e nvme:nvme_complete_rq.
+// trace-cmd arguments: -C local -e nvme:nvme_setup_cmd -e
+// nvme:nvme_complete_rq (the top instance on the clock the fits are on).
 std::vector<std::string> NvmeHostEventArgs();
 // Whether TRACEFS_DIR has them (the nvme driver is loaded).
 bool NvmeHostEventsPresent(const std::string& tracefs_dir);
