@@ -15,7 +15,11 @@ count=$(cat /mnt/count)
 jobs=$(cat /mnt/jobs)
 setup 16384
 [ -b /dev/nvme0n1 ] || { fail "no /dev/nvme0n1 (nvme driver not loaded? see console.log)"; finish; }
-echo "nvme queues: $(ls /sys/block/nvme0n1/mq | wc -l)"
+nq=0
+for q in /sys/block/nvme0n1/mq/*; do
+	[ -e "$q" ] && nq=$((nq + 1))
+done
+echo "nvme queues: $nq"
 [ "$(cat "$S/ctrl/available")" = 1 ] || { fail "no control channel (ctrl/available)"; finish; }
 n=0
 while [ "$(cat "$S/clock/have_fit")" != 1 ]; do
