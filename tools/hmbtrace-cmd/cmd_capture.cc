@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include <sys/stat.h>
@@ -19,7 +19,8 @@
 namespace hmbtrace {
 namespace {
 
-std::optional<uint64_t> Field(const EventDesc& desc, uint8_t index,
+std::optional<uint64_t> Field(const EventDesc& desc,
+                              uint8_t index,
                               std::span<const uint8_t> payload) {
   if (index == HMB_TRACE_NO_FIELD)
     return std::nullopt;
@@ -100,7 +101,9 @@ bool NvmeHostEventsPresent(const std::string& tracefs_dir) {
          stat((tracefs_dir + "/events/nvme/nvme_complete_rq").c_str(), &st) == 0;
 }
 
-bool ReadCommandCapture(const std::string& path, CommandCapture* out, std::string* error,
+bool ReadCommandCapture(const std::string& path,
+                        CommandCapture* out,
+                        std::string* error,
                         std::vector<StoryWindow>* story) {
   DictionaryStore dicts;
   ClockSet clocks;
@@ -168,8 +171,8 @@ bool ReadCommandCapture(const std::string& path, CommandCapture* out, std::strin
   if (!ok)
     return false;
   char err[256] = "";
-  const int rc = hmb_nvme_host_read(path.c_str(), OnHostEvent, &join, &out->host_malformed, err,
-                                    sizeof(err));
+  const int rc =
+      hmb_nvme_host_read(path.c_str(), OnHostEvent, &join, &out->host_malformed, err, sizeof(err));
   if (rc < 0) {
     *error = path + ": " + err;
     return false;
@@ -236,17 +239,19 @@ nlohmann::json CommandStatJson(const CommandCapture& cap) {
 
 std::string CommandStatText(const CommandCapture& cap) {
   const nlohmann::json doc = CommandStatJson(cap);
-  std::string out = "\nNVMe commands (host nvme_setup_cmd/nvme_complete_rq joined to firmware "
-                    "records by (qid, cid) and converted time):\n";
+  std::string out =
+      "\nNVMe commands (host nvme_setup_cmd/nvme_complete_rq joined to firmware "
+      "records by (qid, cid) and converted time):\n";
   if (!cap.host_events) {
-    out += "  no nvme events in the capture: record them with `hmbtrace-cmd record` "
-           "(default) or `trace-cmd record -e nvme:nvme_setup_cmd -e nvme:nvme_complete_rq`\n";
+    out +=
+        "  no nvme events in the capture: record them with `hmbtrace-cmd record` "
+        "(default) or `trace-cmd record -e nvme:nvme_setup_cmd -e nvme:nvme_complete_rq`\n";
     return out;
   }
   const auto n = [&doc](const char* k) { return std::to_string(doc[k].get<uint64_t>()); };
   out += "  host commands " + n("host_commands") + ", joined " + n("joined") + ", partial " +
-         n("partial") + ", not joined " + n("unjoined") + " (matched by order: " +
-         n("matched_by_order") + " records)\n";
+         n("partial") + ", not joined " + n("unjoined") +
+         " (matched by order: " + n("matched_by_order") + " records)\n";
   for (const auto& [why, count] : doc["host_unmatched"].items())
     out += "  host commands not fully joined: " + why + ": " +
            std::to_string(count.get<uint64_t>()) + "\n";
@@ -258,8 +263,9 @@ std::string CommandStatText(const CommandCapture& cap) {
   if (doc["latency_split"].empty())
     return out;
   out += "  latency split of joined commands, us:\n";
-  out += "    opcode        phase                            count      p50      p90      p99"
-         "      max\n";
+  out +=
+      "    opcode        phase                            count      p50      p90      p99"
+      "      max\n";
   for (const auto& row : doc["latency_split"]) {
     const std::string op = row["opcode"].get<std::string>();
     const std::string phase = row["phase"].get<std::string>();
@@ -284,8 +290,12 @@ nlohmann::json CommandListJson(const CommandCapture& cap) {
     if (idx < 0)
       return nullptr;
     const FwCommandRecord& r = j.fw_records()[static_cast<size_t>(idx)];
-    return {{"dev", r.dev},         {"core", r.core},     {"seq", r.seq},
-            {"fw_ts", r.fw_ts},     {"host_ns", r.host_ns}, {"bound_ns", r.bound_ns},
+    return {{"dev", r.dev},
+            {"core", r.core},
+            {"seq", r.seq},
+            {"fw_ts", r.fw_ts},
+            {"host_ns", r.host_ns},
+            {"bound_ns", r.bound_ns},
             {"by", by == JoinedBy::kOrder ? "order" : "window"}};
   };
   for (const JoinedCommand& c : j.commands()) {
@@ -336,8 +346,8 @@ int WriteCommandListJson(const std::string& input, const std::string& path) {
     ok = std::fclose(f) == 0 && ok;
   }
   if (!ok) {
-    std::fprintf(stderr, "hmbtrace-cmd stat: --commands-json %s: cannot write: %s\n",
-                 path.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "hmbtrace-cmd stat: --commands-json %s: cannot write: %s\n", path.c_str(),
+                 std::strerror(errno));
     return 1;
   }
   return 0;
@@ -384,8 +394,8 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
           j.fw_records()[static_cast<size_t>(c.fetch >= 0 ? c.fetch : c.complete)];
       w.dev = any.dev;
       w.core = any.core;
-      w.from = c.fetch >= 0 ? j.fw_records()[static_cast<size_t>(c.fetch)].host_ns
-                            : c.host.setup_ns;
+      w.from =
+          c.fetch >= 0 ? j.fw_records()[static_cast<size_t>(c.fetch)].host_ns : c.host.setup_ns;
       w.to = c.complete >= 0 ? j.fw_records()[static_cast<size_t>(c.complete)].host_ns
                              : c.host.complete_ns.value_or(w.from);
     } else {
@@ -439,8 +449,8 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
       if (c.fetch < 0)
         out += "  no firmware fetch: " + std::string(HostUnmatchedName(c.why_no_fetch)) + "\n";
       if (c.complete < 0)
-        out += "  no firmware completion: " + std::string(HostUnmatchedName(c.why_no_complete)) +
-               "\n";
+        out +=
+            "  no firmware completion: " + std::string(HostUnmatchedName(c.why_no_complete)) + "\n";
     }
   }
   if (found.empty()) {

@@ -50,7 +50,9 @@ struct StoryWindow {
   uint64_t from = 0, to = 0;
   std::vector<StoryRecord> records;
 };
-bool ReadCommandCapture(const std::string& path, CommandCapture* out, std::string* error,
+bool ReadCommandCapture(const std::string& path,
+                        CommandCapture* out,
+                        std::string* error,
                         std::vector<StoryWindow>* story = nullptr);
 
 // stat's section: counts, unmatched by reason, and the latency split per

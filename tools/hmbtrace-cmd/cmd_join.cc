@@ -95,8 +95,12 @@ uint16_t CommandJoin::DevOf(uint32_t ctrl) const {
   return static_cast<uint16_t>(std::min<uint32_t>(ctrl, 0xffff));
 }
 
-void CommandJoin::HostSetup(uint32_t ctrl, uint16_t qid, uint16_t cid, uint8_t opcode,
-                            uint32_t nsid, uint64_t ts) {
+void CommandJoin::HostSetup(uint32_t ctrl,
+                            uint16_t qid,
+                            uint16_t cid,
+                            uint8_t opcode,
+                            uint32_t nsid,
+                            uint64_t ts) {
   const uint64_t key = Key(DevOf(ctrl), qid, cid);
   if (open_.contains(key))
     counts_.setup_reopened++;  // its completion was not captured; it stays incomplete
@@ -110,7 +114,10 @@ void CommandJoin::HostSetup(uint32_t ctrl, uint16_t qid, uint16_t cid, uint8_t o
   open_[key] = commands_.size() - 1;
 }
 
-void CommandJoin::HostComplete(uint32_t ctrl, uint16_t qid, uint16_t cid, uint16_t status,
+void CommandJoin::HostComplete(uint32_t ctrl,
+                               uint16_t qid,
+                               uint16_t cid,
+                               uint16_t status,
                                uint64_t ts) {
   auto it = open_.find(Key(DevOf(ctrl), qid, cid));
   if (it == open_.end()) {

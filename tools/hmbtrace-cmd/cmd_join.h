@@ -87,14 +87,14 @@ std::string_view FwUnmatchedName(FwUnmatched why);
 
 enum class HostUnmatched : uint8_t {
   kNone,
-  kNotCompleted,     // no nvme_complete_rq in the capture
-  kBeforeFirmware,   // before the device's first record in the capture
-  kAfterFirmware,    // after the device's last record in the capture
-  kFirmwareLost,     // the core serving its queue lost records in its interval
-  kFirmwareReset,    // a firmware reset inside its interval
-  kNoDevice,         // no firmware records of its device at all
-  kUndecided,        // a record of its key could be its; time and order could not decide
-  kNoRecord,         // none of the above: the firmware wrote nothing for it
+  kNotCompleted,    // no nvme_complete_rq in the capture
+  kBeforeFirmware,  // before the device's first record in the capture
+  kAfterFirmware,   // after the device's last record in the capture
+  kFirmwareLost,    // the core serving its queue lost records in its interval
+  kFirmwareReset,   // a firmware reset inside its interval
+  kNoDevice,        // no firmware records of its device at all
+  kUndecided,       // a record of its key could be its; time and order could not decide
+  kNoRecord,        // none of the above: the firmware wrote nothing for it
   kCount,
 };
 std::string_view HostUnmatchedName(HostUnmatched why);
@@ -122,7 +122,7 @@ struct JoinCounts {
   std::array<uint64_t, static_cast<size_t>(HostUnmatched::kCount)> host_unmatched{};
   std::array<uint64_t, static_cast<size_t>(FwUnmatched::kCount)> fw_unmatched{};
   uint64_t fw_records = 0;
-  uint64_t setup_reopened = 0;        // setup while the key was open: the older one left
+  uint64_t setup_reopened = 0;          // setup while the key was open: the older one left
   uint64_t complete_without_setup = 0;  // host completions with no setup in the capture
 };
 
@@ -132,7 +132,11 @@ class CommandJoin {
   void MapController(uint32_t ctrl, uint16_t dev);
 
   // Host events, in capture order.
-  void HostSetup(uint32_t ctrl, uint16_t qid, uint16_t cid, uint8_t opcode, uint32_t nsid,
+  void HostSetup(uint32_t ctrl,
+                 uint16_t qid,
+                 uint16_t cid,
+                 uint8_t opcode,
+                 uint32_t nsid,
                  uint64_t ts);
   void HostComplete(uint32_t ctrl, uint16_t qid, uint16_t cid, uint16_t status, uint64_t ts);
   // Firmware side, in stream order per core (the capture's order).
@@ -159,7 +163,7 @@ class CommandJoin {
     bool any = false;
     uint64_t first = 0, last = 0;  // host time of its first and last record
     uint32_t gen = 0;
-    uint64_t breaks = 0;           // losses and resets so far
+    uint64_t breaks = 0;             // losses and resets so far
     std::vector<uint64_t> loss_ts;   // host times of its losses
     std::vector<uint64_t> reset_ts;  // host times of its generation changes
   };

@@ -8,8 +8,14 @@ namespace {
 
 using Kind = FwCommandRecord::Kind;
 
-FwCommandRecord Rec(Kind kind, uint16_t qid, uint16_t cid, uint64_t host_ns, uint64_t bound_ns,
-                    uint64_t seq, uint16_t core = 0, uint32_t gen = 1) {
+FwCommandRecord Rec(Kind kind,
+                    uint16_t qid,
+                    uint16_t cid,
+                    uint64_t host_ns,
+                    uint64_t bound_ns,
+                    uint64_t seq,
+                    uint16_t core = 0,
+                    uint32_t gen = 1) {
   FwCommandRecord r;
   r.kind = kind;
   r.dev = 0;

@@ -8,11 +8,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cmd_capture.h"
+#include "ctrl.h"
 #include "export_perfetto.h"
 #include "instance.h"
-#include "ctrl.h"
 #include "marker.h"
-#include "cmd_capture.h"
 #include "record.h"
 #include "report.h"
 #include "stat.h"

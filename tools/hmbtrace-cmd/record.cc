@@ -283,9 +283,10 @@ int RunRecord(const RecordOptions& options) {
   RecordOptions run = options;
   if (run.nvme && !NvmeHostEventsPresent(run.tracefs_dir)) {
     run.nvme = false;
-    std::fputs("hmbtrace-cmd record: no nvme events in tracefs (nvme driver not loaded): "
-               "recording without the host side of the command join\n",
-               stderr);
+    std::fputs(
+        "hmbtrace-cmd record: no nvme events in tracefs (nvme driver not loaded): "
+        "recording without the host side of the command join\n",
+        stderr);
   }
   std::fflush(stdout);
   std::fflush(stderr);

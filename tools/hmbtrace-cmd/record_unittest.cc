@@ -91,8 +91,8 @@ TEST(Record, NvmeEventsGoToTheTopInstanceOnTheLocalClock) {
   o.duration = 1;
   EXPECT_EQ(TraceCmdArgv("/t", o),
             (std::vector<std::string>{"/t", "record", "-C", "local", "-e", "nvme:nvme_setup_cmd",
-                                      "-e", "nvme:nvme_complete_rq", "-B", "hmb", "-e", "hmb",
-                                      "-o", "trace.dat", "sleep", "1"}));
+                                      "-e", "nvme:nvme_complete_rq", "-B", "hmb", "-e", "hmb", "-o",
+                                      "trace.dat", "sleep", "1"}));
 }
 
 TEST(Record, NvmeEventsAreRecordedWhenTracefsHasThem) {
@@ -104,9 +104,10 @@ TEST(Record, NvmeEventsAreRecordedWhenTracefsHasThem) {
   s.options.duration = 2;
   std::string err;
   EXPECT_EQ(RunCapturingStderr(s.options, &err), 0) << err;
-  EXPECT_EQ(fake.Argv(), "record\n-C\nlocal\n-e\nnvme:nvme_setup_cmd\n-e\nnvme:nvme_complete_rq\n"
-                         "-B\nhmb\n-e\nhmb\n-o\n" +
-                             s.options.output + "\nsleep\n2\n");
+  EXPECT_EQ(fake.Argv(),
+            "record\n-C\nlocal\n-e\nnvme:nvme_setup_cmd\n-e\nnvme:nvme_complete_rq\n"
+            "-B\nhmb\n-e\nhmb\n-o\n" +
+                s.options.output + "\nsleep\n2\n");
   EXPECT_EQ(err.find("no nvme events"), std::string::npos) << err;
 }
 
