@@ -429,10 +429,18 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
       std::snprintf(b, sizeof(b), "host  nvme_complete_rq status=0x%x", c.host.status);
       lines.push_back({*c.host.complete_ns, b});
     }
-    for (const StoryRecord& r : records)
-      lines.push_back({*r.host_ns, "fw    dev=" + std::to_string(r.dev) + " core=" +
-                                       std::to_string(r.core) + " seq=" + std::to_string(r.seq) +
-                                       " " + r.text + " ±" + BoundText(r.bound_ns)});
+    auto seq_of = [&j](int64_t idx) {
+      return idx < 0 ? UINT64_MAX : j.fw_records()[static_cast<size_t>(idx)].seq;
+    };
+    for (const StoryRecord& r : records) {
+      // The records joined to this command are marked; the others are what
+      // the same core did meanwhile (NAND work names no command).
+      const bool mine = r.seq == seq_of(c.fetch) || r.seq == seq_of(c.complete);
+      lines.push_back(
+          {*r.host_ns, std::string(mine ? "fw  * " : "fw    ") + "dev=" + std::to_string(r.dev) +
+                           " core=" + std::to_string(r.core) + " seq=" + std::to_string(r.seq) +
+                           " " + r.text + " ±" + BoundText(r.bound_ns)});
+    }
     std::stable_sort(lines.begin(), lines.end(),
                      [](const Line& a, const Line& b) { return a.at < b.at; });
     for (const Line& l : lines) {
@@ -454,8 +462,8 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
     }
   }
   if (found.empty()) {
-    std::fprintf(stderr, "hmbtrace-cmd report: %s: no host command with qid %s\n", input.c_str(),
-                 qid_cid.c_str());
+    std::fprintf(stderr, "hmbtrace-cmd report: %s: no host command with qid:cid %s\n",
+                 input.c_str(), qid_cid.c_str());
     return 1;
   }
   std::fputs(out.c_str(), stdout);
