@@ -253,7 +253,7 @@ void CommandJoin::MatchKind(FwCommandRecord::Kind kind) {
                  : nr == 0      ? FwUnmatched::kOutsideWindows
                                 : FwUnmatched::kAmbiguous;
     if (fw_why_[r] != FwUnmatched::kOutsideWindows)
-      undecided_[key] = true;
+      undecided_.insert(key);
   }
 }
 

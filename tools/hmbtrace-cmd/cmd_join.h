@@ -40,6 +40,7 @@
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace hmbtrace {
@@ -183,7 +184,7 @@ class CommandJoin {
   std::vector<FwUnmatched> fw_why_;
   std::map<std::pair<uint16_t, uint16_t>, CoreTrack> cores_;
   // Keys with a record that time and order could not place.
-  std::unordered_map<uint64_t, bool> undecided_;
+  std::unordered_set<uint64_t> undecided_;
   // (dev, qid) -> the core whose records name it (the last seen).
   std::map<std::pair<uint16_t, uint16_t>, uint16_t> queue_core_;
   JoinCounts counts_;
