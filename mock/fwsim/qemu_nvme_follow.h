@@ -67,8 +67,8 @@ struct FollowedRecord {
 // Turns the log's lines into firmware records. Pure: no clock, no file.
 class QemuNvmeCommands {
  public:
-  // `ns_to_ticks`: ticks of the firmware clock per ns (clock_hz / 1e9) for
-  // the latency fields.
+  // `cores`: the simulator's; `clock_hz`: the firmware clock's nominal
+  // rate, for the latency fields (in ticks).
   QemuNvmeCommands(uint16_t cores, uint64_t clock_hz);
 
   // Feeds a parsed line that happened at CLOCK_MONOTONIC `mono_ns`;
