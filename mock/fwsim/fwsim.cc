@@ -13,11 +13,13 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
 
+#include "qemu_nvme_follow.h"
 #include "workload.h"
 
 namespace hmbtrace {
@@ -250,9 +252,16 @@ class Simulator : public FirmwareControl {
     std::mutex wake_mu;
     std::condition_variable wake_cv;
     bool wake = false;  // guarded by wake_mu
+    // --follow-qemu-nvme: records the follower thread hands this core.
+    std::mutex follow_mu;
+    std::deque<FollowedRecord> follow_q;  // guarded by follow_mu
+    uint64_t follow_not_produced = 0;     // while production was stopped
   };
 
   void CoreLoop(uint16_t core);
+  // CoreLoop with --follow-qemu-nvme: the records of QEMU's commands.
+  void FollowLoop(uint16_t core);
+  void HandOut(std::vector<FollowedRecord>& records);
   // The workload's next record, unless production is stopped (false, the
   // workload untouched) or its event is masked (true, not produced).
   bool ProduceNext(uint16_t core,
@@ -266,7 +275,8 @@ class Simulator : public FirmwareControl {
            uint16_t fixed_len,
            const void* var,
            uint16_t var_len,
-           uint64_t& last_ts);
+           uint64_t& last_ts,
+           std::optional<uint64_t> tick = std::nullopt);
   void ServeEcho(uint16_t core, CoreState& cs, uint64_t& last_ts);
   bool Produces(uint16_t event_id) const {
     return produce_mask_[event_id / 64].load(std::memory_order_seq_cst) >>
@@ -529,10 +539,13 @@ int Simulator::Emit(uint16_t core,
                     uint16_t fixed_len,
                     const void* var,
                     uint16_t var_len,
-                    uint64_t& last_ts) {
+                    uint64_t& last_ts,
+                    std::optional<uint64_t> tick) {
   // Stamped when written, from the one clock: never earlier than an answer
-  // that came before it, never later than one that comes after.
-  last_ts = std::max(last_ts, clock_.Now());
+  // that came before it, never later than one that comes after. A followed
+  // command's record is stamped when QEMU logged it (`tick`), never before
+  // the core's previous record.
+  last_ts = std::max(last_ts, tick ? *tick : clock_.Now());
   const int err = hmb_trace_emit(&producer_, core, event_id, last_ts, fixed,
                                  fixed_len, var, var_len);
   if (err == 0)
@@ -685,7 +698,69 @@ FirmwareControl::EchoResult Simulator::Echo(uint16_t core, uint64_t cookie) {
   }
 }
 
+void Simulator::HandOut(std::vector<FollowedRecord>& records) {
+  for (const FollowedRecord& r : records) {
+    if (r.core >= cores_.size())
+      continue;  // cannot happen: the follower knows the core count
+    CoreState& cs = cores_[r.core];
+    std::lock_guard lock(cs.follow_mu);
+    cs.follow_q.push_back(r);
+  }
+  for (CoreState& cs : cores_)
+    Wake(cs);
+}
+
+void Simulator::FollowLoop(uint16_t core) {
+  CoreState& cs = cores_[core];
+  CoreWorkload unused(WorkloadConfig{});
+  uint64_t last_ts = 0;
+  std::deque<FollowedRecord> batch;
+  for (;;) {
+    if (cs.echo_state.load(std::memory_order_relaxed) == kEchoAsked)
+      ServeEcho(core, cs, last_ts);
+    if (config_.count && cs.total.load(std::memory_order_relaxed) >= config_.count)
+      break;
+    if (pause_flag_.load(std::memory_order_acquire))
+      Park(cs, unused);
+    if (batch.empty()) {
+      {
+        std::lock_guard lock(cs.follow_mu);
+        batch.swap(cs.follow_q);
+      }
+      if (batch.empty()) {
+        if (stopping())
+          break;
+        Nap(cs, NowNs() + kPollNs);
+      }
+      continue;
+    }
+    const FollowedRecord r = batch.front();
+    batch.pop_front();
+    Gate gate(cs.emit_gate);
+    if (!producing_.load(std::memory_order_seq_cst)) {
+      cs.follow_not_produced++;
+      continue;
+    }
+    if (!Produces(r.rec.event_id)) {
+      cs.masked++;
+      continue;
+    }
+    Emit(core, cs, r.rec.event_id, r.rec.fixed.data(), r.rec.fixed_len, r.rec.var.data(),
+         r.rec.var_len, last_ts, clock_.TickAt(r.mono_ns));
+  }
+  cs.exited.store(true, std::memory_order_release);
+  std::lock_guard lock(mu_);
+  cs.finished = true;
+  finished_++;
+  active_--;
+  cv_.notify_all();
+}
+
 void Simulator::CoreLoop(uint16_t core) {
+  if (!config_.follow_qemu_nvme.empty()) {
+    FollowLoop(core);
+    return;
+  }
   CoreState& cs = cores_[core];
   WorkloadConfig wc;
   wc.seed = config_.seed;
@@ -795,6 +870,19 @@ Result<SimResult> Simulator::Run(const ProgressFn& progress,
   threads.reserve(config_.cores);
   for (uint16_t k = 0; k < config_.cores; k++)
     threads.emplace_back([this, k] { CoreLoop(k); });
+  // The follower stops first (it reads to the end of the log), then the
+  // cores, which emit what it handed them.
+  std::atomic<bool> follow_stop{false};
+  std::optional<QemuNvmeFollower> follower;
+  std::thread follow_thread;
+  Status follow_status;
+  if (!config_.follow_qemu_nvme.empty()) {
+    follower.emplace(config_.follow_qemu_nvme, config_.cores, config_.clock.clock_hz);
+    follow_thread = std::thread([&] {
+      follow_status = follower->Run(
+          follow_stop, [this](std::vector<FollowedRecord>& r) { HandOut(r); });
+    });
+  }
 
   std::string reason;
   uint64_t next_progress = start_ns_ + kNsPerSec;
@@ -828,6 +916,20 @@ Result<SimResult> Simulator::Run(const ProgressFn& progress,
         produced[k] = cores_[k].total.load(std::memory_order_relaxed);
       progress(static_cast<double>(now - start_ns_) / 1e9, produced);
       next_progress += kNsPerSec;
+    }
+  }
+  if (follower) {
+    follow_stop.store(true);
+    follow_thread.join();
+    result.qemu_nvme = follower->TruthJson();
+    uint64_t not_produced = 0;
+    for (const CoreState& cs : cores_)
+      not_produced += cs.follow_not_produced;
+    result.qemu_nvme["not_produced_while_stopped"] = not_produced;
+    if (!follow_status.ok()) {
+      result.qemu_nvme["error"] = follow_status.message();
+      if (reason != "signal")
+        reason = "error";
     }
   }
   stop_.store(true);
@@ -981,6 +1083,11 @@ Status CheckConfig(const SimConfig& config, uint64_t area_len) {
       return Status::Error("--stall-core " + std::to_string(s.core) +
                            ": there are only " + std::to_string(config.cores) +
                            " cores");
+  if (!config.follow_qemu_nvme.empty() &&
+      (!config.reset_at.empty() || !config.stalls.empty()))
+    return Status::Error(
+        "--follow-qemu-nvme serves QEMU's commands as they come: it cannot be combined "
+        "with --reset-at or --stall-core");
   for (const CorruptSpec& c : config.corruptions)
     if (c.core >= config.cores)
       return Status::Error("--corrupt-page " + std::to_string(c.core) +
@@ -1070,6 +1177,8 @@ nlohmann::json TruthJson(const SimResult& r) {
   // Only with a mailbox, so that the truth is otherwise unchanged.
   if (!r.control.is_null())
     truth["control"] = r.control;
+  if (!r.qemu_nvme.is_null())
+    truth["qemu_nvme"] = r.qemu_nvme;
   return truth;
 }
 

@@ -68,6 +68,10 @@ struct SimConfig {
   double start_delay_s = 0;
   // The control channel's mailbox server (when RunSimulation gets one).
   MailboxOptions mailbox;
+  // Instead of the synthetic workload: the commands of QEMU's emulated
+  // NVMe disk, followed in its trace log (qemu_nvme_follow.h). Excludes
+  // resets and stalls.
+  std::string follow_qemu_nvme;
 };
 
 // One firmware build: the event table it publishes as the dictionary, and
@@ -131,6 +135,7 @@ struct SimResult {
   nlohmann::json control;  // null without a mailbox; see TruthJson()
   std::vector<LifeTruth> lives;
   std::vector<nlohmann::json> faults;  // in the order they happened
+  nlohmann::json qemu_nvme;  // null unless follow_qemu_nvme
   // "count", "duration", "signal", "stalled" (every core stalled for good or
   // finished without --count), "error" (a reset failed).
   std::string stop_reason;

@@ -295,6 +295,12 @@ int Main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber.description(""))
       ->type_name("SECONDS");
+  app.add_option("--follow-qemu-nvme", config.follow_qemu_nvme,
+                 "Instead of the synthetic workload, write the records of the "
+                 "commands of QEMU's -device nvme, read as its trace log FILE "
+                 "grows (-trace pci_nvme_io_cmd, pci_nvme_admin_cmd, "
+                 "pci_nvme_enqueue_req_completion; -msg timestamp=on)")
+      ->type_name("FILE");
   app.add_flag("-q,--quiet", opt.quiet,
                "No progress on stderr (otherwise records/s once a second)");
 

@@ -7,7 +7,7 @@
 #                           [--kver KVER] [--rebuild-base]
 #
 # The image is two gzip'd cpio archives back to back (the kernel unpacks both):
-#   base     busybox-static, the 9p/virtio modules of the installed kernel (in
+#   base     busybox-static, the 9p/virtio and nvme modules of the installed kernel (in
 #            dependency order, decompressed), trace-cmd with every library ldd lists
 #            and the libtraceevent plugins, /init (guest-init.sh). Cached in
 #            $HMBTRACE_QEMU_CACHE (default build/qemu-cache), keyed by the kernel
@@ -61,6 +61,8 @@ tracecmd=$(command -v trace-cmd || true)
 plugin_dir=/usr/lib/x86_64-linux-gnu/traceevent/plugins
 # Modules the guest needs for the 9p share; their dependencies are added by modinfo.
 root_modules=(virtio_pci 9pnet_virtio 9p)
+# Loaded by /init only when the guest has an NVMe controller (run-guest.sh --nvme).
+nvme_modules=(nvme)
 
 # copy_file STAGE SRC [DEST]: copy SRC (following links) to STAGE/DEST.
 copy_file() {
@@ -116,6 +118,23 @@ add_module() {
 	module_order+=("$m")
 }
 
+# copy_modules STAGE NAME...: the modules' files, decompressed, into the
+# stage's /lib/modules/hmbtrace.
+copy_modules() {
+	local stage=$1 m file
+	shift
+	for m in "$@"; do
+		file=$(modinfo -k "$kver" -n "$m")
+		case "$file" in
+		*.ko) cp "$file" "$stage/lib/modules/hmbtrace/$m.ko" ;;
+		*.ko.xz) xz -dc "$file" >"$stage/lib/modules/hmbtrace/$m.ko" ;;
+		*.ko.zst) zstd -qdc "$file" >"$stage/lib/modules/hmbtrace/$m.ko" ;;
+		*.ko.gz) gzip -dc "$file" >"$stage/lib/modules/hmbtrace/$m.ko" ;;
+		*) hmbq_die "module $m: unexpected file '$file'" ;;
+		esac
+	done
+}
+
 # inputs_key: changes when anything that goes into the base changes.
 inputs_key() {
 	{
@@ -161,17 +180,14 @@ build_base() {
 		add_module "$m"
 	done
 	mkdir -p "$stage/lib/modules/hmbtrace"
-	for m in "${module_order[@]}"; do
-		file=$(modinfo -k "$kver" -n "$m")
-		case "$file" in
-		*.ko) cp "$file" "$stage/lib/modules/hmbtrace/$m.ko" ;;
-		*.ko.xz) xz -dc "$file" >"$stage/lib/modules/hmbtrace/$m.ko" ;;
-		*.ko.zst) zstd -qdc "$file" >"$stage/lib/modules/hmbtrace/$m.ko" ;;
-		*.ko.gz) gzip -dc "$file" >"$stage/lib/modules/hmbtrace/$m.ko" ;;
-		*) hmbq_die "module $m: unexpected file '$file'" ;;
-		esac
-	done
+	copy_modules "$stage" "${module_order[@]}"
 	printf '%s\n' "${module_order[@]}" >"$stage/etc/hmbtrace/modules"
+	local nr_root=${#module_order[@]}
+	for m in "${nvme_modules[@]}"; do
+		add_module "$m"
+	done
+	copy_modules "$stage" "${module_order[@]:$nr_root}"
+	printf '%s\n' "${module_order[@]:$nr_root}" >"$stage/etc/hmbtrace/modules-nvme"
 
 	copy_file "$stage" "$tracecmd" /usr/bin/trace-cmd
 	copy_libs "$stage" "$tracecmd"

@@ -61,6 +61,15 @@ for m in $(cat /etc/hmbtrace/modules); do
 	fi
 done
 
+# An NVMe controller (class 0x010802, run-guest.sh --nvme): its driver.
+if grep -qx 0x010802 /sys/bus/pci/devices/*/class 2>/dev/null; then
+	# shellcheck disable=SC2013 # one name a line, no spaces
+	for m in $(cat /etc/hmbtrace/modules-nvme); do
+		insmod "$moddir/$m.ko" || echo "hmbtrace-init: error: insmod $m failed"
+	done
+	echo "hmbtrace-init: nvme loaded uptime=$(uptime_s)"
+fi
+
 if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 host0 /mnt; then
 	echo "hmbtrace-init: error: cannot mount the 9p share host0 at /mnt"
 	finish

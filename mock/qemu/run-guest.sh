@@ -5,7 +5,8 @@
 #
 # Usage: run-guest.sh --share DIR [--area FILE --area-size BYTES]... [--initrd X]
 #                     [--timeout S] [--mem 1G] [--smp 2] [--append ARGS]
-#                     [--kernel IMAGE] [--qemu-arg ARG]... [--quiet] [--shell]
+#                     [--kernel IMAGE] [--qemu-arg ARG]... [--nvme DISK [--nvme-trace LOG]]
+#                     [--quiet] [--shell]
 #
 #   --share DIR       host directory mounted in the guest at /mnt (9p tag host0);
 #                     the guest runs DIR/scenario.sh and writes DIR/guest.log and
@@ -27,6 +28,15 @@
 #                     (set HMBTRACE_QEMU_BZIMAGE=1 to boot the bzImage itself)
 #   --qemu-arg ARG    one more QEMU argument, appended as is (repeat it: e.g.
 #                     --qemu-arg -device --qemu-arg nvme,serial=x,drive=d0)
+#   --nvme DISK       give the guest an emulated NVMe disk (QEMU's -device nvme,
+#                     4 I/O queue pairs and more) backed by the raw image DISK
+#                     (created sparse, 64 MiB, if missing); the guest's init
+#                     loads Debian's nvme modules when it sees the controller
+#   --nvme-trace LOG  QEMU writes the disk's commands and completions to LOG
+#                     (trace events pci_nvme_io_cmd, pci_nvme_admin_cmd,
+#                     pci_nvme_read, pci_nvme_write,
+#                     pci_nvme_enqueue_req_completion, host wall-clock stamps):
+#                     what hmb-fwsim --follow-qemu-nvme follows
 #   --quiet           do not copy the console to stdout while the guest runs
 #   --shell           interactive: console on this terminal, a shell in the guest
 #                     after the scenario (no timeout)
@@ -53,6 +63,8 @@ smp=2
 append=""
 kernel=""
 extra_qemu_args=()
+nvme_disk=""
+nvme_trace=""
 quiet=0
 shell=0
 while (($#)); do
@@ -67,6 +79,8 @@ while (($#)); do
 	--append) append="$append ${2:?}"; shift 2 ;;
 	--kernel) kernel=${2:?}; shift 2 ;;
 	--qemu-arg) extra_qemu_args+=("${2?--qemu-arg needs a value}"); shift 2 ;;
+	--nvme) nvme_disk=${2:?}; shift 2 ;;
+	--nvme-trace) nvme_trace=${2:?}; shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	--shell) shell=1; shift ;;
 	-h | --help) usage 0 ;;
@@ -127,6 +141,23 @@ for i in "${!areas[@]}"; do
 		-device "ivshmem-plain,memdev=$id")
 done
 
+# The emulated NVMe disk, and the log of its commands for hmb-fwsim.
+nvme_args=()
+[[ -z "$nvme_trace" || -n "$nvme_disk" ]] || hmbq_die "--nvme-trace needs --nvme DISK"
+if [[ -n "$nvme_disk" ]]; then
+	[[ "$nvme_disk$nvme_trace" != *,* ]] || hmbq_die "--nvme/--nvme-trace paths must not contain a comma"
+	[[ -e "$nvme_disk" ]] || truncate -s 64M "$nvme_disk"
+	# shellcheck disable=SC2054 # commas belong to QEMU's option syntax
+	nvme_args=(-drive "file=$nvme_disk,if=none,id=nvme0,format=raw,cache=unsafe"
+		-device "nvme,serial=hmbtrace0,drive=nvme0,max_ioqpairs=4")
+	if [[ -n "$nvme_trace" ]]; then
+		nvme_args+=(-trace enable=pci_nvme_io_cmd -trace enable=pci_nvme_admin_cmd
+			-trace enable=pci_nvme_read -trace enable=pci_nvme_write
+			-trace enable=pci_nvme_enqueue_req_completion
+			-D "$nvme_trace" -msg timestamp=on)
+	fi
+fi
+
 if [[ -z "$initrd" ]]; then
 	initrd="$(hmbq_cache_dir)/initramfs-default.cpio.gz"
 	ko="$hmbq_repo/kernel/hmb_trace/hmb_trace.ko"
@@ -158,7 +189,7 @@ rm -f "$share/exit-status" "$share/guest.log" "$console" "$share/timings.txt"
 qemu_args=(-accel "${HMBTRACE_QEMU_ACCEL:-tcg}" -nodefaults -no-user-config -nographic -no-reboot
 	-m "$mem" -smp "$smp"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
-	"${area_args[@]}" "${share_args[@]}" "${extra_qemu_args[@]}")
+	"${area_args[@]}" "${share_args[@]}" "${nvme_args[@]}" "${extra_qemu_args[@]}")
 
 if ((shell)); then
 	# Interactive: console on the terminal, also kept in console.log.

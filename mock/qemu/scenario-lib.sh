@@ -36,6 +36,8 @@ HMBQ_FWSIM2_STATUS=""
 HMBQ_GUEST_STATUS=""
 HMBQ_EXTRAS=()
 HMBQ_MAILBOX=""
+HMBQ_NVME_DISK=""
+HMBQ_NVME_TRACE=""
 
 hmbq_scenario_cleanup() {
 	local pid
@@ -84,6 +86,19 @@ hmbq_mailbox() {
 	HMBQ_MAILBOX=$HMBQ_MAILBOX_FILE
 	rm -f "$HMBQ_MAILBOX"
 	truncate -s 4096 "$HMBQ_MAILBOX"
+}
+
+# hmbq_nvme: give the guest an emulated NVMe disk (HMBQ_SHARE/nvme.img,
+# sparse) whose commands QEMU logs to HMBQ_NVME_TRACE (HMBQ_SHARE/qemu-nvme.log,
+# created empty here); pass "--follow-qemu-nvme $HMBQ_NVME_TRACE" to
+# hmbq_fwsim_start so the simulated firmware serves those very commands.
+# The guest sees /dev/nvme0n1 (its init loads the nvme driver).
+hmbq_nvme() {
+	HMBQ_NVME_DISK=$HMBQ_SHARE/nvme.img
+	HMBQ_NVME_TRACE=$HMBQ_SHARE/qemu-nvme.log
+	rm -f "$HMBQ_NVME_DISK"
+	truncate -s 64M "$HMBQ_NVME_DISK"
+	: >"$HMBQ_NVME_TRACE"
 }
 
 # hmbq_fwsim_launch AREA SIZE LOG ARGS...: hmb-fwsim in the background ($!).
@@ -138,6 +153,7 @@ hmbq_boot() {
 	[[ -n "$HMBQ_FWSIM2_PID" || -n "$HMBQ_FWSIM2_STATUS" ]] &&
 		args+=(--area "$HMBQ_AREA2" --area-size "$HMBQ_AREA2_SIZE")
 	[[ -n "$HMBQ_MAILBOX" ]] && args+=(--area "$HMBQ_MAILBOX" --area-size 4096)
+	[[ -n "$HMBQ_NVME_DISK" ]] && args+=(--nvme "$HMBQ_NVME_DISK" --nvme-trace "$HMBQ_NVME_TRACE")
 	HMBQ_GUEST_STATUS=0
 	# shellcheck disable=SC2086 # HMBQ_GUEST_ARGS is a word list on purpose
 	"$hmbq_dir/run-guest.sh" --share "$HMBQ_SHARE" --initrd "$initrd" "${args[@]}" \

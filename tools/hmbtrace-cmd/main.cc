@@ -8,9 +8,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cmd_capture.h"
+#include "ctrl.h"
 #include "export_perfetto.h"
 #include "instance.h"
-#include "ctrl.h"
 #include "marker.h"
 #include "record.h"
 #include "report.h"
@@ -58,6 +59,13 @@ int Main(int argc, char** argv) {
                    "marker); repeatable")
       ->type_name("NAME");
   report_cmd->add_flag("--raw", report.raw, "Add the payload in hex to decoded records");
+  std::string report_cmd_id;
+  report_cmd
+      ->add_option("--cmd", report_cmd_id,
+                   "Instead: the story of each host NVMe command with this qid and cid (setup, "
+                   "the firmware's fetch, NAND work and completion at converted time, the host "
+                   "completion, the latency split)")
+      ->type_name("QID:CID");
   report_cmd
       ->add_option("--reorder-margin", report.reorder_margin_ms,
                    "Hold lines until the capture is MS past them, so that records drained up to "
@@ -72,6 +80,16 @@ int Main(int argc, char** argv) {
       "the sequence numbers, per-event counts and latencies");
   add_input(stat_cmd);
   stat_cmd->add_flag("--json", json, "Print JSON instead of text");
+  bool no_commands = false;
+  stat_cmd->add_flag("--no-commands", no_commands,
+                     "Leave out the NVMe command join (host commands joined to their firmware "
+                     "records, latency split per opcode)");
+  std::string commands_json;
+  stat_cmd
+      ->add_option("--commands-json", commands_json,
+                   "Also write every host command with its join (or why not), and every "
+                   "firmware command record not joined, as JSON to FILE")
+      ->type_name("FILE");
 
   std::string perfetto;
   CLI::App* export_cmd = app.add_subcommand(
@@ -170,6 +188,11 @@ int Main(int argc, char** argv) {
       ->add_option("--trace-cmd", record.trace_cmd,
                    "The trace-cmd program (default: trace-cmd from PATH)")
       ->type_name("PATH");
+  bool record_no_nvme = false;
+  record_cmd->add_flag("--no-nvme", record_no_nvme,
+                       "Do not also record the host's nvme:nvme_setup_cmd and "
+                       "nvme:nvme_complete_rq (top instance; recorded by default when the nvme "
+                       "driver is loaded, for the command join of stat and report --cmd)");
   add_sysfs(record_cmd);
   add_tracefs(record_cmd);
   record_cmd->add_option("command", record.command, "The command to trace, after --")
@@ -187,12 +210,18 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "hmbtrace-cmd report: --reorder-margin must be at most 3600000 ms\n");
       return 2;
     }
+    if (!report_cmd_id.empty())
+      return RunCommandStory(input, report_cmd_id);
     report.cores.insert(cores.begin(), cores.end());
     report.events.insert(events.begin(), events.end());
     return RunReport(input, report);
   }
-  if (stat_cmd->parsed())
-    return RunStat(input, json);
+  if (stat_cmd->parsed()) {
+    if (!commands_json.empty())
+      if (int rc = WriteCommandListJson(input, commands_json); rc != 0)
+        return rc;
+    return RunStat(input, json, !no_commands);
+  }
   if (export_cmd->parsed())
     return RunExportPerfetto(input, perfetto);
   if (status_cmd->parsed()) {
@@ -226,6 +255,7 @@ int Main(int argc, char** argv) {
     }
     record.sysfs_dir = sysfs_dir;
     record.tracefs_dir = tracefs_dir;
+    record.nvme = !record_no_nvme;
     return RunRecord(record);
   }
   return 2;

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "capture.h"
+#include "cmd_capture.h"
 #include "dictionaries.h"
 #include "instance.h"
 
@@ -225,8 +226,11 @@ bool CheckRecordPreconditions(const RecordOptions& options,
 }
 
 std::vector<std::string> TraceCmdArgv(const std::string& trace_cmd, const RecordOptions& options) {
-  std::vector<std::string> argv = {trace_cmd, "record", "-B", "hmb",
-                                   "-e",      "hmb",    "-o", options.output};
+  std::vector<std::string> argv = {trace_cmd, "record"};
+  if (options.nvme)
+    for (std::string& a : NvmeHostEventArgs())
+      argv.push_back(std::move(a));
+  argv.insert(argv.end(), {"-B", "hmb", "-e", "hmb", "-o", options.output});
   if (!options.command.empty()) {
     argv.insert(argv.end(), options.command.begin(), options.command.end());
   } else if (options.duration > 0) {
@@ -276,9 +280,17 @@ int RunRecord(const RecordOptions& options) {
   std::string trace_cmd, error;
   if (!CheckRecordPreconditions(options, path_env ? path_env : "/usr/bin:/bin", &trace_cmd, &error))
     return fail(error);
+  RecordOptions run = options;
+  if (run.nvme && !NvmeHostEventsPresent(run.tracefs_dir)) {
+    run.nvme = false;
+    std::fputs(
+        "hmbtrace-cmd record: no nvme events in tracefs (nvme driver not loaded): "
+        "recording without the host side of the command join\n",
+        stderr);
+  }
   std::fflush(stdout);
   std::fflush(stderr);
-  if (!RunTraceCmd(TraceCmdArgv(trace_cmd, options), &error))
+  if (!RunTraceCmd(TraceCmdArgv(trace_cmd, run), &error))
     return fail(error);
 
   DictionaryStore dicts;

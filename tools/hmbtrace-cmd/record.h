@@ -26,6 +26,10 @@ struct RecordOptions {
   std::string sysfs_dir;
   std::string tracefs_dir;
   std::vector<std::string> command;  // traced by trace-cmd; empty: none
+  // Also the host's nvme:nvme_setup_cmd and nvme:nvme_complete_rq (top
+  // instance), for the command join; RunRecord drops them when the nvme
+  // driver is not loaded.
+  bool nvme = true;
 };
 
 // Where `name` is: itself if it contains a '/', else the first executable
@@ -42,7 +46,8 @@ bool CheckRecordPreconditions(const RecordOptions& options,
                               std::string* error);
 
 // The argv that runs trace-cmd (argv[0] = trace_cmd): `trace-cmd record -B
-// hmb -e hmb -o FILE` then COMMAND, or `sleep S` for a duration.
+// hmb -e hmb -o FILE` (with options.nvme the nvme events first, for the top
+// instance) then COMMAND, or `sleep S` for a duration.
 std::vector<std::string> TraceCmdArgv(const std::string& trace_cmd, const RecordOptions& options);
 
 // The short summary printed after a recording: records per device and

@@ -80,9 +80,45 @@ TEST(Record, DurationRunsTraceCmdOnTheInstanceWithItsEventsAroundSleep) {
 TEST(Record, FractionalDurationIsPassedToSleepAsDecimal) {
   RecordOptions o;
   o.duration = 0.5;
+  o.nvme = false;
   EXPECT_EQ(TraceCmdArgv("/t", o),
             (std::vector<std::string>{"/t", "record", "-B", "hmb", "-e", "hmb", "-o", "trace.dat",
                                       "sleep", "0.5"}));
+}
+
+TEST(Record, NvmeEventsGoToTheTopInstanceOnTheLocalClock) {
+  RecordOptions o;
+  o.duration = 1;
+  EXPECT_EQ(TraceCmdArgv("/t", o),
+            (std::vector<std::string>{"/t", "record", "-C", "local", "-e", "nvme:nvme_setup_cmd",
+                                      "-e", "nvme:nvme_complete_rq", "-B", "hmb", "-e", "hmb", "-o",
+                                      "trace.dat", "sleep", "1"}));
+}
+
+TEST(Record, NvmeEventsAreRecordedWhenTracefsHasThem) {
+  LiveTrees s;
+  for (const char* ev : {"nvme_setup_cmd", "nvme_complete_rq"})
+    fs::create_directories(s.trees.tracefs() + "/events/nvme/" + ev);
+  FakeTraceCmd fake(s.trees, kCopyFixture);
+  s.options.trace_cmd = fake.path();
+  s.options.duration = 2;
+  std::string err;
+  EXPECT_EQ(RunCapturingStderr(s.options, &err), 0) << err;
+  EXPECT_EQ(fake.Argv(),
+            "record\n-C\nlocal\n-e\nnvme:nvme_setup_cmd\n-e\nnvme:nvme_complete_rq\n"
+            "-B\nhmb\n-e\nhmb\n-o\n" +
+                s.options.output + "\nsleep\n2\n");
+  EXPECT_EQ(err.find("no nvme events"), std::string::npos) << err;
+}
+
+TEST(Record, WithoutTheNvmeDriverItSaysSoAndRecordsTheRest) {
+  LiveTrees s;
+  FakeTraceCmd fake(s.trees, kCopyFixture);
+  s.options.trace_cmd = fake.path();
+  s.options.duration = 2;
+  std::string err;
+  EXPECT_EQ(RunCapturingStderr(s.options, &err), 0) << err;
+  EXPECT_NE(err.find("no nvme events in tracefs"), std::string::npos) << err;
 }
 
 TEST(Record, CommandFollowsTheOptionsUnchanged) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cmd_capture.h"
 #include "format.h"
 #include "histogram.h"
 
@@ -558,7 +559,7 @@ nlohmann::json StatCollector::Json(const std::string& file) const {
   return doc;
 }
 
-int RunStat(const std::string& input, bool json) {
+int RunStat(const std::string& input, bool json, bool commands) {
   DictionaryStore dicts;
   std::string error;
   StatCollector stat(&dicts);
@@ -578,7 +579,21 @@ int RunStat(const std::string& input, bool json) {
                  std::string(kRecordHint).c_str());
     return 1;
   }
-  const std::string out = json ? stat.Json(input).dump(2) + "\n" : stat.Text(input);
+  nlohmann::json doc = json ? stat.Json(input) : nlohmann::json();
+  std::string out = json ? "" : stat.Text(input);
+  if (commands) {
+    CommandCapture cap;
+    if (!ReadCommandCapture(input, &cap, &error)) {
+      std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", error.c_str());
+      return 1;
+    }
+    if (json)
+      doc["commands"] = CommandStatJson(cap);
+    else
+      out += CommandStatText(cap);
+  }
+  if (json)
+    out = doc.dump(2) + "\n";
   std::fputs(out.c_str(), stdout);
   return 0;
 }

@@ -128,7 +128,8 @@ class StatCollector {
 };
 
 // The subcommand: returns the exit code.
-int RunStat(const std::string& input, bool json);
+// With `commands`, also the command join's section (cmd_capture.h).
+int RunStat(const std::string& input, bool json, bool commands = true);
 
 }  // namespace hmbtrace
 
