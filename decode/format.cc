@@ -346,4 +346,12 @@ std::string Hex(std::span<const uint8_t> bytes) {
   return out;
 }
 
+std::optional<uint64_t> RoleFieldValue(const EventDesc& event,
+                                       uint8_t role_index,
+                                       std::span<const uint8_t> payload) {
+  if (role_index == HMB_TRACE_NO_FIELD)
+    return std::nullopt;
+  return FieldValue(event, role_index, payload);
+}
+
 }  // namespace hmbtrace

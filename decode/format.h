@@ -75,6 +75,13 @@ std::optional<uint64_t> FieldValue(const EventDesc& event,
                                    size_t index,
                                    std::span<const uint8_t> payload);
 
+// FieldValue() of the field a role names (EventDesc's key_field,
+// latency_field, qid_field, cid_field): std::nullopt when the event has no
+// field in that role (HMB_TRACE_NO_FIELD).
+std::optional<uint64_t> RoleFieldValue(const EventDesc& event,
+                                       uint8_t role_index,
+                                       std::span<const uint8_t> payload);
+
 }  // namespace hmbtrace
 
 #endif  // HMBTRACE_DECODE_FORMAT_H_

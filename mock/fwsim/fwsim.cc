@@ -286,6 +286,8 @@ class Simulator : public FirmwareControl {
   // Sleeps until |deadline_ns| or a wake from the mailbox thread.
   void Nap(CoreState& cs, uint64_t deadline_ns);
   void Wake(CoreState& cs);
+  // The core's thread is done: Run() stops waiting for it.
+  void Exit(CoreState& cs);
   void Quiesce();
   void CorruptCurrentPage(uint16_t core, CoreState& cs, uint64_t seq);
   void ClosePendingCorruption(uint16_t core, CoreState& cs, uint64_t last_seq);
@@ -628,6 +630,15 @@ void Simulator::Wake(CoreState& cs) {
   cs.wake_cv.notify_one();
 }
 
+void Simulator::Exit(CoreState& cs) {
+  cs.exited.store(true, std::memory_order_release);
+  std::lock_guard lock(mu_);
+  cs.finished = true;
+  finished_++;
+  active_--;
+  cv_.notify_all();
+}
+
 void Simulator::Quiesce() {
   for (CoreState& cs : cores_) {
     // Paired with the seq_cst store in Gate's constructor.
@@ -748,12 +759,7 @@ void Simulator::FollowLoop(uint16_t core) {
     Emit(core, cs, r.rec.event_id, r.rec.fixed.data(), r.rec.fixed_len, r.rec.var.data(),
          r.rec.var_len, last_ts, clock_.TickAt(r.mono_ns));
   }
-  cs.exited.store(true, std::memory_order_release);
-  std::lock_guard lock(mu_);
-  cs.finished = true;
-  finished_++;
-  active_--;
-  cv_.notify_all();
+  Exit(cs);
 }
 
 void Simulator::CoreLoop(uint16_t core) {
@@ -825,12 +831,7 @@ void Simulator::CoreLoop(uint16_t core) {
         next_reset_++;
     }
   }
-  cs.exited.store(true, std::memory_order_release);
-  std::lock_guard lock(mu_);
-  cs.finished = true;
-  finished_++;
-  active_--;
-  cv_.notify_all();
+  Exit(cs);
 }
 
 Result<SimResult> Simulator::Run(const ProgressFn& progress,

@@ -19,14 +19,6 @@
 namespace hmbtrace {
 namespace {
 
-std::optional<uint64_t> Field(const EventDesc& desc,
-                              uint8_t index,
-                              std::span<const uint8_t> payload) {
-  if (index == HMB_TRACE_NO_FIELD)
-    return std::nullopt;
-  return FieldValue(desc, index, payload);
-}
-
 int OnHostEvent(const hmb_nvme_host_event* ev, void* data) {
   CommandJoin* join = static_cast<CommandJoin*>(data);
   if (ev->kind == HMB_NVME_SETUP)
@@ -136,8 +128,8 @@ bool ReadCommandCapture(const std::string& path,
                                                   RecordText(dict, ev.event_id, ev.data)});
             std::optional<uint64_t> qid, cid;
             if (desc && (desc->role == HMB_TRACE_ROLE_BEGIN || desc->role == HMB_TRACE_ROLE_END)) {
-              qid = Field(*desc, desc->qid_field, ev.data);
-              cid = Field(*desc, desc->cid_field, ev.data);
+              qid = RoleFieldValue(*desc, desc->qid_field, ev.data);
+              cid = RoleFieldValue(*desc, desc->cid_field, ev.data);
             }
             if (!qid || !cid || *qid > 0xffff || *cid > 0xffff) {
               join.FwSeen(ev.dev, ev.core, gen, t.converted() ? t.host_ns : ev.ts);

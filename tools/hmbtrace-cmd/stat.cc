@@ -35,14 +35,6 @@ std::string Pad(const std::string& s, size_t width, bool left = false) {
   return left ? s + fill : fill + s;
 }
 
-std::optional<uint64_t> Field(const EventDesc& desc,
-                              uint8_t index,
-                              std::span<const uint8_t> payload) {
-  if (index == HMB_TRACE_NO_FIELD)
-    return std::nullopt;
-  return FieldValue(desc, index, payload);
-}
-
 }  // namespace
 
 LatencySummary Summarize(std::vector<uint64_t>& values) {
@@ -192,14 +184,14 @@ void StatCollector::AddRecord(const CaptureEvent& ev) {
   cs.events[EventName(desc, ev.event_id)]++;
   if (!desc)
     return;
-  if (auto lat = Field(*desc, desc->latency_field, ev.data))
+  if (auto lat = RoleFieldValue(*desc, desc->latency_field, ev.data))
     cs.latencies[desc->name + "." + desc->fields[desc->latency_field].name].push_back(*lat);
   if (desc->role != HMB_TRACE_ROLE_BEGIN && desc->role != HMB_TRACE_ROLE_END)
     return;
-  const auto key = Field(*desc, desc->key_field, ev.data);
+  const auto key = RoleFieldValue(*desc, desc->key_field, ev.data);
   if (!key)
     return;
-  const uint64_t qid = Field(*desc, desc->qid_field, ev.data).value_or(0);
+  const uint64_t qid = RoleFieldValue(*desc, desc->qid_field, ev.data).value_or(0);
   if (desc->role == HMB_TRACE_ROLE_BEGIN) {
     auto [it, fresh] = t.open.try_emplace({desc->id, *key, qid}, ev.fw_ts);
     if (!fresh) {
