@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Perfetto's native trace format (perfetto_trace.proto): the ExportModel
+// stream as TracePackets, each written to the file as soon as it is made
+// (a Trace is a sequence of length-delimited field-1 packets), so memory
+// does not grow with the capture.
+//
+// One packet sequence (trusted_packet_sequence_id 1): the first packet
+// clears its incremental state; event names, argument names and the
+// values of enum-like arguments are interned on it, each defined in the
+// packet that first uses it. Timestamps are the capture's trace clock in
+// ns, written as Perfetto's default clock (BOOTTIME: record with
+// `trace-cmd record -C boot` to line up with other Perfetto traces).
+
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PROTO_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PROTO_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <unordered_map>
+
+#include "export_model.h"
+#include "perfetto_trace.pb.h"
+
+namespace hmbtrace {
+
+inline constexpr uint32_t kExportSequenceId = 1;
+
+class ProtoTraceWriter : public ExportSink {
+ public:
+  // Writes to `out` (not owned; buffered by the caller).
+  explicit ProtoTraceWriter(std::FILE* out) : out_(out) {}
+
+  void Track(const ExportTrack& track) override;
+  void Event(const ExportEvent& event) override;
+  bool Finish(std::string* error) override;
+
+  uint64_t bytes() const { return bytes_; }
+  uint64_t packets() const { return packets_; }
+
+ private:
+  // The iid of `s` in `table`; a new one is added to `*added` (true).
+  static uint64_t Intern(std::unordered_map<std::string, uint64_t>* table,
+                         std::string_view s,
+                         bool* added);
+  void Write();
+
+  std::FILE* out_;
+  perfetto::protos::TracePacket packet_;  // reused
+  std::string buf_;                       // reused
+  std::unordered_map<std::string, uint64_t> names_, arg_names_, arg_values_;
+  bool first_ = true;
+  bool failed_ = false;
+  uint64_t bytes_ = 0;
+  uint64_t packets_ = 0;
+};
+
+}  // namespace hmbtrace
+
+#endif  // HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PROTO_H_
