@@ -143,7 +143,7 @@ void JsonTraceWriter::Event(const ExportEvent& e) {
         Put(a.u ? "true" : "false");
         break;
       case ExportArg::Type::kString:
-        PutString(a.s);
+        PutString(a.text());
         break;
     }
   }

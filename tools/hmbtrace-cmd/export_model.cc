@@ -23,6 +23,16 @@ ExportArg Uint(std::string_view name, uint64_t v) {
   return a;
 }
 
+// A value that outlives the event (dictionary names, constants).
+ExportArg View(std::string_view name, std::string_view v) {
+  ExportArg a;
+  a.name = name;
+  a.type = ExportArg::Type::kString;
+  a.view = v;
+  a.interned_string = true;
+  return a;
+}
+
 ExportArg Str(std::string_view name, std::string v, bool interned = false) {
   ExportArg a;
   a.name = name;
@@ -81,7 +91,7 @@ void RecordArgs(const CaptureEvent& ev,
       auto it = std::find_if(f.values.begin(), f.values.end(),
                              [&](const ValueDesc& d) { return d.value == *v; });
       if (it != f.values.end()) {
-        args->push_back(Str(f.name, it->name, true));
+        args->push_back(View(f.name, it->name));
         continue;
       }
     }
@@ -168,7 +178,7 @@ ExportModel::Core& ExportModel::CoreFor(uint16_t dev, uint16_t core, int cpu, ui
       e.track = lane.uuid;
       e.ts = std::max(at, lane.last);
       e.name = {};
-      e.args.push_back(Str("unfinished", "producer generation changed", true));
+      e.args.push_back(View("unfinished", "producer generation changed"));
       Emit(e);
       lane = Lane{lane.uuid, false, e.ts};
       counts_.unfinished++;
@@ -278,7 +288,7 @@ void ExportModel::AddLost(const CaptureEvent& ev) {
   c.lanes[0].last = e.ts;
   e.name = "lost";
   e.args.push_back(Uint("count", ev.count));
-  e.args.push_back(Str("reason", std::string(LostReasonName(ev.reason)), true));
+  e.args.push_back(View("reason", LostReasonName(ev.reason)));
   e.args.push_back(Uint("at_seq", ev.at_seq));
   Emit(e);
   // The device's running total: a step at every loss.
@@ -362,7 +372,7 @@ void ExportModel::AddRecord(const CaptureEvent& ev) {
         e.ts = std::max(ts, lane.last);
         e.name = {};
         RecordArgs(ev, desc, fw_time, &e.args);
-        e.args.push_back(Str("end", std::string(name), true));
+        e.args.push_back(View("end", name));
         lane = Lane{lane.uuid, false, e.ts};
         core.open.erase(it);
         Emit(e);
@@ -416,7 +426,7 @@ void ExportModel::Finish() {
       e.track = lane.uuid;
       e.ts = std::max(last_ts_, lane.last);
       e.name = {};
-      e.args.push_back(Str("unfinished", "capture ended", true));
+      e.args.push_back(View("unfinished", "capture ended"));
       Emit(e);
       lane = Lane{lane.uuid, false, e.ts};
       counts_.unfinished++;

@@ -63,7 +63,12 @@ struct ExportArg {
   uint64_t u = 0;
   int64_t i = 0;
   std::string s;
+  // Instead of s: a string that outlives the call (a dictionary's enum
+  // names, constants).
+  std::string_view view;
   bool interned_string = false;  // a value from a small set (enum names)
+
+  std::string_view text() const { return view.data() ? view : std::string_view(s); }
 };
 
 struct ExportEvent {

@@ -29,10 +29,8 @@ pp::TrackEvent::Type TypeOf(ExportEvent::Type t) {
 
 }  // namespace
 
-uint64_t ProtoTraceWriter::Intern(std::unordered_map<std::string, uint64_t>* table,
-                                  std::string_view s,
-                                  bool* added) {
-  auto it = table->find(std::string(s));
+uint64_t ProtoTraceWriter::Intern(InternTable* table, std::string_view s, bool* added) {
+  auto it = table->find(s);
   if (it != table->end()) {
     *added = false;
     return it->second;
@@ -143,16 +141,17 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
         d->set_bool_value(a.u != 0);
         break;
       case ExportArg::Type::kString: {
-        const uint64_t iid = a.interned_string ? Intern(&arg_values_, a.s, &added) : 0;
+        const std::string_view text = a.text();
+        const uint64_t iid = a.interned_string ? Intern(&arg_values_, text, &added) : 0;
         if (!iid) {
-          d->set_string_value(a.s);
+          d->set_string_value(std::string(text));
         } else {
           d->set_string_value_iid(iid);
           if (added) {
             pp::InternedString* s =
                 packet_.mutable_interned_data()->add_debug_annotation_string_values();
             s->set_iid(iid);
-            s->set_str(a.s);
+            s->set_str(std::string(text));
           }
         }
         break;

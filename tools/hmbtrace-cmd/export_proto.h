@@ -40,16 +40,21 @@ class ProtoTraceWriter : public ExportSink {
   uint64_t packets() const { return packets_; }
 
  private:
-  // The iid of `s` in `table`; a new one is added to `*added` (true).
-  static uint64_t Intern(std::unordered_map<std::string, uint64_t>* table,
-                         std::string_view s,
-                         bool* added);
+  // Looked up by string_view: no allocation per event.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using InternTable = std::unordered_map<std::string, uint64_t, Hash, std::equal_to<>>;
+  // The iid of `s` in `table` (0: the table is full, write `s` inline);
+  // `*added` says whether it is new, to be defined in this packet.
+  static uint64_t Intern(InternTable* table, std::string_view s, bool* added);
   void Write();
 
   std::FILE* out_;
   perfetto::protos::TracePacket packet_;  // reused
   std::string buf_;                       // reused
-  std::unordered_map<std::string, uint64_t> names_, arg_names_, arg_values_;
+  InternTable names_, arg_names_, arg_values_;
   bool first_ = true;
   bool failed_ = false;
   uint64_t bytes_ = 0;
