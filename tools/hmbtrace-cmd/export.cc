@@ -41,6 +41,10 @@ int RunExport(const ExportOptions& options) {
                  options.format.c_str());
     return 2;
   }
+  if (options.compress && *format != ExportFormat::kProto) {
+    std::fprintf(stderr, "hmbtrace-cmd export: --compress is for the protobuf format only\n");
+    return 2;
+  }
   std::string error;
   DictionaryStore dicts;
   if (!CollectDictionaries(options.input, &dicts, &error)) {
@@ -58,7 +62,7 @@ int RunExport(const ExportOptions& options) {
   std::setvbuf(file.get(), buffer.data(), _IOFBF, buffer.size());
   std::unique_ptr<ExportSink> sink;
   if (*format == ExportFormat::kProto)
-    sink = std::make_unique<ProtoTraceWriter>(file.get());
+    sink = std::make_unique<ProtoTraceWriter>(file.get(), options.compress);
   else
     sink = std::make_unique<JsonTraceWriter>(file.get());
   ExportModel model(&dicts, sink.get());

@@ -24,7 +24,8 @@ struct ExportOptions {
   std::string input = "trace.dat";
   std::string output = "trace.pftrace";
   std::string format = "auto";
-  bool quiet = false;  // no summary line
+  bool compress = false;  // proto: zlib-compressed packets
+  bool quiet = false;     // no summary line
 };
 
 int RunExport(const ExportOptions& options);

@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <zlib.h>
+
 namespace hmbtrace {
 namespace {
 
@@ -25,6 +27,22 @@ pp::TrackEvent::Type TypeOf(ExportEvent::Type t) {
       break;
   }
   return pp::TrackEvent::TYPE_INSTANT;
+}
+
+// A length-delimited field's tag and length, as varints; returns their size.
+size_t Frame(uint32_t field, uint64_t len, uint8_t out[16]) {
+  size_t n = 0;
+  for (uint64_t tag = (uint64_t{field} << 3) | 2;; tag >>= 7) {
+    out[n++] = static_cast<uint8_t>((tag & 0x7f) | (tag >= 0x80 ? 0x80 : 0));
+    if (tag < 0x80)
+      break;
+  }
+  for (;; len >>= 7) {
+    out[n++] = static_cast<uint8_t>((len & 0x7f) | (len >= 0x80 ? 0x80 : 0));
+    if (len < 0x80)
+      break;
+  }
+  return n;
 }
 
 }  // namespace
@@ -56,21 +74,49 @@ void ProtoTraceWriter::Write() {
     failed_ = true;
     return;
   }
-  // Trace.packet (field 1, length-delimited): tag, varint length, bytes.
-  uint8_t head[11];
-  size_t n = 0;
-  head[n++] = 0x0a;
-  for (uint64_t len = buf_.size();; len >>= 7) {
-    head[n++] = static_cast<uint8_t>((len & 0x7f) | (len >= 0x80 ? 0x80 : 0));
-    if (len < 0x80)
-      break;
-  }
-  if (std::fwrite(head, 1, n, out_) != n ||
-      std::fwrite(buf_.data(), 1, buf_.size(), out_) != buf_.size())
-    failed_ = true;
-  bytes_ += n + buf_.size();
   packets_++;
   packet_.Clear();
+  if (!compress_) {
+    Put(buf_);
+    return;
+  }
+  uint8_t head[16];
+  const size_t n = Frame(1, buf_.size(), head);
+  pending_.append(reinterpret_cast<const char*>(head), n);
+  pending_.append(buf_);
+  if (pending_.size() >= kCompressPiece)
+    FlushCompressed();
+}
+
+void ProtoTraceWriter::Put(std::string_view bytes) {
+  // Trace.packet (field 1, length-delimited): tag, varint length, bytes.
+  uint8_t head[16];
+  const size_t n = Frame(1, bytes.size(), head);
+  if (std::fwrite(head, 1, n, out_) != n ||
+      std::fwrite(bytes.data(), 1, bytes.size(), out_) != bytes.size())
+    failed_ = true;
+  bytes_ += n + bytes.size();
+}
+
+void ProtoTraceWriter::FlushCompressed() {
+  if (pending_.empty())
+    return;
+  uLongf len = compressBound(pending_.size());
+  compressed_.resize(len + 16);
+  // TracePacket.compressed_packets (field 50), then the deflate stream.
+  uint8_t head[16];
+  char* out = compressed_.data() + 16;
+  if (compress2(reinterpret_cast<Bytef*>(out), &len,
+                reinterpret_cast<const Bytef*>(pending_.data()), pending_.size(),
+                Z_BEST_SPEED) != Z_OK) {
+    failed_ = true;
+    pending_.clear();
+    return;
+  }
+  const size_t n = Frame(50, len, head);
+  std::memcpy(out - n, head, n);
+  Put(std::string_view(out - n, n + len));
+  pending_.clear();
 }
 
 void ProtoTraceWriter::Track(const ExportTrack& t) {
@@ -166,6 +212,8 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
 }
 
 bool ProtoTraceWriter::Finish(std::string* error) {
+  if (compress_)
+    FlushCompressed();
   if (failed_ || std::ferror(out_)) {
     *error = std::string("writing the trace failed: ") + std::strerror(errno ? errno : EIO);
     return false;

@@ -11,6 +11,11 @@
 // packet that first uses it. Timestamps are the capture's trace clock in
 // ns, written as Perfetto's default clock (BOOTTIME: record with
 // `trace-cmd record -C boot` to line up with other Perfetto traces).
+//
+// With `compress`, packets are gathered into pieces of about
+// kCompressPiece bytes, each written as one packet whose compressed_packets
+// is their zlib deflate (as Perfetto's own tracing service writes them;
+// trace_processor and the UI inflate them).
 
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PROTO_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PROTO_H_
@@ -26,11 +31,13 @@
 namespace hmbtrace {
 
 inline constexpr uint32_t kExportSequenceId = 1;
+inline constexpr size_t kCompressPiece = 1u << 20;
 
 class ProtoTraceWriter : public ExportSink {
  public:
   // Writes to `out` (not owned; buffered by the caller).
-  explicit ProtoTraceWriter(std::FILE* out) : out_(out) {}
+  explicit ProtoTraceWriter(std::FILE* out, bool compress = false)
+      : out_(out), compress_(compress) {}
 
   void Track(const ExportTrack& track) override;
   void Event(const ExportEvent& event) override;
@@ -50,8 +57,14 @@ class ProtoTraceWriter : public ExportSink {
   // `*added` says whether it is new, to be defined in this packet.
   static uint64_t Intern(InternTable* table, std::string_view s, bool* added);
   void Write();
+  // Frames `bytes` as one Trace.packet into the file.
+  void Put(std::string_view bytes);
+  void FlushCompressed();
 
   std::FILE* out_;
+  bool compress_;
+  std::string pending_;     // framed packets not yet compressed
+  std::string compressed_;  // reused
   perfetto::protos::TracePacket packet_;  // reused
   std::string buf_;                       // reused
   InternTable names_, arg_names_, arg_values_;

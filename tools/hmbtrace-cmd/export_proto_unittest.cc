@@ -9,6 +9,8 @@
 #include <set>
 #include <string>
 
+#include <zlib.h>
+
 #include "count_records_testutil.h"
 #include "export.h"
 #include "fixture_testutil.h"
@@ -47,12 +49,15 @@ pp::Trace Parse(const std::string& bytes) {
   return trace;
 }
 
-pp::Trace ExportFixture(const std::string& path, ExportCounts* counts = nullptr) {
+pp::Trace ExportFixture(const std::string& path,
+                        ExportCounts* counts = nullptr,
+                        bool compress = false,
+                        std::string* raw = nullptr) {
   DictionaryStore dicts;
   std::string error;
   EXPECT_TRUE(CollectDictionaries(path, &dicts, &error)) << error;
   MemoryFile file;
-  ProtoTraceWriter writer(file.get());
+  ProtoTraceWriter writer(file.get(), compress);
   ExportModel model(&dicts, &writer);
   EXPECT_TRUE(ReadCapture(
       path,
@@ -66,7 +71,10 @@ pp::Trace ExportFixture(const std::string& path, ExportCounts* counts = nullptr)
   EXPECT_TRUE(writer.Finish(&error)) << error;
   if (counts)
     *counts = model.counts();
-  return Parse(file.Close());
+  const std::string bytes = file.Close();
+  if (raw)
+    *raw = bytes;
+  return Parse(bytes);
 }
 
 // The trace's tables, resolved as trace_processor would.
@@ -352,6 +360,26 @@ TEST(ExportProto, RecordsAreAtTheirConvertedTime) {
   EXPECT_EQ(ts_by_fw_ts.at(9001700086u), 1001700000u);
   // Before any fit: at its ftrace time.
   EXPECT_EQ(ts_by_fw_ts.at(8998999950u), 1000100000u);
+}
+
+TEST(ExportProto, CompressedPacketsInflateToTheSamePackets) {
+  std::string plain_bytes, compressed_bytes;
+  const pp::Trace plain = ExportFixture(FixturePath(), nullptr, false, &plain_bytes);
+  const pp::Trace compressed = ExportFixture(FixturePath(), nullptr, true, &compressed_bytes);
+  EXPECT_LT(compressed_bytes.size() * 2, plain_bytes.size());
+  std::string inflated;
+  for (const pp::TracePacket& p : compressed.packet()) {
+    ASSERT_TRUE(p.has_compressed_packets());
+    const std::string& z = p.compressed_packets();
+    std::string out(kCompressPiece * 2, '\0');
+    uLongf len = out.size();
+    ASSERT_EQ(uncompress(reinterpret_cast<Bytef*>(out.data()), &len,
+                         reinterpret_cast<const Bytef*>(z.data()), z.size()),
+              Z_OK);
+    inflated.append(out.data(), len);
+  }
+  EXPECT_EQ(inflated, plain_bytes);
+  EXPECT_GT(plain.packet_size(), 1000);
 }
 
 TEST(ExportProto, FormatComesFromTheOptionOrTheExtension) {
