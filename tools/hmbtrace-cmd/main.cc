@@ -93,7 +93,7 @@ int Main(int argc, char** argv) {
       ->add_option("--perfetto", perfetto, "Old spelling of --output OUT (format from OUT's name)")
       ->type_name("OUT");
   export_cmd->add_flag("--compress", export_opts.compress,
-                       "Protobuf only: write the packets zlib-compressed (about 5x smaller; "
+                       "Protobuf only: write the packets zlib-compressed (2-3x smaller; "
                        "Perfetto reads them, protoc --decode does not)");
   export_cmd->add_flag("-q,--quiet", export_opts.quiet, "Print no summary line");
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The readers of captures, next to `trace-cmd report` of the same file in the
-# same run: hmbtrace-cmd report, stat, export (protobuf) and export --format
-# json. Prints per command the wall and CPU time, records/s, peak RSS, the
+# same run: hmbtrace-cmd report, stat, export (protobuf, plain and
+# --compress) and export --format json. Prints per command the wall and CPU time, records/s, peak RSS, the
 # ratio of its time to trace-cmd report's, and the output's bytes per record.
 # A benchmark, not a test: it never fails on a figure.
 #
@@ -65,6 +65,7 @@ run "trace-cmd report" - trace-cmd report -i "$dat"
 run "hmbtrace-cmd report" - "$cmd" report -i "$dat"
 run "hmbtrace-cmd stat" - "$cmd" stat -i "$dat"
 run "export (protobuf)" "$work/out.pftrace" "$cmd" export -q -i "$dat" -o "$work/out.pftrace"
+run "export --compress" "$work/out.pftrace" "$cmd" export -q --compress -i "$dat" -o "$work/out.pftrace"
 run "export --format json" "$work/out.json" "$cmd" export -q -i "$dat" -o "$work/out.json"
 rm -f "$work/out.pftrace" "$work/out.json" "$work/time.txt"
 echo "x_wall, x_cpu: the command's time / trace-cmd report's (goal: <= 0.33)"
