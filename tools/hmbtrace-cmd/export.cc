@@ -106,6 +106,12 @@ int RunExport(const ExportOptions& options) {
         static_cast<unsigned long long>(c.slices), static_cast<unsigned long long>(c.lost_events),
         static_cast<unsigned long long>(c.lost_records), static_cast<unsigned long long>(c.resets),
         static_cast<unsigned long long>(c.markers));
+    if (c.evicted || c.too_many_spans)
+      std::printf(
+          "%s: %zu spans of a core open at once: %llu ended unfinished (no end seen), %llu "
+          "latency slices shown as instants\n",
+          options.output.c_str(), kMaxLanes, static_cast<unsigned long long>(c.evicted),
+          static_cast<unsigned long long>(c.too_many_spans));
     if (c.malformed)
       std::printf("%s: %llu malformed hmb events skipped (see hmbtrace-cmd report)\n",
                   options.output.c_str(), static_cast<unsigned long long>(c.malformed));

@@ -197,6 +197,30 @@ size_t ExportModel::FreeLane(Core& c, uint64_t from, bool strictly_after) {
           (strictly_after ? c.lanes[lane].last >= from : c.lanes[lane].last > from)))
     lane++;
   if (lane == c.lanes.size()) {
+    if (lane > kMaxLanes) {
+      size_t oldest = 0;
+      for (size_t i = 1; strictly_after && i < c.lanes.size(); i++)
+        if (c.lanes[i].open && (!oldest || c.open.at(c.lanes[i].key).opened <
+                                               c.open.at(c.lanes[oldest].key).opened))
+          oldest = i;
+      if (!oldest) {
+        counts_.too_many_spans++;
+        return 0;
+      }
+      Lane& l = c.lanes[oldest];
+      ExportEvent& e = scratch_;
+      e.type = ExportEvent::Type::kEnd;
+      e.track = l.uuid;
+      e.ts = std::max(from, l.last);
+      e.name = {};
+      e.args.push_back(View("unfinished", "end not seen before 1024 later spans of its core"));
+      Emit(e);
+      c.open.erase(l.key);
+      l = Lane{l.uuid, false, e.ts};
+      counts_.evicted++;
+      counts_.unfinished++;
+      return oldest;
+    }
     const Device& d = devices_.at(c.dev);
     c.lanes.push_back(
         {NewTrack({ExportTrack::Kind::kSlices, 0, d.group, "core " + std::to_string(c.core),
@@ -323,6 +347,17 @@ void ExportModel::AddRecord(const CaptureEvent& ev) {
   const std::string_view name = desc ? std::string_view(desc->name) : unknown_name;
   ExportEvent& e = scratch_;
   e.ts = ts;
+  // Not a slice or a counter: an instant on the core's main track.
+  auto emit_instant = [&] {
+    Lane& main = core.lanes[0];
+    e.type = ExportEvent::Type::kInstant;
+    e.track = main.uuid;
+    e.ts = std::max(ts, main.last);
+    main.last = e.ts;
+    e.name = name;
+    RecordArgs(ev, desc, fw_time, &e.args);
+    Emit(e);
+  };
 
   if (desc && desc->role == HMB_TRACE_ROLE_COUNTER && desc->value_field != HMB_TRACE_NO_FIELD) {
     if (auto v = FieldValue(*desc, desc->value_field, ev.data)) {
@@ -352,11 +387,15 @@ void ExportModel::AddRecord(const CaptureEvent& ev) {
       // The lowest lane free since before now: an end and a begin at one
       // timestamp on one track could be ordered either way by a viewer.
       const size_t lane = FreeLane(core, ts, true);
+      if (lane == 0)
+        return emit_instant();
       core.lanes[lane].open = true;
       core.lanes[lane].last = ts;
-      core.open[{desc->id, *key, qid}] = {lane, std::string(name)};
+      core.lanes[lane].key = {desc->id, *key, qid};
+      core.open[{desc->id, *key, qid}] = {lane, std::string(name), ts};
       e.type = ExportEvent::Type::kBegin;
       e.track = core.lanes[lane].uuid;
+      e.ts = ts;  // FreeLane may have used the scratch event
       e.name = name;
       RecordArgs(ev, desc, fw_time, &e.args);
       Emit(e);
@@ -389,6 +428,8 @@ void ExportModel::AddRecord(const CaptureEvent& ev) {
       const unsigned __int128 ns = static_cast<unsigned __int128>(*ticks) * 1000000000u / hz;
       const uint64_t start = ns >= ts ? 0 : ts - static_cast<uint64_t>(ns);
       const size_t lane = FreeLane(core, start, false);
+      if (lane == 0)
+        return emit_instant();
       Lane& l = core.lanes[lane];
       e.type = ExportEvent::Type::kBegin;
       e.track = l.uuid;
@@ -407,14 +448,7 @@ void ExportModel::AddRecord(const CaptureEvent& ev) {
       return;
     }
   }
-  Lane& main = core.lanes[0];
-  e.type = ExportEvent::Type::kInstant;
-  e.track = main.uuid;
-  e.ts = std::max(ts, main.last);
-  main.last = e.ts;
-  e.name = name;
-  RecordArgs(ev, desc, fw_time, &e.args);
-  Emit(e);
+  emit_instant();
 }
 
 void ExportModel::Finish() {

@@ -105,7 +105,15 @@ struct ExportCounts {
   uint64_t malformed = 0;
   uint64_t slices = 0;
   uint64_t unfinished = 0;  // spans ended at a reset or the end of the capture
+  uint64_t too_many_spans = 0;  // latency slices shown as instants: no lane free
+  uint64_t evicted = 0;         // spans ended unfinished to free a lane
 };
+
+// Span tracks per core at most. Begins whose end never comes (lost, or a
+// hostile capture) would otherwise hold a track each for ever: past this,
+// a new begin ends the span open longest ("unfinished": no end seen) and
+// takes its track.
+inline constexpr size_t kMaxLanes = 1024;
 
 class ExportModel {
  public:
@@ -119,14 +127,17 @@ class ExportModel {
   const ExportCounts& counts() const { return counts_; }
 
  private:
+  using SpanKey = std::tuple<uint16_t, uint64_t, uint64_t>;  // (begin id, key, qid)
   struct Lane {
     uint64_t uuid = 0;
     bool open = false;
     uint64_t last = 0;  // the last timestamp on it
+    SpanKey key{};      // open: the span on it
   };
   struct OpenSpan {
     size_t lane = 0;
     std::string name;
+    uint64_t opened = 0;
   };
   struct Core {
     uint16_t dev = 0;
@@ -135,8 +146,7 @@ class ExportModel {
     bool seen = false;  // any record or loss placed yet
     uint64_t last_at = 0;
     std::vector<Lane> lanes;  // lanes[0]: the core's main track
-    // (begin event id, key, qid) -> open span
-    std::map<std::tuple<uint16_t, uint64_t, uint64_t>, OpenSpan> open;
+    std::map<SpanKey, OpenSpan> open;
     std::map<std::string, uint64_t> counters;  // event name -> track
   };
   struct Device {
@@ -154,7 +164,9 @@ class ExportModel {
   Device& DeviceFor(uint16_t dev);
   Core& CoreFor(uint16_t dev, uint16_t core, int cpu, uint64_t ts);
   uint64_t NewTrack(ExportTrack t);
-  // A lane of `c` free since before `from` (a new one if none is).
+  // A lane of `c` free since before `from` (a new one if none is). With
+  // kMaxLanes in use: for a begin (strictly_after), the lane of the span
+  // open longest, ended at `from`; for a latency slice 0 (none).
   size_t FreeLane(Core& c, uint64_t from, bool strictly_after);
   void Emit(ExportEvent& e);
 
