@@ -3,11 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <zlib.h>
 
@@ -380,6 +382,85 @@ TEST(ExportProto, CompressedPacketsInflateToTheSamePackets) {
   }
   EXPECT_EQ(inflated, plain_bytes);
   EXPECT_GT(plain.packet_size(), 1000);
+}
+
+TEST(ExportProto, BeginsWithoutEndsEndUnfinishedInsteadOfGrowingTracksForEver) {
+  // The fixture's device state and dictionary, then 3000 cmd_fetch with
+  // distinct cids and no cmd_complete, all on core 0.
+  DictionaryStore dicts;
+  std::string error;
+  ASSERT_TRUE(CollectDictionaries(FixturePath(), &dicts, &error)) << error;
+  MemoryFile file;
+  ProtoTraceWriter writer(file.get());
+  ExportModel model(&dicts, &writer);
+  CaptureEvent first_record;
+  ASSERT_TRUE(ReadCapture(
+      FixturePath(),
+      [&](const CaptureEvent& ev) {
+        if (ev.kind == CaptureKind::kState || ev.kind == CaptureKind::kDict)
+          model.Add(ev);
+        if (ev.kind == CaptureKind::kRecord && first_record.ts == 0)
+          first_record = ev;
+        return true;
+      },
+      &error))
+      << error;
+  const Dictionary* dict = dicts.For(first_record.dev, first_record.cpu);
+  ASSERT_NE(dict, nullptr);
+  const EventDesc* fetch = nullptr;
+  for (const EventDesc& d : dict->events())
+    if (d.name == "cmd_fetch")
+      fetch = &d;
+  ASSERT_NE(fetch, nullptr);
+  ASSERT_NE(fetch->key_field, HMB_TRACE_NO_FIELD);
+  const FieldDesc& key = fetch->fields[fetch->key_field];
+  size_t len = 0;
+  for (const FieldDesc& f : fetch->fields)
+    len = std::max<size_t>(len, f.offset + f.size);
+  const int kBegins = 3000;
+  for (int i = 0; i < kBegins; i++) {
+    std::vector<uint8_t> payload(len);
+    for (size_t b = 0; b < key.size && b < 8; b++)
+      payload[key.offset + b] = static_cast<uint8_t>(static_cast<uint64_t>(i) >> (8 * b));
+    CaptureEvent ev = first_record;
+    ev.core = 0;
+    ev.seq = static_cast<uint64_t>(i);
+    ev.ts = first_record.ts + static_cast<uint64_t>(i) * 1000;
+    ev.event_id = fetch->id;
+    ev.data = payload;
+    model.Add(ev);
+  }
+  model.Finish();
+  ASSERT_TRUE(writer.Finish(&error)) << error;
+  EXPECT_EQ(model.counts().evicted, static_cast<uint64_t>(kBegins) - kMaxLanes);
+  EXPECT_EQ(model.counts().unfinished, static_cast<uint64_t>(kBegins));
+
+  const pp::Trace trace = Parse(file.Close());
+  const Decoded d = Decode(trace);
+  size_t core0_tracks = 0;
+  for (const auto& [uuid, t] : d.tracks)
+    core0_tracks += t.name() == "core 0";
+  EXPECT_EQ(core0_tracks, kMaxLanes + 1);  // the main track and the span tracks
+  std::map<uint64_t, uint64_t> last;
+  std::map<uint64_t, int> depth;
+  uint64_t begins = 0;
+  for (const pp::TracePacket& p : trace.packet()) {
+    if (!p.has_track_event())
+      continue;
+    const pp::TrackEvent& e = p.track_event();
+    EXPECT_GE(p.timestamp(), last[e.track_uuid()]);
+    last[e.track_uuid()] = p.timestamp();
+    int& dep = depth[e.track_uuid()];
+    if (e.type() == pp::TrackEvent::TYPE_SLICE_BEGIN) {
+      begins++;
+      EXPECT_LE(++dep, 1);
+    } else if (e.type() == pp::TrackEvent::TYPE_SLICE_END) {
+      EXPECT_GE(--dep, 0);
+    }
+  }
+  EXPECT_EQ(begins, static_cast<uint64_t>(kBegins));
+  for (const auto& [track, dep] : depth)
+    EXPECT_EQ(dep, 0) << "track " << track;
 }
 
 TEST(ExportProto, FormatComesFromTheOptionOrTheExtension) {
