@@ -22,6 +22,15 @@ void hmb_event_set_init(struct hmb_event_set *set, struct tep_handle *tep)
 	set->dict = tep_find_event_by_name(tep, "hmb", "hmb_dict");
 	set->clock = tep_find_event_by_name(tep, "hmb", "hmb_clock");
 	set->print = tep_find_event_by_name(tep, "ftrace", "print");
+	if (set->record) {
+		set->rec_seq = tep_find_field(set->record, "seq");
+		set->rec_fw_ts = tep_find_field(set->record, "fw_ts");
+		set->rec_dev = tep_find_field(set->record, "dev");
+		set->rec_core = tep_find_field(set->record, "core");
+		set->rec_event_id = tep_find_field(set->record, "event_id");
+		set->rec_len = tep_find_field(set->record, "len");
+		set->rec_payload = tep_find_field(set->record, "payload");
+	}
 }
 
 int hmb_event_set_has_hmb_events(const struct hmb_event_set *set)
@@ -30,12 +39,10 @@ int hmb_event_set_has_hmb_events(const struct hmb_event_set *set)
 }
 
 /* Reads an unsigned fixed-size field, checked against the record. */
-static int read_num(struct tep_event *event, const struct tep_record *record,
-		    const char *name, unsigned int min_size, unsigned int max_size,
-		    unsigned long long *val)
+static int read_num_field(struct tep_event *event, struct tep_format_field *f,
+			  const struct tep_record *record, unsigned int min_size,
+			  unsigned int max_size, unsigned long long *val)
 {
-	struct tep_format_field *f = tep_find_field(event, name);
-
 	if (!f || (f->flags & TEP_FIELD_IS_DYNAMIC) || f->size < (int)min_size ||
 	    f->size > (int)max_size || f->offset < 0 ||
 	    (long long)f->offset + f->size > record->size)
@@ -43,6 +50,14 @@ static int read_num(struct tep_event *event, const struct tep_record *record,
 	*val = tep_read_number(event->tep, (const char *)record->data + f->offset,
 			       f->size);
 	return 0;
+}
+
+static int read_num(struct tep_event *event, const struct tep_record *record,
+		    const char *name, unsigned int min_size, unsigned int max_size,
+		    unsigned long long *val)
+{
+	return read_num_field(event, tep_find_field(event, name), record,
+			      min_size, max_size, val);
 }
 
 /* Copies a fixed array field of exactly `size` bytes. */
@@ -59,11 +74,11 @@ static int read_array(struct tep_event *event, const struct tep_record *record,
 }
 
 /* Locates a __data_loc array inside the record. */
-static int read_dynamic(struct tep_event *event,
-			const struct tep_record *record, const char *name,
-			const uint8_t **data, uint32_t *len)
+static int read_dynamic_field(struct tep_event *event,
+			      struct tep_format_field *f,
+			      const struct tep_record *record,
+			      const uint8_t **data, uint32_t *len)
 {
-	struct tep_format_field *f = tep_find_field(event, name);
 	unsigned long long loc, off, n;
 
 	if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC) || f->size != 4 ||
@@ -79,6 +94,14 @@ static int read_dynamic(struct tep_event *event,
 	*data = (const uint8_t *)record->data + off;
 	*len = (uint32_t)n;
 	return 0;
+}
+
+static int read_dynamic(struct tep_event *event,
+			const struct tep_record *record, const char *name,
+			const uint8_t **data, uint32_t *len)
+{
+	return read_dynamic_field(event, tep_find_field(event, name), record,
+				  data, len);
 }
 
 static int read_string(struct tep_event *event, const struct tep_record *record,
@@ -119,6 +142,15 @@ static void malformed(struct hmb_capture_event *ev, struct tep_event *event,
 		(dst) = v;                                              \
 	} while (0)
 
+#define FIELD(f, name, lo, hi, dst)                                     \
+	do {                                                            \
+		if (read_num_field(event, f, record, lo, hi, &v)) {     \
+			malformed(ev, event, "field " name " missing or out of the record"); \
+			return 1;                                       \
+		}                                                       \
+		(dst) = v;                                              \
+	} while (0)
+
 /* Fills ev from record; returns 0 if the event is not one of ours. */
 static int decode(const struct hmb_event_set *cap, const struct tep_record *record,
 		  struct hmb_capture_event *ev)
@@ -145,13 +177,14 @@ static int decode(const struct hmb_event_set *cap, const struct tep_record *reco
 
 	if (event == cap->record) {
 		ev->kind = HMB_CAPTURE_RECORD;
-		NUM("seq", 8, 8, ev->seq);
-		NUM("fw_ts", 8, 8, ev->fw_ts);
-		NUM("dev", 2, 2, ev->dev);
-		NUM("core", 2, 2, ev->core);
-		NUM("event_id", 2, 2, ev->event_id);
-		NUM("len", 2, 2, ev->len);
-		if (read_dynamic(event, record, "payload", &ev->data, &ev->data_len))
+		FIELD(cap->rec_seq, "seq", 8, 8, ev->seq);
+		FIELD(cap->rec_fw_ts, "fw_ts", 8, 8, ev->fw_ts);
+		FIELD(cap->rec_dev, "dev", 2, 2, ev->dev);
+		FIELD(cap->rec_core, "core", 2, 2, ev->core);
+		FIELD(cap->rec_event_id, "event_id", 2, 2, ev->event_id);
+		FIELD(cap->rec_len, "len", 2, 2, ev->len);
+		if (read_dynamic_field(event, cap->rec_payload, record, &ev->data,
+				       &ev->data_len))
 			malformed(ev, event, "payload outside the record");
 	} else if (event == cap->lost) {
 		ev->kind = HMB_CAPTURE_LOST;

@@ -91,9 +91,17 @@ struct tep_record;
  * The events this tool reads, looked up once in a tep handle (a capture's,
  * or the live instance's formats: instance_c.c). Any may be NULL.
  */
+struct tep_format_field;
+
 struct hmb_event_set {
 	struct tep_handle *tep;
 	struct tep_event *record, *lost, *state, *dict, *clock, *print;
+	/*
+	 * hmb_record's fields, looked up once: a capture is mostly records,
+	 * and a lookup by name per field per record was most of the decoding.
+	 */
+	struct tep_format_field *rec_seq, *rec_fw_ts, *rec_dev, *rec_core,
+		*rec_event_id, *rec_len, *rec_payload;
 };
 
 void hmb_event_set_init(struct hmb_event_set *set, struct tep_handle *tep);

@@ -14,11 +14,12 @@ set -euo pipefail
 
 # libtraceevent-dev and trace-cmd: plugin_hmb.so and its unit tests.
 # asciidoctor: the man pages (meson install); bash-completion: where the
-# completion of hmbtrace-cmd goes.
+# completion of hmbtrace-cmd goes. protobuf-compiler, libprotobuf-dev:
+# hmbtrace-cmd export's Perfetto trace.
 base_pkgs=(build-essential meson ninja-build pkg-config clang libclang-rt-14-dev
 	   libgtest-dev libgmock-dev libbenchmark-dev gcc-arm-none-eabi
 	   nlohmann-json3-dev libcli11-dev libtraceevent-dev trace-cmd
-	   asciidoctor bash-completion)
+	   asciidoctor bash-completion protobuf-compiler libprotobuf-dev)
 kernel_pkgs=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
 	     libtracefs-dev libtracecmd-dev cpio kmod)
 

@@ -95,7 +95,10 @@ std::string_view StateName(uint8_t state) {
   return state < std::size(kNames) ? kNames[state] : "unknown";
 }
 
-bool ReadCapture(const std::string& path, const CaptureCallback& fn, std::string* error) {
+bool ReadCapture(const std::string& path,
+                 const CaptureCallback& fn,
+                 std::string* error,
+                 CaptureFilter filter) {
   char err[256] = "";
   errno = 0;
   CapturePtr cap(hmb_capture_open(path.c_str(), err, sizeof(err)));
@@ -110,6 +113,7 @@ bool ReadCapture(const std::string& path, const CaptureCallback& fn, std::string
     *error = path + ": no hmb events in the file's event formats; " + std::string(kRecordHint);
     return false;
   }
+  hmb_capture_set_metadata_only(cap.get(), filter == CaptureFilter::kMetadata);
   Walk walk{&fn};
   if (hmb_capture_iterate(cap.get(), OnEvent, &walk, err, sizeof(err)) != 0) {
     *error = path + ": " + err;

@@ -70,11 +70,19 @@ CaptureEvent ToCaptureEvent(const hmb_capture_event& c);
 // Return false from the callback to stop early.
 using CaptureCallback = std::function<bool(const CaptureEvent&)>;
 
+enum class CaptureFilter {
+  kAll,
+  kMetadata,  // hmb_state and hmb_dict only: the dictionary pass
+};
+
 // Opens `path`, delivers its events in host time order and closes it.
 // On failure returns false with `error` set to a message that names the
 // file, the reason and, where there is one, the fix. A file with no hmb
 // event formats at all is an error too.
-bool ReadCapture(const std::string& path, const CaptureCallback& fn, std::string* error);
+bool ReadCapture(const std::string& path,
+                 const CaptureCallback& fn,
+                 std::string* error,
+                 CaptureFilter filter = CaptureFilter::kAll);
 
 // Text from the file made safe for a terminal and for JSON (valid UTF-8):
 // bytes outside printable ASCII as \xNN, a backslash doubled; one

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,11 +25,18 @@
 	"not a readable trace-cmd data file (truncated, corrupt, or not made by trace-cmd record); " \
 	"copy it again, or record again with `trace-cmd record -B hmb -e hmb`"
 
+/* Pages of a CPU further back than this are given back (see walk_one). */
+#define PAGEOUT_MAX_CPUS 1024
+#define TRACE_PAGE 4096u
+
 struct hmb_capture {
 	struct tracecmd_input *top;
 	struct tracecmd_input **handles;	/* top, then the instances */
 	int nr_handles;
 	struct hmb_event_set events;
+	int metadata_only;
+	/* Per handle and CPU: the trace page the last record was on. */
+	uintptr_t *last_page;
 };
 
 /*
@@ -36,17 +44,40 @@ struct hmb_capture {
  * tracecmd_buffer_instance_handle()) on a file cut short inside an
  * instance's buffer - `trace-cmd report` does too. So the instance buffers
  * are first opened in a child process: if it does not come back cleanly,
- * the file is refused instead. Returns 0 if the child opened them all.
+ * the file is refused instead. The child runs while the parent opens the
+ * file's top buffer (each open parses the file's kallsyms, the costly part
+ * of an open), and a file already probed (same inode, size and mtime) is
+ * not probed again: the subcommands open a capture twice (dictionaries,
+ * then events).
  */
-static int probe_instances(const char *path)
-{
-	int status, fd;
-	pid_t pid;
+struct probe {
+	pid_t pid;	/* 0: no child (already probed, or fork failed) */
+};
 
-	pid = fork();
-	if (pid < 0)
-		return 0;	/* cannot probe: go ahead unprotected */
-	if (pid == 0) {
+static struct stat probed;	/* the last file that passed */
+static int probed_valid;
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+static struct probe probe_start(const char *path, const struct stat *st)
+{
+	struct probe p = { 0 };
+	int fd;
+
+	if (probed_valid && same_file(&probed, st))
+		return p;
+	p.pid = fork();
+	if (p.pid < 0) {
+		p.pid = 0;	/* cannot probe: go ahead unprotected */
+		return p;
+	}
+	if (p.pid == 0) {
 		struct tracecmd_input *top;
 		int i, n;
 
@@ -69,17 +100,32 @@ static int probe_instances(const char *path)
 		tracecmd_close(top);
 		_exit(0);
 	}
-	while (waitpid(pid, &status, 0) < 0) {
+	return p;
+}
+
+/* Returns 0 if the child opened every buffer (or there was no child). */
+static int probe_wait(struct probe p, const struct stat *st)
+{
+	int status;
+
+	if (!p.pid)
+		return 0;
+	while (waitpid(p.pid, &status, 0) < 0) {
 		if (errno != EINTR)
 			return 0;
 	}
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return -1;
+	probed = *st;
+	probed_valid = 1;
+	return 0;
 }
 
 struct hmb_capture *hmb_capture_open(const char *path, char *err,
 				     size_t err_len)
 {
 	struct hmb_capture *cap;
+	struct probe probe;
 	struct stat st;
 	int fd, n, i;
 
@@ -92,29 +138,31 @@ struct hmb_capture *hmb_capture_open(const char *path, char *err,
 		errno = e;	/* callers tell a missing file from others */
 		return NULL;
 	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+		int e = errno;
+
 		close(fd);
-		set_err(err, err_len, "is a directory");
+		set_err(err, err_len, "%s",
+			S_ISDIR(st.st_mode) ? "is a directory" : strerror(e));
 		return NULL;
 	}
 	close(fd);
 
-	if (probe_instances(path)) {
-		set_err(err, err_len,
-			NOT_READABLE);
-		return NULL;
-	}
+	probe = probe_start(path, &st);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	cap = calloc(1, sizeof(*cap));
 	if (!cap) {
+		probe_wait(probe, &st);
 		set_err(err, err_len, "out of memory");
 		return NULL;
 	}
 	/* No plugins: this tool decodes hmb events itself. */
 	cap->top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!cap->top) {
+	if (probe_wait(probe, &st) || !cap->top) {
 		set_err(err, err_len,
 			NOT_READABLE);
+		if (cap->top)
+			tracecmd_close(cap->top);
 		free(cap);
 		return NULL;
 	}
@@ -143,6 +191,9 @@ struct hmb_capture *hmb_capture_open(const char *path, char *err,
 		}
 		cap->handles[cap->nr_handles++] = h;
 	}
+	/* Without it, only the paging out is lost. */
+	cap->last_page = calloc((size_t)cap->nr_handles * PAGEOUT_MAX_CPUS,
+				sizeof(*cap->last_page));
 	return cap;
 }
 
@@ -157,6 +208,7 @@ void hmb_capture_close(struct hmb_capture *cap)
 		tracecmd_close(cap->handles[i]);
 	tracecmd_close(cap->top);
 	free(cap->handles);
+	free(cap->last_page);
 	free(cap);
 }
 
@@ -172,14 +224,56 @@ struct walk {
 	int stopped;
 };
 
+void hmb_capture_set_metadata_only(struct hmb_capture *cap, int on)
+{
+	cap->metadata_only = on;
+}
+
+/*
+ * libtracecmd maps a file's pages in large pieces and keeps a piece mapped
+ * while any page in it is in use, so a walk over a long capture would keep
+ * most of the file resident. Pages a CPU has moved past are not read again
+ * by the walk: they are given back to the page cache (MADV_PAGEOUT only
+ * drops clean file pages and never changes what the memory reads, so this
+ * is safe whatever libtracecmd does with the page later).
+ */
+static void page_out_behind(struct hmb_capture *cap,
+			    struct tracecmd_input *handle,
+			    const struct tep_record *record, int cpu)
+{
+	uintptr_t page = (uintptr_t)record->data & ~(uintptr_t)(TRACE_PAGE - 1);
+	uintptr_t *last;
+	int h;
+
+	if (!cap->last_page || cpu < 0 || cpu >= PAGEOUT_MAX_CPUS)
+		return;
+	for (h = 0; h < cap->nr_handles && cap->handles[h] != handle; h++)
+		;
+	if (h == cap->nr_handles)
+		return;
+	last = &cap->last_page[(size_t)h * PAGEOUT_MAX_CPUS + (size_t)cpu];
+	if (*last && *last != page)
+		madvise((void *)*last, TRACE_PAGE, MADV_PAGEOUT);
+	*last = page;
+}
+
 static int walk_one(struct tracecmd_input *handle, struct tep_record *record,
 		    int cpu, void *data)
 {
 	struct walk *w = data;
+	struct hmb_capture *cap = w->cap;
 	struct hmb_capture_event ev;
 
-	(void)handle;
-	if (!hmb_event_set_decode(&w->cap->events, record, cpu, &ev))
+	page_out_behind(cap, handle, record, cpu);
+	if (cap->metadata_only && record->data) {
+		/* The dictionary pass: only hmb_state and hmb_dict matter. */
+		int type = tep_data_type(cap->events.tep, record);
+
+		if (!(cap->events.state && type == cap->events.state->id) &&
+		    !(cap->events.dict && type == cap->events.dict->id))
+			return 0;
+	}
+	if (!hmb_event_set_decode(&cap->events, record, cpu, &ev))
 		return 0;
 	if (w->cb(&ev, w->data)) {
 		w->stopped = 1;

@@ -30,6 +30,12 @@ struct hmb_capture *hmb_capture_open(const char *path, char *err,
 				     size_t err_len);
 void hmb_capture_close(struct hmb_capture *cap);
 
+/*
+ * With `on`, hmb_capture_iterate() delivers only hmb_state and hmb_dict
+ * events and skips the others before decoding them (the dictionary pass).
+ */
+void hmb_capture_set_metadata_only(struct hmb_capture *cap, int on);
+
 /* Whether the file's formats define the hmb events at all. */
 int hmb_capture_has_hmb_events(const struct hmb_capture *cap);
 

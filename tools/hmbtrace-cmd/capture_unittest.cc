@@ -52,6 +52,30 @@ TEST(Capture, RecordCountsPerCoreMatchAnIndependentReader) {
   }
 }
 
+TEST(Capture, TheMetadataPassDeliversExactlyTheStateAndDictionaryEvents) {
+  std::string error;
+  std::vector<std::pair<uint64_t, CaptureKind>> all, metadata;
+  ASSERT_TRUE(ReadCapture(
+      FixturePath(),
+      [&all](const CaptureEvent& ev) {
+        if (ev.kind == CaptureKind::kState || ev.kind == CaptureKind::kDict)
+          all.emplace_back(ev.ts, ev.kind);
+        return true;
+      },
+      &error))
+      << error;
+  ASSERT_TRUE(ReadCapture(
+      FixturePath(),
+      [&metadata](const CaptureEvent& ev) {
+        metadata.emplace_back(ev.ts, ev.kind);
+        return true;
+      },
+      &error, CaptureFilter::kMetadata))
+      << error;
+  EXPECT_GT(metadata.size(), 2u);
+  EXPECT_EQ(metadata, all);
+}
+
 TEST(Capture, MissingFileIsAnErrorNamingTheFileAndWhy) {
   std::string error;
   EXPECT_FALSE(ReadCapture(

@@ -48,7 +48,7 @@ bool CollectDictionaries(const std::string& path, DictionaryStore* store, std::s
         store->Add(ev);
         return true;
       },
-      error);
+      error, CaptureFilter::kMetadata);
   store->RestartStream();
   return ok;
 }

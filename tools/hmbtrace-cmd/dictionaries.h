@@ -64,7 +64,8 @@ class DictionaryStore {
   std::map<uint16_t, DeviceInfo> devices_;
 };
 
-// First pass over `path`: every dictionary and device it carries.
+// First pass over `path`: every dictionary and device it carries (only
+// hmb_state and hmb_dict events are decoded).
 bool CollectDictionaries(const std::string& path, DictionaryStore* store, std::string* error);
 
 // Both passes: every dictionary into `store`, then every event to `fn`, so

@@ -41,8 +41,13 @@ if [[ -x "$cmd" ]]; then
 	echo
 	echo "==== hmbtrace-cmd stat -i demo.dat (host)"
 	"$cmd" stat -i "$HMBQ_SHARE/demo.dat"
-	"$cmd" export -i "$HMBQ_SHARE/demo.dat" --perfetto "$HMBQ_SHARE/demo.json" &&
-		echo "Perfetto trace (open it at ui.perfetto.dev): $HMBQ_SHARE/demo.json"
+	echo
+	echo "==== hmbtrace-cmd export -i demo.dat -o demo.pftrace (host)"
+	if "$cmd" export -q -i "$HMBQ_SHARE/demo.dat" -o "$HMBQ_SHARE/demo.pftrace"; then
+		echo "Perfetto trace: $(realpath "$HMBQ_SHARE/demo.pftrace")"
+		echo "   open https://ui.perfetto.dev, then \"Open trace file\" and pick it"
+		echo "   (or drag it onto the page); the trace stays in the browser."
+	fi
 fi
 echo
 echo "==== loss summary (module status, per firmware core)"

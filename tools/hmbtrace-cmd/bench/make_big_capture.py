@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Write a long synthetic trace.dat for the readers' benchmark.
+
+    make_big_capture.py RECORDS OUT.dat [--no-kallsyms]
+
+Repeats the firmware records of plugins/traceevent/testdata/record-small.dat
+(a real capture of hmb-fwsim's mix: cmd_fetch/cmd_complete pairs, NAND
+operations with latencies, GC, thermal counters, logs) until OUT.dat holds
+at least RECORDS hmb_record events. Repeat r is the original shifted by r
+times its length in both host and firmware time, with each core's sequence
+numbers continued, so the capture has no gaps and its commands pair up.
+The hmb_state and dictionary events of the original come once, first.
+
+A real `trace-cmd record` capture carries the machine's kallsyms, which
+libtraceevent parses when the file is opened; this one carries
+/proc/kallsyms too (unless --no-kallsyms or it cannot be read), so the
+benchmark pays what a user pays.
+
+The file layout (trace-cmd.dat(5), version 6) is written as
+make_clock_capture.py writes it, one CPU's pages at a time, so memory stays
+small at 10 M records.
+"""
+import os
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTDATA = os.path.join(HERE, '..', '..', '..', 'plugins', 'traceevent', 'testdata')
+sys.path.insert(0, TESTDATA)
+
+from make_clock_capture import parse, events_of, pages_of, PAGE, ID_RECORD  # noqa: E402
+
+
+def main(argv):
+    if len(argv) < 3:
+        sys.exit(__doc__)
+    want, dst = int(argv[1]), argv[2]
+    kallsyms = b''
+    if '--no-kallsyms' not in argv:
+        try:
+            kallsyms = open('/proc/kallsyms', 'rb').read()
+        except OSError:
+            pass
+    f = parse(os.path.join(TESTDATA, 'record-small.dat'))
+    per_cpu = [[ev for page in cpu for ev in events_of(page)] for cpu in f['pages']]
+    records = [[(ts, d) for ts, d in evs if struct.unpack_from('<H', d)[0] == ID_RECORD]
+               for evs in per_cpu]
+    others = [[(ts, d) for ts, d in evs if struct.unpack_from('<H', d)[0] != ID_RECORD]
+              for evs in per_cpu]
+    n = sum(len(r) for r in records)
+    reps = -(-want // n)
+    all_ts = [ts for evs in per_cpu for ts, _ in evs]
+    t0, span = min(all_ts), max(all_ts) - min(all_ts) + 1000
+    # Per core: the sequence numbers one repeat uses.
+    seq_lo, seq_hi = {}, {}
+    for evs in records:
+        for _, d in evs:
+            seq, core = struct.unpack_from('<Q', d, 8)[0], struct.unpack_from('<H', d, 26)[0]
+            seq_lo[core] = min(seq_lo.get(core, seq), seq)
+            seq_hi[core] = max(seq_hi.get(core, seq), seq)
+    seq_span = {c: seq_hi[c] - seq_lo[c] + 1 for c in seq_lo}
+
+    def repeat(evs, r):
+        out = []
+        for ts, d in evs:
+            d = bytearray(d)
+            seq, fw_ts = struct.unpack_from('<QQ', d, 8)
+            core = struct.unpack_from('<H', d, 26)[0]
+            struct.pack_into('<QQ', d, 8, seq + r * seq_span[core], fw_ts + r * span)
+            out.append((ts + r * span, bytes(d)))
+        return out
+
+    out = open(dst, 'wb')
+    head = bytearray(b'\x17\x08Dtracing6\0' + f['init'])
+    for name, text in f['headers']:
+        head += name + b'\0' + struct.pack('<Q', len(text)) + text
+    head += struct.pack('<I', len(f['ftrace']))
+    for text in f['ftrace']:
+        head += struct.pack('<Q', len(text)) + text
+    head += struct.pack('<I', len(f['systems']))
+    for sysname, formats in f['systems']:
+        head += sysname + b'\0' + struct.pack('<I', len(formats))
+        for text in formats:
+            head += struct.pack('<Q', len(text)) + text
+    head += struct.pack('<I', len(kallsyms)) + kallsyms
+    head += struct.pack('<I', len(f['printk'])) + f['printk']
+    head += struct.pack('<Q', len(f['cmdlines'])) + f['cmdlines']
+    head += struct.pack('<I', f['cpus']) + b'options  \0'
+    buffer_at = None
+    for oid, data in f['options']:
+        head += struct.pack('<HI', oid, len(data))
+        if oid == 3:
+            buffer_at = len(head)
+        head += data
+    head += struct.pack('<H', 0)
+    head += b'flyrecord\0' + bytes(16 * f['cpus'])
+    head += struct.pack('<Q', len(f['top_clock'])) + f['top_clock']
+    struct.pack_into('<Q', head, buffer_at, len(head))
+    head += b'flyrecord\0'
+    table = len(head)
+    head += bytes(16 * f['cpus'])
+    head += struct.pack('<Q', len(f['clock'])) + f['clock']
+    out.write(head)
+    pos, where = len(head), []
+    for c in range(f['cpus']):
+        pad = -pos % PAGE
+        out.write(bytes(pad))
+        pos += pad
+        start = pos
+        for r in range(reps):
+            evs = repeat(records[c], r)
+            if r == 0:
+                evs = sorted(others[c] + evs, key=lambda e: e[0])
+            pages = b''.join(pages_of(evs))
+            out.write(pages)
+            pos += len(pages)
+        where.append((start, pos - start))
+    for c, (off, size) in enumerate(where):
+        out.seek(table + 16 * c)
+        out.write(struct.pack('<QQ', off, size))
+    out.close()
+    print(f'{dst}: {n * reps} records ({reps} x {n}), {pos} bytes'
+          f'{", with /proc/kallsyms" if kallsyms else ""}')
+
+
+if __name__ == '__main__':
+    main(sys.argv)

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// hmbtrace-cmd export: a capture as a trace for Perfetto, in its native
+// protobuf format (export_proto.h) or Chrome JSON (export_json.h); what
+// both show is export_model.h. One pass over the capture after the
+// dictionary pass, written as it goes to OUT.tmp, renamed to OUT at the end.
+
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace hmbtrace {
+
+enum class ExportFormat { kProto, kJson };
+
+// "proto" / "json"; "" or "auto": from the output's extension (.json is
+// JSON, anything else the protobuf). std::nullopt for anything else.
+std::optional<ExportFormat> ChooseExportFormat(std::string_view format, std::string_view output);
+
+struct ExportOptions {
+  std::string input = "trace.dat";
+  std::string output = "trace.pftrace";
+  std::string format = "auto";
+  bool compress = false;  // proto: zlib-compressed packets
+  bool quiet = false;     // no summary line
+};
+
+int RunExport(const ExportOptions& options);
+
+}  // namespace hmbtrace
+
+#endif  // HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_H_

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "export_json.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "fixture_testutil.h"
+
+namespace hmbtrace {
+namespace {
+
+// Through text and a JSON parser, as a viewer would read it.
+nlohmann::json ExportFixture(const std::string& path = FixturePath()) {
+  DictionaryStore dicts;
+  std::string error;
+  EXPECT_TRUE(CollectDictionaries(path, &dicts, &error)) << error;
+  char* data = nullptr;
+  size_t size = 0;
+  std::FILE* f = open_memstream(&data, &size);
+  JsonTraceWriter writer(f);
+  ExportModel model(&dicts, &writer);
+  EXPECT_TRUE(ReadCapture(
+      path,
+      [&model](const CaptureEvent& ev) {
+        model.Add(ev);
+        return true;
+      },
+      &error))
+      << error;
+  model.Finish();
+  EXPECT_TRUE(writer.Finish(&error)) << error;
+  std::fclose(f);
+  const std::string text(data, size);
+  std::free(data);
+  return nlohmann::json::parse(text);
+}
+
+// pid -> tid -> thread name
+std::map<int, std::map<int, std::string>> Threads(const nlohmann::json& doc) {
+  std::map<int, std::map<int, std::string>> out;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      out[e["pid"]][e["tid"]] = e["args"]["name"];
+  return out;
+}
+
+TEST(ExportJson, OneEventPerRecordOnItsCoresThreads) {
+  const nlohmann::json doc = ExportFixture();
+  auto threads = Threads(doc);
+  std::map<int, uint64_t> per_core;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "M" || !e["args"].contains("seq"))
+      continue;
+    const std::string& name = threads[e["pid"]][e["tid"]];
+    ASSERT_EQ(name.rfind("core ", 0), 0u) << name;
+    per_core[std::atoi(name.c_str() + 5)]++;
+  }
+  ASSERT_EQ(per_core.size(), 4u);
+  for (int k = 0; k < 4; k++)
+    EXPECT_EQ(per_core[k], kFixtureRecordsPerCore[k]) << "core " << k;
+}
+
+TEST(ExportJson, BeginsAndEndsAreBalancedAndNestOnEveryThread) {
+  const nlohmann::json doc = ExportFixture();
+  std::map<std::pair<int, int>, int> depth;
+  std::map<std::pair<int, int>, double> last_ts;
+  uint64_t begins = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph != "B" && ph != "E")
+      continue;
+    const auto track = std::make_pair(e["pid"].get<int>(), e["tid"].get<int>());
+    const double ts = e["ts"];
+    EXPECT_GE(ts, last_ts[track]);
+    last_ts[track] = ts;
+    int& d = depth[track];
+    d += ph == "B" ? 1 : -1;
+    begins += ph == "B";
+    EXPECT_GE(d, 0) << "E without B on tid " << track.second;
+    EXPECT_LE(d, 1) << "overlapping slices on tid " << track.second;
+  }
+  EXPECT_GT(begins, 100u);
+  for (const auto& [track, d] : depth)
+    EXPECT_EQ(d, 0) << "tid " << track.second;
+}
+
+TEST(ExportJson, NamesTheDeviceProcessAndMarkersThread) {
+  const nlohmann::json doc = ExportFixture(MarkersFixturePath());
+  bool process = false, marker = false;
+  int markers_pid = -1;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name" &&
+        e["args"]["name"] == "hmb dev 0 (0000:00:02.0)")
+      process = true;
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "markers")
+      markers_pid = e["pid"];
+    if (e["ph"] == "i" && e["name"] == "HMBMARK n=39") {
+      marker = e["pid"] == markers_pid;
+      EXPECT_NEAR(e["ts"].get<double>(), 11786078.0, 1.0);
+    }
+  }
+  EXPECT_TRUE(process);
+  EXPECT_TRUE(marker);
+}
+
+TEST(ExportJson, RecordsAreAtTheirConvertedTimeWithTheirBound) {
+  const nlohmann::json doc = ExportFixture(ClockFixturePath());
+  std::map<uint64_t, nlohmann::json> by_fw_ts;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] != "M" && e.contains("args") && e["args"].contains("fw_ts"))
+      by_fw_ts[e["args"]["fw_ts"].get<uint64_t>()] = e;
+  ASSERT_EQ(by_fw_ts.size(), 11u);
+  const nlohmann::json& r = by_fw_ts.at(9001700086u);
+  EXPECT_DOUBLE_EQ(r["ts"].get<double>(), 1001700.0);
+  EXPECT_EQ(r["args"]["fw_time_bound_ns"], 2102u);
+  const nlohmann::json& early = by_fw_ts.at(8998999950u);
+  EXPECT_DOUBLE_EQ(early["ts"].get<double>(), 1000100.0);
+  EXPECT_EQ(early["args"]["fw_time"], "not converted: no clock fit");
+  EXPECT_EQ(by_fw_ts.at(9100105006u)["args"]["fw_time_stale_fit"], true);
+}
+
+}  // namespace
+}  // namespace hmbtrace

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// What `hmbtrace-cmd export` shows of a capture, whatever the file format:
+// tracks, and slices, instants and counters on them. Both writers (the
+// Perfetto protobuf, export_proto.h, and Chrome JSON, export_json.h)
+// receive the same stream from ExportModel, one event at a time, so memory
+// stays flat in the length of the capture.
+//
+// Tracks:
+//   - a group per device ("hmb dev N (<name>)");
+//   - under it, per firmware core in core order, a slice track "core K"
+//     (instants, losses) and as many more tracks also named "core K" as
+//     the core has spans open at once (slices on one track must nest; the
+//     Perfetto UI shows same-named siblings as one track);
+//   - under it, a "state" track (resets and other state changes), a
+//     "lost records" counter (cumulative, per device) and a counter track
+//     per core and COUNTER event ("core K thermal", unit from the field
+//     name's suffix);
+//   - a root track "trace_marker" for the lines written there.
+// Slices: BEGIN/END pairs of one core (the dictionary's pairing key and
+// qid), and records with a latency field and no pair, from ts - latency to
+// ts. A record's time is its firmware time converted by the capture's
+// clock fits (decode/clock_set.h), never after its ftrace time, never
+// before the previous record of its core; every track's events come in
+// non-decreasing time. Other events are at their ftrace time.
+//
+// Flows from host commands to firmware work need the host<->firmware join
+// (issue 11): ExportEvent carries flow ids so that a join can set them;
+// nothing sets them yet.
+
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_MODEL_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_MODEL_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "capture.h"
+#include "clock_set.h"
+#include "dictionaries.h"
+
+namespace hmbtrace {
+
+struct ExportTrack {
+  enum class Kind { kGroup, kSlices, kCounter };
+  Kind kind = Kind::kSlices;
+  uint64_t uuid = 0;         // unique, never 0
+  uint64_t parent_uuid = 0;  // 0: a root track
+  std::string name;
+  int rank = 0;       // order among siblings
+  std::string unit;   // counters: "count", "ns", "bytes", or a free name ("°C")
+  int pid = 0;        // for JSON: the process of a group and of its children
+};
+
+struct ExportArg {
+  enum class Type { kUint, kInt, kString, kBool };
+  std::string_view name;  // valid during the call
+  Type type = Type::kUint;
+  uint64_t u = 0;
+  int64_t i = 0;
+  std::string s;
+  // Instead of s: a string that outlives the call (a dictionary's enum
+  // names, constants).
+  std::string_view view;
+  bool interned_string = false;  // a value from a small set (enum names)
+
+  std::string_view text() const { return view.data() ? view : std::string_view(s); }
+};
+
+struct ExportEvent {
+  enum class Type { kBegin, kEnd, kInstant, kCounter };
+  Type type = Type::kInstant;
+  uint64_t track = 0;
+  uint64_t ts = 0;        // host trace-clock ns
+  std::string_view name;  // valid during the call; empty for kEnd and kCounter
+  std::vector<ExportArg> args;
+  int64_t counter = 0;
+  std::vector<uint64_t> flow_ids;              // from the host<->firmware join
+  std::vector<uint64_t> terminating_flow_ids;  // (issue 11); empty today
+};
+
+// Where ExportModel's stream goes. A track is announced before its first
+// event. Errors are sticky: Finish() reports them.
+class ExportSink {
+ public:
+  virtual ~ExportSink() = default;
+  virtual void Track(const ExportTrack& track) = 0;
+  virtual void Event(const ExportEvent& event) = 0;
+  // Returns false with `error` set if anything could not be written.
+  virtual bool Finish(std::string* error) = 0;
+};
+
+// What went into the file, for the summary and the tests.
+struct ExportCounts {
+  uint64_t hmb_events = 0;
+  uint64_t records = 0;
+  uint64_t lost_events = 0;
+  uint64_t lost_records = 0;
+  uint64_t resets = 0;
+  uint64_t markers = 0;
+  uint64_t malformed = 0;
+  uint64_t slices = 0;
+  uint64_t unfinished = 0;  // spans ended at a reset or the end of the capture
+  uint64_t too_many_spans = 0;  // latency slices shown as instants: no lane free
+  uint64_t evicted = 0;         // spans ended unfinished to free a lane
+};
+
+// Span tracks per core at most. Begins whose end never comes (lost, or a
+// hostile capture) would otherwise hold a track each for ever: past this,
+// a new begin ends the span open longest ("unfinished": no end seen) and
+// takes its track.
+inline constexpr size_t kMaxLanes = 1024;
+
+class ExportModel {
+ public:
+  // `dicts` must already hold the capture's dictionaries (a first pass).
+  ExportModel(DictionaryStore* dicts, ExportSink* sink) : dicts_(dicts), sink_(sink) {}
+
+  void Add(const CaptureEvent& ev);
+  // Ends the spans still open at the last timestamp.
+  void Finish();
+
+  const ExportCounts& counts() const { return counts_; }
+
+ private:
+  using SpanKey = std::tuple<uint16_t, uint64_t, uint64_t>;  // (begin id, key, qid)
+  struct Lane {
+    uint64_t uuid = 0;
+    bool open = false;
+    uint64_t last = 0;  // the last timestamp on it
+    SpanKey key{};      // open: the span on it
+  };
+  struct OpenSpan {
+    size_t lane = 0;
+    std::string name;
+    uint64_t opened = 0;
+  };
+  struct Core {
+    uint16_t dev = 0;
+    uint16_t core = 0;
+    uint32_t gen = 0;
+    bool seen = false;  // any record or loss placed yet
+    uint64_t last_at = 0;
+    std::vector<Lane> lanes;  // lanes[0]: the core's main track
+    std::map<SpanKey, OpenSpan> open;
+    std::map<std::string, uint64_t> counters;  // event name -> track
+  };
+  struct Device {
+    uint64_t group = 0;
+    uint64_t state = 0;
+    uint64_t lost = 0;
+    uint64_t lost_total = 0;
+    int pid = 0;
+  };
+
+  void AddRecord(const CaptureEvent& ev);
+  void AddLost(const CaptureEvent& ev);
+  void AddState(const CaptureEvent& ev);
+  void AddMarker(const CaptureEvent& ev);
+  Device& DeviceFor(uint16_t dev);
+  Core& CoreFor(uint16_t dev, uint16_t core, int cpu, uint64_t ts);
+  uint64_t NewTrack(ExportTrack t);
+  // A lane of `c` free since before `from` (a new one if none is). With
+  // kMaxLanes in use: for a begin (strictly_after), the lane of the span
+  // open longest, ended at `from`; for a latency slice 0 (none).
+  size_t FreeLane(Core& c, uint64_t from, bool strictly_after);
+  void Emit(ExportEvent& e);
+
+  DictionaryStore* dicts_;
+  ExportSink* sink_;
+  ClockSet clocks_;  // in stream order
+  std::map<uint16_t, Device> devices_;
+  std::map<std::pair<uint16_t, uint16_t>, Core> cores_;
+  uint64_t markers_track_ = 0;
+  uint64_t next_uuid_ = 1;
+  int next_pid_ = 1;
+  uint64_t last_ts_ = 0;
+  ExportCounts counts_;
+  ExportEvent scratch_;  // reused: its vectors keep their capacity
+};
+
+// Suffix of a counter field's name -> the unit shown ("temperature_c" ->
+// "°C"); "" if none is known.
+std::string CounterUnit(std::string_view field_name);
+
+}  // namespace hmbtrace
+
+#endif  // HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_MODEL_H_

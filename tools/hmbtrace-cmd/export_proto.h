@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Perfetto's native trace format (perfetto_trace.proto): the ExportModel
+// stream as TracePackets, each written to the file as soon as it is made
+// (a Trace is a sequence of length-delimited field-1 packets), so memory
+// does not grow with the capture.
+//
+// One packet sequence (trusted_packet_sequence_id 1): the first packet
+// clears its incremental state; event names, argument names and the
+// values of enum-like arguments are interned on it, each defined in the
+// packet that first uses it. Timestamps are the capture's trace clock in
+// ns, written as Perfetto's default clock (BOOTTIME: record with
+// `trace-cmd record -C boot` to line up with other Perfetto traces).
+//
+// With `compress`, packets are gathered into pieces of about
+// kCompressPiece bytes, each written as one packet whose compressed_packets
+// is their zlib deflate (as Perfetto's own tracing service writes them;
+// trace_processor and the UI inflate them).
+
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PROTO_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PROTO_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <unordered_map>
+
+#include "export_model.h"
+#include "perfetto_trace.pb.h"
+
+namespace hmbtrace {
+
+inline constexpr uint32_t kExportSequenceId = 1;
+inline constexpr size_t kCompressPiece = 1u << 20;
+
+class ProtoTraceWriter : public ExportSink {
+ public:
+  // Writes to `out` (not owned; buffered by the caller).
+  explicit ProtoTraceWriter(std::FILE* out, bool compress = false)
+      : out_(out), compress_(compress) {}
+
+  void Track(const ExportTrack& track) override;
+  void Event(const ExportEvent& event) override;
+  bool Finish(std::string* error) override;
+
+  uint64_t bytes() const { return bytes_; }
+  uint64_t packets() const { return packets_; }
+
+ private:
+  // Looked up by string_view: no allocation per event.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using InternTable = std::unordered_map<std::string, uint64_t, Hash, std::equal_to<>>;
+  // The iid of `s` in `table` (0: the table is full, write `s` inline);
+  // `*added` says whether it is new, to be defined in this packet.
+  static uint64_t Intern(InternTable* table, std::string_view s, bool* added);
+  void Write();
+  // Frames `bytes` as one Trace.packet into the file.
+  void Put(std::string_view bytes);
+  void FlushCompressed();
+
+  std::FILE* out_;
+  bool compress_;
+  std::string pending_;     // framed packets not yet compressed
+  std::string compressed_;  // reused
+  perfetto::protos::TracePacket packet_;  // reused
+  std::string buf_;                       // reused
+  InternTable names_, arg_names_, arg_values_;
+  bool first_ = true;
+  bool failed_ = false;
+  uint64_t bytes_ = 0;
+  uint64_t packets_ = 0;
+};
+
+}  // namespace hmbtrace
+
+#endif  // HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PROTO_H_
