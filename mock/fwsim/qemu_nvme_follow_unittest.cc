@@ -78,6 +78,9 @@ TEST(ParseQemuNvmeLine, RefusesWhatItCannotTrust) {
             QemuLineParse::kMalformed);
 }
 
+// The payload structs are packed: their members are compared as copies
+// (unary +), since EXPECT_EQ binds references and a reference to a
+// misaligned member is undefined behaviour (UBSan reports it).
 template <typename T>
 T Payload(const FollowedRecord& r) {
   T v;
@@ -103,11 +106,11 @@ TEST(QemuNvmeCommands, ACommandBecomesFetchNandComplete) {
   EXPECT_EQ(out[0].core, 1) << "sqid 2 of 2 cores: core 1";
   EXPECT_EQ(out[0].mono_ns, 1000000u) << "stamped when QEMU fetched it";
   const auto fetch = Payload<fw_cmd_fetch>(out[0]);
-  EXPECT_EQ(fetch.qid, 2);
-  EXPECT_EQ(fetch.cid, 4192);
-  EXPECT_EQ(fetch.opcode, FW_NVME_OPC_READ);
-  EXPECT_EQ(fetch.slba, 0x1f0u);
-  EXPECT_EQ(fetch.nlb, 7u) << "0's based";
+  EXPECT_EQ(+fetch.qid, 2);
+  EXPECT_EQ(+fetch.cid, 4192);
+  EXPECT_EQ(+fetch.opcode, FW_NVME_OPC_READ);
+  EXPECT_EQ(+fetch.slba, 0x1f0u);
+  EXPECT_EQ(+fetch.nlb, 7u) << "0's based";
 
   EXPECT_EQ(out[1].rec.event_id, FW_EV_NAND_READ);
   EXPECT_GT(out[1].mono_ns, out[0].mono_ns);
@@ -115,9 +118,9 @@ TEST(QemuNvmeCommands, ACommandBecomesFetchNandComplete) {
   EXPECT_EQ(out[2].rec.event_id, FW_EV_CMD_COMPLETE);
   EXPECT_EQ(out[2].mono_ns, 1123000u);
   const auto done = Payload<fw_cmd_complete>(out[2]);
-  EXPECT_EQ(done.qid, 2);
-  EXPECT_EQ(done.cid, 4192);
-  EXPECT_EQ(done.latency, 123000u) << "ticks at 1 GHz from fetch to completion";
+  EXPECT_EQ(+done.qid, 2);
+  EXPECT_EQ(+done.cid, 4192);
+  EXPECT_EQ(+done.latency, 123000u) << "ticks at 1 GHz from fetch to completion";
   EXPECT_EQ(cmds.counts().completed, 1u);
   ASSERT_EQ(cmds.commands().size(), 1u);
   EXPECT_EQ(cmds.commands()[0]["complete_mono_ns"], 1123000u);
