@@ -31,11 +31,14 @@ echo "hmbtrace-init: start uptime=$(uptime_s) kernel=$(uname -r)"
 
 shell=0
 noscenario=0
+nvme_driver=1
 # shellcheck disable=SC2013 # words, not lines
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	hmbtrace.shell=1) shell=1 ;;
 	hmbtrace.noscenario=1) noscenario=1 ;;
+	# The scenario loads an NVMe driver of its own (kernel/patches/verify.sh).
+	hmbtrace.nvme_driver=0) nvme_driver=0 ;;
 	esac
 done
 
@@ -61,8 +64,10 @@ for m in $(cat /etc/hmbtrace/modules); do
 	fi
 done
 
-# An NVMe controller (class 0x010802, run-guest.sh --nvme): its driver.
-if grep -qx 0x010802 /sys/bus/pci/devices/*/class 2>/dev/null; then
+# An NVMe controller (class 0x010802, run-guest.sh --nvme): Debian's driver,
+# unless the kernel command line says hmbtrace.nvme_driver=0.
+if [ "$nvme_driver" = 1 ] &&
+	grep -qx 0x010802 /sys/bus/pci/devices/*/class 2>/dev/null; then
 	# shellcheck disable=SC2013 # one name a line, no spaces
 	for m in $(cat /etc/hmbtrace/modules-nvme); do
 		insmod "$moddir/$m.ko" || echo "hmbtrace-init: error: insmod $m failed"
