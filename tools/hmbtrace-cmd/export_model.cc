@@ -132,6 +132,18 @@ uint64_t ExportModel::NewTrack(ExportTrack t) {
   return t.uuid;
 }
 
+void ExportModel::EndUnfinished(Lane& lane, uint64_t at, std::string_view why) {
+  ExportEvent& e = scratch_;
+  e.type = ExportEvent::Type::kEnd;
+  e.track = lane.uuid;
+  e.ts = std::max(at, lane.last);
+  e.name = {};
+  e.args.push_back(View("unfinished", why));
+  Emit(e);
+  lane = Lane{lane.uuid, false, e.ts};
+  counts_.unfinished++;
+}
+
 void ExportModel::Emit(ExportEvent& e) {
   sink_->Event(e);
   e.args.clear();
@@ -171,18 +183,8 @@ ExportModel::Core& ExportModel::CoreFor(uint16_t dev, uint16_t core, int cpu, ui
   if (gen != c.gen) {
     // A reset forgets commands in flight: end their spans here.
     const uint64_t at = std::max(ts, c.last_at);
-    for (auto& [key, span] : c.open) {
-      Lane& lane = c.lanes[span.lane];
-      ExportEvent& e = scratch_;
-      e.type = ExportEvent::Type::kEnd;
-      e.track = lane.uuid;
-      e.ts = std::max(at, lane.last);
-      e.name = {};
-      e.args.push_back(View("unfinished", "producer generation changed"));
-      Emit(e);
-      lane = Lane{lane.uuid, false, e.ts};
-      counts_.unfinished++;
-    }
+    for (auto& [key, span] : c.open)
+      EndUnfinished(c.lanes[span.lane], at, "producer generation changed");
     c.open.clear();
     c.gen = gen;
   }
@@ -208,17 +210,9 @@ size_t ExportModel::FreeLane(Core& c, uint64_t from, bool strictly_after) {
         return 0;
       }
       Lane& l = c.lanes[oldest];
-      ExportEvent& e = scratch_;
-      e.type = ExportEvent::Type::kEnd;
-      e.track = l.uuid;
-      e.ts = std::max(from, l.last);
-      e.name = {};
-      e.args.push_back(View("unfinished", "end not seen before 1024 later spans of its core"));
-      Emit(e);
       c.open.erase(l.key);
-      l = Lane{l.uuid, false, e.ts};
+      EndUnfinished(l, from, "end not seen before 1024 later spans of its core");
       counts_.evicted++;
-      counts_.unfinished++;
       return oldest;
     }
     const Device& d = devices_.at(c.dev);
@@ -453,18 +447,8 @@ void ExportModel::AddRecord(const CaptureEvent& ev) {
 
 void ExportModel::Finish() {
   for (auto& [key, core] : cores_) {
-    for (auto& [span, open] : core.open) {
-      Lane& lane = core.lanes[open.lane];
-      ExportEvent& e = scratch_;
-      e.type = ExportEvent::Type::kEnd;
-      e.track = lane.uuid;
-      e.ts = std::max(last_ts_, lane.last);
-      e.name = {};
-      e.args.push_back(View("unfinished", "capture ended"));
-      Emit(e);
-      lane = Lane{lane.uuid, false, e.ts};
-      counts_.unfinished++;
-    }
+    for (auto& [span, open] : core.open)
+      EndUnfinished(core.lanes[open.lane], last_ts_, "capture ended");
     core.open.clear();
   }
 }

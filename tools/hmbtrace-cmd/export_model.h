@@ -169,6 +169,9 @@ class ExportModel {
   // open longest, ended at `from`; for a latency slice 0 (none).
   size_t FreeLane(Core& c, uint64_t from, bool strictly_after);
   void Emit(ExportEvent& e);
+  // Ends the span open on `lane` at `at` (not before the lane's last
+  // event), marked unfinished for `why`, and frees the lane.
+  void EndUnfinished(Lane& lane, uint64_t at, std::string_view why);
 
   DictionaryStore* dicts_;
   ExportSink* sink_;
