@@ -9,6 +9,9 @@
 # Kernel command line switches (run-guest.sh --shell, --append):
 #   hmbtrace.shell=1    open a shell on the console after the scenario
 #   hmbtrace.noscenario=1   do not run /mnt/scenario.sh (with hmbtrace.shell=1)
+#   hmbtrace.watchdog=S     a scenario still running S seconds after it started
+#                           gets its blocked tasks, every CPU's backtrace and the
+#                           process list dumped on the console (0: never)
 #
 # The "hmbtrace-init:" lines are parsed by run-guest.sh for timings.
 
@@ -32,6 +35,7 @@ echo "hmbtrace-init: start uptime=$(uptime_s) kernel=$(uname -r)"
 shell=0
 noscenario=0
 nvme_driver=1
+watchdog=0
 # shellcheck disable=SC2013 # words, not lines
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
@@ -39,6 +43,7 @@ for arg in $(cat /proc/cmdline); do
 	hmbtrace.noscenario=1) noscenario=1 ;;
 	# The scenario loads an NVMe driver of its own (kernel/patches/verify.sh).
 	hmbtrace.nvme_driver=0) nvme_driver=0 ;;
+	hmbtrace.watchdog=*) watchdog=${arg#hmbtrace.watchdog=} ;;
 	esac
 done
 
@@ -91,6 +96,32 @@ if [ ! -f /mnt/scenario.sh ]; then
 	finish
 fi
 
+# A hung scenario is killed from the host (run-guest.sh --timeout), which
+# would leave nothing to say where it hung: dump it first.
+watchdog() {
+	sleep "$1"
+	echo 8 >/proc/sys/kernel/printk
+	echo "hmbtrace-init: watchdog: the scenario still runs after $1 s (uptime=$(uptime_s)): blocked tasks, CPU backtraces, processes"
+	echo 1 >/proc/sys/kernel/sysrq
+	echo w >/proc/sysrq-trigger
+	echo l >/proc/sysrq-trigger
+	ps -o pid,stat,comm,args 2>/dev/null || ps
+	for s in /proc/[0-9]*/stack; do
+		grep -q '^State:.*D' "${s%stack}status" 2>/dev/null || continue
+		echo "hmbtrace-init: watchdog: $s ($(cat "${s%stack}comm"))"
+		cat "$s"
+	done
+	echo "hmbtrace-init: watchdog: end"
+}
+wd_pid=""
+case "$watchdog" in
+'' | *[!0-9]* | 0) ;;
+*)
+	watchdog "$watchdog" </dev/null >/dev/console 2>&1 &
+	wd_pid=$!
+	;;
+esac
+
 cd /mnt || finish
 echo "hmbtrace-init: scenario start uptime=$(uptime_s)"
 # The pipe through tee would hide the status; carry it in a file.
@@ -98,6 +129,7 @@ echo "hmbtrace-init: scenario start uptime=$(uptime_s)"
 	sh /mnt/scenario.sh
 	echo $? >/tmp/scenario-status
 } 2>&1 | tee /mnt/guest.log
+[ -n "$wd_pid" ] && kill "$wd_pid" 2>/dev/null
 rc=$(cat /tmp/scenario-status 2>/dev/null)
 rc=${rc:-125}
 echo "hmbtrace-init: scenario end status=$rc uptime=$(uptime_s)"

@@ -21,7 +21,9 @@
 #                     --area-size goes with the i-th --area, or one for all
 #   --initrd X        default: build one with build-initramfs.sh (with
 #                     kernel/hmb_trace/hmb_trace.ko when it exists)
-#   --timeout S       kill QEMU after S seconds (default 180); exit status 124
+#   --timeout S       kill QEMU after S seconds (default 180); exit status 124.
+#                     Over 60 s, the guest dumps its blocked tasks and CPU
+#                     backtraces on the console 30 s before (guest-init.sh)
 #   --append ARGS     more kernel command line (e.g. hmb_trace.param=1)
 #   --kernel IMAGE    default: the installed linux-image-*-amd64, booted as the
 #                     ELF vmlinux extracted from /boot/vmlinuz-KVER into the cache
@@ -177,7 +179,11 @@ else
 		-device virtio-9p-pci,fsdev=host0,mount_tag=host0)
 fi
 
-cmdline="console=ttyS0 panic=-1 quiet$append"
+# The guest dumps its blocked tasks and CPU backtraces to the console a little
+# before the timeout (guest-init.sh): a hang leaves its stacks in console.log.
+watchdog=0
+((timeout > 60)) && watchdog=$((timeout - 30))
+cmdline="console=ttyS0 panic=-1 quiet hmbtrace.watchdog=$watchdog$append"
 ((shell)) && cmdline="$cmdline hmbtrace.shell=1"
 
 console=$share/console.log

@@ -137,6 +137,17 @@ e2e_guest_ok() {
 	fi
 	echo "expected guest status 0, saw $HMBQ_GUEST_STATUS (124: timeout, 125: no status, e.g. panic); guest failures:"
 	grep -E '^FAIL' "$HMBQ_SHARE/guest.log" 2>/dev/null | head -n 20
+	echo "the guest's last lines:"
+	tail -n 5 "$HMBQ_SHARE/guest.log" 2>/dev/null | sed 's/^/    /'
+	# A hang: the guest's watchdog dumped its blocked tasks (guest-init.sh).
+	if grep -q 'hmbtrace-init: watchdog' "$HMBQ_SHARE/console.log" 2>/dev/null; then
+		echo "the guest's watchdog (whole dump in console.log):"
+		sed -n '/hmbtrace-init: watchdog/,/hmbtrace-init: watchdog: end/p' "$HMBQ_SHARE/console.log" |
+			grep -E 'watchdog|task:|NMI backtrace|\+0x[0-9a-f]+/0x' | grep -v '\]  [?] ' | head -n 80 | sed 's/^/    /'
+	elif [[ "$HMBQ_GUEST_STATUS" == 124 ]]; then
+		echo "no watchdog dump on the console: the guest did not run it (the whole guest hung?); its last console lines:"
+		tail -n 15 "$HMBQ_SHARE/console.log" 2>/dev/null | sed 's/^/    /'
+	fi
 	return 1
 }
 
