@@ -356,6 +356,23 @@ static void hmb_trace_drain_arm(struct hmb_trace_drain *d, u64 delay_ns)
 }
 
 /*
+ * The next look, an interval after this one was due (after now if late).
+ * hrtimer_start(), not hrtimer_forward() and a restart: a pass that ends
+ * meanwhile on another CPU arms the timer too, and hrtimer_forward() must
+ * not move a queued timer (it warns); the base lock orders the two starts.
+ */
+static void hmb_trace_drain_look_again(struct hrtimer *t, u64 interval_ns)
+{
+	ktime_t next = ktime_add_ns(hrtimer_get_expires(t), interval_ns);
+	ktime_t now = hrtimer_cb_get_time(t);
+
+	if (ktime_before(next, now))
+		next = ktime_add_ns(now, interval_ns);
+	hrtimer_start_range_ns(t, next, interval_ns >> 5,
+			       HRTIMER_MODE_ABS_SOFT);
+}
+
+/*
  * Softirq context. At the poll interval, a look at the area's words (a few
  * reads, no lock: the work is not running) decides whether a pass is
  * needed; an idle-but-traced device then costs a timer tick, not a worker
@@ -376,8 +393,8 @@ static enum hrtimer_restart hmb_trace_drain_timer(struct hrtimer *t)
 		    !hmb_consumer_peek_changed(&d->c, &d->peek)) {
 			d->peek_skipped_ns += interval_ns;
 			d->stats.peeks++;
-			hrtimer_forward_now(t, ns_to_ktime(interval_ns));
-			return HRTIMER_RESTART;
+			hmb_trace_drain_look_again(t, interval_ns);
+			return HRTIMER_NORESTART;
 		}
 	}
 	/* Read by the work this queues (queue_work_on() orders it). */
@@ -730,8 +747,7 @@ void hmb_trace_drains_kick(struct hmb_trace_area *a)
 	unsigned int i;
 
 	/*
-	 * Not while the timer's callback runs: it may be moving its own
-	 * expiry (hrtimer_forward_now()), and it queues a pass or looks
+	 * Not while the timer's callback runs: it queues a pass or looks
 	 * again within the interval anyway.
 	 */
 	for (i = 0; i < a->nr_drains; i++)
