@@ -55,10 +55,10 @@ uint64_t ProtoTraceWriter::Intern(InternTable* table, std::string_view s) {
       return 0;
     it = table->ids.emplace(std::string(s), table->ids.size() + 1).first;
     // EventName / DebugAnnotationName / InternedString: iid 1, the string 2.
-    const size_t body = pw::BeginNested(&interned_, table->field);
-    pw::PutUint(&interned_, 1, it->second);
-    pw::PutBytes(&interned_, 2, s);
-    pw::EndNested(&interned_, body);
+    const size_t body = interned_.BeginNested(table->field);
+    interned_.Uint(1, it->second);
+    interned_.Bytes(2, s);
+    interned_.EndNested(body);
   }
   r = {s.data(), s.size(), &it->first, it->second};
   return it->second;
@@ -95,9 +95,12 @@ void ProtoTraceWriter::WriteMessage() {
 
 void ProtoTraceWriter::Put(std::string_view bytes) {
   // Trace.packet (field 1, length-delimited): tag, varint length, bytes.
-  std::string* out = compress_ ? &pending_ : &out_buf_;
-  pw::PutBytes(out, 1, bytes);
+  (compress_ ? pending_ : out_buf_).Bytes(1, bytes);
   packets_++;
+  FlushIfFull();
+}
+
+void ProtoTraceWriter::FlushIfFull() {
   if (compress_) {
     if (pending_.size() >= kCompressPiece)
       FlushCompressed();
@@ -127,9 +130,10 @@ void ProtoTraceWriter::FlushCompressed() {
   }
   pending_.clear();
   // A packet whose compressed_packets (field 50) is the deflate stream.
-  buf_.clear();
-  pw::PutBytes(&buf_, 50, std::string_view(compressed_.data(), len));
-  pw::PutBytes(&out_buf_, 1, buf_);
+  const std::string_view deflated(compressed_.data(), len);
+  out_buf_.Tag(1, pw::kLengthDelimited);
+  out_buf_.Varint(pw::VarintSize((50u << 3) | pw::kLengthDelimited) + pw::VarintSize(len) + len);
+  out_buf_.Bytes(50, deflated);
   FlushOut();
 }
 
@@ -160,49 +164,49 @@ void ProtoTraceWriter::Track(const ExportTrack& t) {
 void ProtoTraceWriter::Event(const ExportEvent& e) {
   Start();
   // TrackEvent, field by field (field numbers: perfetto_trace.proto).
-  std::string& s = slab_;
+  pw::Buffer& s = slab_;
   const size_t offset = s.size();
-  pw::PutUint(&s, 9, TypeOf(e.type));
-  pw::PutUint(&s, 11, e.track);
+  s.Uint(9, TypeOf(e.type));
+  s.Uint(11, e.track);
   if (!e.name.empty()) {
     if (const uint64_t iid = Intern(&names_, e.name))
-      pw::PutUint(&s, 10, iid);
+      s.Uint(10, iid);
     else
-      pw::PutBytes(&s, 23, e.name);
+      s.Bytes(23, e.name);
   }
   if (e.type == ExportEvent::Type::kCounter)
-    pw::PutInt(&s, 30, e.counter);
+    s.Int(30, e.counter);
   for (const ExportArg& a : e.args) {
-    const size_t body = pw::BeginNested(&s, 4);  // debug_annotations
+    const size_t body = s.BeginNested(4);  // debug_annotations
     if (const uint64_t iid = Intern(&arg_names_, a.name))
-      pw::PutUint(&s, 1, iid);
+      s.Uint(1, iid);
     else
-      pw::PutBytes(&s, 10, a.name);
+      s.Bytes(10, a.name);
     switch (a.type) {
       case ExportArg::Type::kUint:
-        pw::PutUint(&s, 3, a.u);
+        s.Uint(3, a.u);
         break;
       case ExportArg::Type::kInt:
-        pw::PutInt(&s, 4, a.i);
+        s.Int(4, a.i);
         break;
       case ExportArg::Type::kBool:
-        pw::PutUint(&s, 2, a.u != 0);
+        s.Uint(2, a.u != 0);
         break;
       case ExportArg::Type::kString: {
         const std::string_view text = a.text();
         if (const uint64_t iid = a.interned_string ? Intern(&arg_values_, text) : 0)
-          pw::PutUint(&s, 17, iid);
+          s.Uint(17, iid);
         else
-          pw::PutBytes(&s, 6, text);
+          s.Bytes(6, text);
         break;
       }
     }
-    pw::EndNested(&s, body);
+    s.EndNested(body);
   }
   for (uint64_t id : e.flow_ids)
-    pw::PutFixed64(&s, 47, id);
+    s.Fixed64(47, id);
   for (uint64_t id : e.terminating_flow_ids)
-    pw::PutFixed64(&s, 48, id);
+    s.Fixed64(48, id);
   window_.push_back({e.ts, order_++, offset, s.size() - offset});
   live_ += s.size() - offset;
   std::push_heap(window_.begin(), window_.end(), Later{});
@@ -223,10 +227,9 @@ void ProtoTraceWriter::Drain(bool all) {
     slab_.clear();
   } else if (slab_.size() > kSlabCompactAt && live_ < slab_.size() / 2) {
     // Most of the slab is events already written: keep the rest only.
-    std::string live;
-    live.reserve(live_);
+    pw::Buffer live;
     for (Pending& p : window_) {
-      live.append(slab_, p.offset, p.size);
+      live.Append(slab_.view(p.offset, p.size));
       p.offset = live.size() - p.size;
     }
     slab_.swap(live);
@@ -234,24 +237,34 @@ void ProtoTraceWriter::Drain(bool all) {
 }
 
 void ProtoTraceWriter::WritePending(const Pending& p) {
-  std::string& b = buf_;
-  b.clear();
-  if (p.ts >= clock_) {
-    pw::PutUint(&b, 8, p.ts - clock_);  // on the default (incremental) clock
-    clock_ = p.ts;
-  } else {
+  // Written straight into the output: the packet's length first.
+  const bool late = p.ts < clock_;
+  const uint64_t ts = late ? p.ts : p.ts - clock_;
+  size_t len = 1 + pw::VarintSize(ts) + 2;  // timestamp, trusted_packet_sequence_id
+  if (late)
+    len += 3;  // timestamp_clock_id (field 58: a two-byte tag)
+  if (!interned_.empty())
+    len += 1 + pw::VarintSize(interned_.size()) + interned_.size();
+  len += 1 + pw::VarintSize(p.size) + p.size;
+  pw::Buffer& out = compress_ ? pending_ : out_buf_;
+  out.Tag(1, pw::kLengthDelimited);
+  out.Varint(len);
+  out.Uint(8, ts);
+  if (late) {
     // Older than an event already written: absolute, on the base clock.
-    pw::PutUint(&b, 8, p.ts);
-    pw::PutUint(&b, 58, kBaseClock);
+    out.Uint(58, kBaseClock);
     late_++;
+  } else {
+    clock_ = p.ts;  // a delta on the default (incremental) clock
   }
-  pw::PutUint(&b, 10, kExportSequenceId);
+  out.Uint(10, kExportSequenceId);
   if (!interned_.empty()) {
-    pw::PutBytes(&b, 12, interned_);
+    out.Bytes(12, interned_.view());
     interned_.clear();
   }
-  pw::PutBytes(&b, 11, std::string_view(slab_.data() + p.offset, p.size));
-  Put(b);
+  out.Bytes(11, slab_.view(p.offset, p.size));
+  packets_++;
+  FlushIfFull();
 }
 
 bool ProtoTraceWriter::Finish(std::string* error) {

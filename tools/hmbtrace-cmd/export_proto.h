@@ -41,6 +41,7 @@
 
 #include "export_model.h"
 #include "perfetto_trace.pb.h"
+#include "proto_wire.h"
 
 namespace hmbtrace {
 
@@ -117,19 +118,21 @@ class ProtoTraceWriter : public ExportSink {
   void WriteMessage();
   // Frames `bytes` as one Trace.packet into the output.
   void Put(std::string_view bytes);
+  // Writes or compresses what has piled up.
+  void FlushIfFull();
   void FlushOut();
   void FlushCompressed();
 
   std::FILE* out_;
   bool compress_;
-  std::string out_buf_;     // framed packets not yet written to out_
-  std::string pending_;     // framed packets not yet compressed
-  std::string compressed_;  // reused
+  proto_wire::Buffer out_buf_;  // framed packets not yet written to out_
+  proto_wire::Buffer pending_;  // framed packets not yet compressed
+  std::string compressed_;      // reused
   perfetto::protos::TracePacket packet_;  // reused, for the rare packets
   std::string buf_;                       // reused: one packet's bytes
-  std::string slab_;                      // encoded events in the window
+  proto_wire::Buffer slab_;               // encoded events in the window
   std::vector<Pending> window_;           // a heap (Later): earliest first
-  std::string interned_;  // InternedData entries not yet written
+  proto_wire::Buffer interned_;  // InternedData entries not yet written
   InternTable names_{2, {}, {}}, arg_names_{3, {}, {}}, arg_values_{29, {}, {}};
   size_t live_ = 0;  // bytes of the events in the window
   uint64_t order_ = 0;

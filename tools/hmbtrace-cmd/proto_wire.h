@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// Protocol Buffers wire format, written by hand into a std::string: the
+// Protocol Buffers wire format, written by hand into a byte buffer: the
 // few primitives the export's hot path needs (varint, length-delimited,
 // fixed64), so that a TrackEvent packet is encoded straight into its
 // output buffer instead of through libprotobuf's generated classes
@@ -11,11 +11,13 @@
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_PROTO_WIRE_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_PROTO_WIRE_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace hmbtrace::proto_wire {
 
@@ -43,56 +45,84 @@ inline uint8_t* WriteVarint(uint64_t v, uint8_t* p) {
   return p;
 }
 
-inline void PutVarint(std::string* out, uint64_t v) {
-  uint8_t buf[kMaxVarint];
-  out->append(reinterpret_cast<const char*>(buf), WriteVarint(v, buf) - buf);
-}
+// A growing byte buffer written through a pointer: each field is one
+// capacity check and the varint loop, with no std::string::append (and
+// its memmove call) per byte run.
+class Buffer {
+ public:
+  size_t size() const { return used_; }
+  bool empty() const { return used_ == 0; }
+  const char* data() const { return bytes_.data(); }
+  std::string_view view() const { return {bytes_.data(), used_}; }
+  std::string_view view(size_t offset, size_t n) const { return {bytes_.data() + offset, n}; }
+  void clear() { used_ = 0; }
+  void swap(Buffer& other) {
+    bytes_.swap(other.bytes_);
+    std::swap(used_, other.used_);
+  }
 
-inline void PutTag(std::string* out, uint32_t field, WireType type) {
-  PutVarint(out, (uint64_t{field} << 3) | type);
-}
+  void Varint(uint64_t v) {
+    Reserve(kMaxVarint);
+    used_ = WriteVarint(v, end()) - begin();
+  }
+  void Tag(uint32_t field, WireType type) { Varint((uint64_t{field} << 3) | type); }
+  void Uint(uint32_t field, uint64_t v) {
+    Reserve(2 * kMaxVarint);
+    uint8_t* p = WriteVarint((uint64_t{field} << 3) | kVarint, end());
+    used_ = WriteVarint(v, p) - begin();
+  }
+  void Int(uint32_t field, int64_t v) { Uint(field, static_cast<uint64_t>(v)); }
+  void Fixed64(uint32_t field, uint64_t v) {
+    Reserve(kMaxVarint + 8);
+    uint8_t* p = WriteVarint((uint64_t{field} << 3) | kFixed64, end());
+    for (int i = 0; i < 8; i++)
+      *p++ = static_cast<uint8_t>(v >> (8 * i));
+    used_ = p - begin();
+  }
+  void Bytes(uint32_t field, std::string_view b) {
+    Reserve(2 * kMaxVarint + b.size());
+    uint8_t* p = WriteVarint((uint64_t{field} << 3) | kLengthDelimited, end());
+    p = WriteVarint(b.size(), p);
+    if (!b.empty())
+      std::memcpy(p, b.data(), b.size());
+    used_ = p + b.size() - begin();
+  }
+  void Append(std::string_view b) {
+    Reserve(b.size());
+    if (!b.empty())
+      std::memcpy(end(), b.data(), b.size());
+    used_ += b.size();
+  }
+  // A nested message of unknown length: room for a one-byte length,
+  // moved along if the body turns out longer (rare: events are small).
+  size_t BeginNested(uint32_t field) {
+    Tag(field, kLengthDelimited);
+    Reserve(1);
+    used_++;
+    return used_;
+  }
+  void EndNested(size_t body_start) {
+    const size_t len = used_ - body_start;
+    const size_t extra = VarintSize(len) - 1;
+    if (extra) {
+      Reserve(extra);
+      std::memmove(begin() + body_start + extra, begin() + body_start, len);
+      used_ += extra;
+    }
+    WriteVarint(len, begin() + body_start - 1);
+  }
 
-inline void PutUint(std::string* out, uint32_t field, uint64_t v) {
-  PutTag(out, field, kVarint);
-  PutVarint(out, v);
-}
+ private:
+  uint8_t* begin() { return reinterpret_cast<uint8_t*>(bytes_.data()); }
+  uint8_t* end() { return begin() + used_; }
+  void Reserve(size_t n) {
+    if (used_ + n > bytes_.size())
+      bytes_.resize(std::max(bytes_.size() * 2, used_ + n + 4096));
+  }
 
-// int64 fields are varints of the two's complement (negative: 10 bytes).
-inline void PutInt(std::string* out, uint32_t field, int64_t v) {
-  PutUint(out, field, static_cast<uint64_t>(v));
-}
-
-inline void PutFixed64(std::string* out, uint32_t field, uint64_t v) {
-  PutTag(out, field, kFixed64);
-  char b[8];
-  for (int i = 0; i < 8; i++)
-    b[i] = static_cast<char>(v >> (8 * i));
-  out->append(b, 8);
-}
-
-inline void PutBytes(std::string* out, uint32_t field, std::string_view bytes) {
-  PutTag(out, field, kLengthDelimited);
-  PutVarint(out, bytes.size());
-  out->append(bytes);
-}
-
-// A nested message whose length is not known yet: BeginNested() leaves
-// room for a one-byte length (most of ours are < 128 bytes) and
-// EndNested() writes the length, moving the body if it needs more bytes.
-inline size_t BeginNested(std::string* out, uint32_t field) {
-  PutTag(out, field, kLengthDelimited);
-  out->push_back('\0');
-  return out->size();
-}
-
-inline void EndNested(std::string* out, size_t body_start) {
-  const size_t len = out->size() - body_start;
-  const size_t n = VarintSize(len);
-  if (n > 1)
-    out->insert(body_start, n - 1, '\0');
-  uint8_t* p = reinterpret_cast<uint8_t*>(out->data()) + body_start - 1;
-  WriteVarint(len, p);
-}
+  std::string bytes_;  // its size is the capacity; used_ bytes are written
+  size_t used_ = 0;
+};
 
 }  // namespace hmbtrace::proto_wire
 
