@@ -40,6 +40,14 @@ pp::TrackEvent::Type TypeOf(ExportEvent::Type t) {
   return pp::TrackEvent::TYPE_INSTANT;
 }
 
+// Names are a few bytes: a loop beats a call to memcmp.
+bool SameBytes(const char* a, const char* b, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i])
+      return false;
+  return true;
+}
+
 }  // namespace
 
 uint64_t ProtoTraceWriter::Intern(InternTable* table, std::string_view s) {
@@ -47,7 +55,7 @@ uint64_t ProtoTraceWriter::Intern(InternTable* table, std::string_view s) {
       ((reinterpret_cast<uintptr_t>(s.data()) >> 3) ^ s.size()) % table->recent.size();
   InternTable::Recent& r = table->recent[slot];
   if (r.key && r.data == s.data() && r.size == s.size() &&
-      std::memcmp(r.key->data(), s.data(), s.size()) == 0)
+      SameBytes(r.key->data(), s.data(), s.size()))
     return r.iid;
   auto it = table->ids.find(s);
   if (it == table->ids.end()) {

@@ -116,9 +116,10 @@ class Buffer {
   uint8_t* begin() { return reinterpret_cast<uint8_t*>(bytes_.data()); }
   uint8_t* end() { return begin() + used_; }
   void Reserve(size_t n) {
-    if (used_ + n > bytes_.size())
-      bytes_.resize(std::max(bytes_.size() * 2, used_ + n + 4096));
+    if (used_ + n > bytes_.size()) [[unlikely]]
+      Grow(n);
   }
+  [[gnu::noinline]] void Grow(size_t n) { bytes_.resize(std::max(bytes_.size() * 2, used_ + n + 4096)); }
 
   std::string bytes_;  // its size is the capacity; used_ bytes are written
   size_t used_ = 0;
