@@ -14,7 +14,7 @@
 // of 6. ExportModel keeps every track in time order but not the whole
 // stream (a latency slice begins before the records just written), so
 // events wait in a window of kReorderWindowNs (at most kMaxPending
-// events) and leave it in time order; one that comes later than the
+// events, 8 MiB) and leave it in time order; one that comes later than the
 // window (older than an event already written) is written with its
 // absolute time on kBaseClock (timestamp_clock_id set on that packet),
 // which leaves the incremental clock alone. Timestamps are the capture's
@@ -29,6 +29,11 @@
 // TrackEvent packets, the hot path, are encoded by hand (proto_wire.h);
 // the rare ones (track descriptors, the first packet) with libprotobuf.
 //
+// With `compress`, packets are gathered into pieces of about
+// kCompressPiece bytes, each written as one packet whose compressed_packets
+// is their zlib deflate (as Perfetto's own tracing service writes them;
+// trace_processor and the UI inflate them).
+
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PROTO_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PROTO_H_
 
