@@ -2,6 +2,7 @@
 #include "export_json.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 
 namespace hmbtrace {
@@ -22,27 +23,41 @@ void JsonTraceWriter::Flush() {
 
 void JsonTraceWriter::PutString(std::string_view s) {
   out_buf_ += '"';
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
+  // Runs of characters that need no escape go in one append.
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); i++) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c != '"' && c != '\\' && c >= 0x20)
+      continue;
+    out_buf_.append(s.data() + run, i - run);
+    run = i + 1;
+    if (c >= 0x20) {
       out_buf_ += '\\';
-      out_buf_ += ch;
-    } else if (c < 0x20) {
-      char esc[8];
-      std::snprintf(esc, sizeof(esc), "\\u%04x", c);
-      out_buf_ += esc;
+      out_buf_ += static_cast<char>(c);
     } else {
-      out_buf_ += ch;
+      static constexpr char kHex[] = "0123456789abcdef";
+      const char esc[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+      out_buf_.append(esc, sizeof(esc));
     }
   }
+  out_buf_.append(s.data() + run, s.size() - run);
   out_buf_ += '"';
 }
 
+template <typename T>
+void JsonTraceWriter::PutNumber(T v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  out_buf_.append(buf, r.ptr);
+}
+
 void JsonTraceWriter::PutTs(uint64_t ts) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%llu.%03llu", static_cast<unsigned long long>(ts / 1000),
-                static_cast<unsigned long long>(ts % 1000));
-  Put(buf);
+  // µs with three decimals: the ns.
+  PutNumber(ts / 1000);
+  const unsigned ns = static_cast<unsigned>(ts % 1000);
+  const char frac[4] = {'.', static_cast<char>('0' + ns / 100), static_cast<char>('0' + ns / 10 % 10),
+                        static_cast<char>('0' + ns % 10)};
+  out_buf_.append(frac, sizeof(frac));
 }
 
 void JsonTraceWriter::Begin(const char* ph, std::string_view name, int pid, int tid) {
@@ -52,9 +67,9 @@ void JsonTraceWriter::Begin(const char* ph, std::string_view name, int pid, int 
   Put("\",\"name\":");
   PutString(name);
   Put(",\"pid\":");
-  Put(std::to_string(pid));
+  PutNumber(pid);
   Put(",\"tid\":");
-  Put(std::to_string(tid));
+  PutNumber(tid);
 }
 
 void JsonTraceWriter::Track(const ExportTrack& t) {
@@ -96,12 +111,16 @@ void JsonTraceWriter::Track(const ExportTrack& t) {
 }
 
 void JsonTraceWriter::Event(const ExportEvent& e) {
-  auto it = tracks_.find(e.track);
-  if (it == tracks_.end()) {
-    failed_ = true;  // a bug: ExportModel announces tracks first
-    return;
+  if (e.track != last_track_) {
+    auto it = tracks_.find(e.track);
+    if (it == tracks_.end()) {
+      failed_ = true;  // a bug: ExportModel announces tracks first
+      return;
+    }
+    last_track_ = e.track;
+    last_where_ = &it->second;  // nodes of an unordered_map stay put
   }
-  const Where& w = it->second;
+  const Where& w = *last_where_;
   switch (e.type) {
     case ExportEvent::Type::kBegin:
       Begin("B", e.name, w.pid, w.tid);
@@ -123,7 +142,8 @@ void JsonTraceWriter::Event(const ExportEvent& e) {
   bool first = true;
   if (e.type == ExportEvent::Type::kCounter) {
     PutString(w.unit.empty() ? std::string_view("value") : std::string_view(w.unit));
-    Put(":" + std::to_string(e.counter));
+    Put(":");
+    PutNumber(e.counter);
     first = false;
   }
   for (const ExportArg& a : e.args) {
@@ -134,10 +154,10 @@ void JsonTraceWriter::Event(const ExportEvent& e) {
     Put(":");
     switch (a.type) {
       case ExportArg::Type::kUint:
-        Put(std::to_string(a.u));
+        PutNumber(a.u);
         break;
       case ExportArg::Type::kInt:
-        Put(std::to_string(a.i));
+        PutNumber(a.i);
         break;
       case ExportArg::Type::kBool:
         Put(a.u ? "true" : "false");

@@ -42,12 +42,16 @@ class JsonTraceWriter : public ExportSink {
   void Put(std::string_view s) { out_buf_.append(s); }
   void PutString(std::string_view s);
   void PutTs(uint64_t ts_ns);
+  template <typename T>
+  void PutNumber(T v);
   void Flush();
 
   std::FILE* out_;
   std::string out_buf_;
   std::unordered_map<uint64_t, Where> tracks_;
   std::unordered_map<int, int> next_tid_;  // per pid
+  uint64_t last_track_ = 0;                // the last event's track
+  const Where* last_where_ = nullptr;
   bool first_ = true;
   bool failed_ = false;
 };

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -122,6 +124,61 @@ TEST(ExportJson, RecordsAreAtTheirConvertedTimeWithTheirBound) {
   EXPECT_DOUBLE_EQ(early["ts"].get<double>(), 1000100.0);
   EXPECT_EQ(early["args"]["fw_time"], "not converted: no clock fit");
   EXPECT_EQ(by_fw_ts.at(9100105006u)["args"]["fw_time_stale_fit"], true);
+}
+
+TEST(ExportJson, StringsNumbersAndTimesSurviveAJsonParser) {
+  char* data = nullptr;
+  size_t size = 0;
+  std::FILE* f = open_memstream(&data, &size);
+  JsonTraceWriter writer(f);
+  const std::string odd = std::string("a\"b\\c\x01\x1f\td\n", 11) + "\xc2\xb0" "C end";
+  writer.Track({ExportTrack::Kind::kGroup, 1, 0, odd, 0, "", 7});
+  writer.Track({ExportTrack::Kind::kSlices, 2, 1, "core 0", 0, "", 7});
+  ExportEvent e;
+  e.track = 2;
+  e.ts = 18446744073709551615u;  // the largest time: µs and its ns
+  e.name = odd;
+  ExportArg big;
+  big.name = "u";
+  big.u = 18446744073709551615u;
+  ExportArg negative;
+  negative.name = "i";
+  negative.type = ExportArg::Type::kInt;
+  negative.i = -9223372036854775807 - 1;
+  ExportArg text;
+  text.name = odd;
+  text.type = ExportArg::Type::kString;
+  text.s = odd;
+  e.args = {big, negative, text};
+  writer.Event(e);
+  e.ts = 1005;
+  e.args.clear();
+  writer.Event(e);
+  std::string error;
+  ASSERT_TRUE(writer.Finish(&error)) << error;
+  std::fclose(f);
+  const std::string raw(data, size);
+  std::free(data);
+  const nlohmann::json doc = nlohmann::json::parse(raw);
+  std::vector<nlohmann::json> events;
+  for (const auto& ev : doc["traceEvents"]) {
+    if (ev["ph"] == "M" && ev["name"] == "process_name") {
+      EXPECT_EQ(ev["args"]["name"], odd);
+    }
+    if (ev["ph"] == "i")
+      events.push_back(ev);
+  }
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0]["name"], odd);
+  EXPECT_EQ(events[0]["args"]["u"].get<uint64_t>(), 18446744073709551615u);
+  EXPECT_EQ(events[0]["args"]["i"].get<int64_t>(), -9223372036854775807 - 1);
+  EXPECT_EQ(events[0]["args"][odd], odd);
+  EXPECT_EQ(events[0]["pid"], 7);
+  EXPECT_EQ(events[1]["ts"].get<double>(), 1.005);
+  // Times are written as µs with the ns as three decimals (a double
+  // would round the largest).
+  EXPECT_NE(raw.find("\"ts\":18446744073709551.615"), std::string::npos);
+  EXPECT_NE(raw.find("\"ts\":1.005"), std::string::npos);
 }
 
 }  // namespace

@@ -1,19 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "export_proto.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include <zlib.h>
 
+#include "proto_wire.h"
+
 namespace hmbtrace {
 namespace {
 
 namespace pp = perfetto::protos;
+namespace pw = proto_wire;
 
 // Interned tables stay small (names and enum values of the dictionaries);
 // past this, hostile input could grow them: values are written inline.
 constexpr size_t kMaxInterned = 1u << 16;
+// Output is written in pieces of this size.
+constexpr size_t kOutChunk = 1u << 18;
+// The window's slab is compacted past this size.
+constexpr size_t kSlabCompactAt = 1u << 22;
+// Events in the window hold at most this many bytes (and kMaxPending
+// events): memory stays flat whatever the capture.
+constexpr size_t kMaxPendingBytes = 1u << 23;
 
 pp::TrackEvent::Type TypeOf(ExportEvent::Type t) {
   switch (t) {
@@ -29,97 +40,113 @@ pp::TrackEvent::Type TypeOf(ExportEvent::Type t) {
   return pp::TrackEvent::TYPE_INSTANT;
 }
 
-// A length-delimited field's tag and length, as varints; returns their size.
-size_t Frame(uint32_t field, uint64_t len, uint8_t out[16]) {
-  size_t n = 0;
-  for (uint64_t tag = (uint64_t{field} << 3) | 2;; tag >>= 7) {
-    out[n++] = static_cast<uint8_t>((tag & 0x7f) | (tag >= 0x80 ? 0x80 : 0));
-    if (tag < 0x80)
-      break;
-  }
-  for (;; len >>= 7) {
-    out[n++] = static_cast<uint8_t>((len & 0x7f) | (len >= 0x80 ? 0x80 : 0));
-    if (len < 0x80)
-      break;
-  }
-  return n;
+// Names are a few bytes: a loop beats a call to memcmp.
+bool SameBytes(const char* a, const char* b, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i])
+      return false;
+  return true;
 }
 
 }  // namespace
 
-uint64_t ProtoTraceWriter::Intern(InternTable* table, std::string_view s, bool* added) {
-  auto it = table->find(s);
-  if (it != table->end()) {
-    *added = false;
-    return it->second;
+uint64_t ProtoTraceWriter::Intern(InternTable* table, std::string_view s) {
+  const size_t slot =
+      ((reinterpret_cast<uintptr_t>(s.data()) >> 3) ^ s.size()) % table->recent.size();
+  InternTable::Recent& r = table->recent[slot];
+  if (r.key && r.data == s.data() && r.size == s.size() &&
+      SameBytes(r.key->data(), s.data(), s.size()))
+    return r.iid;
+  auto it = table->ids.find(s);
+  if (it == table->ids.end()) {
+    if (table->ids.size() >= kMaxInterned)
+      return 0;
+    it = table->ids.emplace(std::string(s), table->ids.size() + 1).first;
+    // EventName / DebugAnnotationName / InternedString: iid 1, the string 2.
+    const size_t body = interned_.BeginNested(table->field);
+    interned_.Uint(1, it->second);
+    interned_.Bytes(2, s);
+    interned_.EndNested(body);
   }
-  if (table->size() >= kMaxInterned) {
-    *added = false;
-    return 0;
-  }
-  const uint64_t iid = table->size() + 1;
-  table->emplace(std::string(s), iid);
-  *added = true;
-  return iid;
+  r = {s.data(), s.size(), &it->first, it->second};
+  return it->second;
 }
 
-void ProtoTraceWriter::Write() {
+void ProtoTraceWriter::Start() {
+  if (started_)
+    return;
+  started_ = true;
+  packet_.set_sequence_flags(pp::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
+  packet_.mutable_trace_packet_defaults()->set_timestamp_clock_id(kIncrementalClock);
+  // Both clocks at 0: the incremental clock counts the base clock's ns.
+  pp::ClockSnapshot* snapshot = packet_.mutable_clock_snapshot();
+  pp::ClockSnapshot::Clock* base = snapshot->add_clocks();
+  base->set_clock_id(kBaseClock);
+  base->set_timestamp(0);
+  pp::ClockSnapshot::Clock* incremental = snapshot->add_clocks();
+  incremental->set_clock_id(kIncrementalClock);
+  incremental->set_timestamp(0);
+  incremental->set_is_incremental(true);
+  clock_ = 0;
+  WriteMessage();
+}
+
+void ProtoTraceWriter::WriteMessage() {
   packet_.set_trusted_packet_sequence_id(kExportSequenceId);
-  if (first_) {
-    packet_.set_sequence_flags(pp::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
-    first_ = false;
-  }
   buf_.clear();
-  if (!packet_.AppendToString(&buf_)) {
+  if (!packet_.AppendToString(&buf_))
     failed_ = true;
-    return;
-  }
-  packets_++;
-  packet_.Clear();
-  if (!compress_) {
+  else
     Put(buf_);
-    return;
-  }
-  uint8_t head[16];
-  const size_t n = Frame(1, buf_.size(), head);
-  pending_.append(reinterpret_cast<const char*>(head), n);
-  pending_.append(buf_);
-  if (pending_.size() >= kCompressPiece)
-    FlushCompressed();
+  packet_.Clear();
 }
 
 void ProtoTraceWriter::Put(std::string_view bytes) {
   // Trace.packet (field 1, length-delimited): tag, varint length, bytes.
-  uint8_t head[16];
-  const size_t n = Frame(1, bytes.size(), head);
-  if (std::fwrite(head, 1, n, out_) != n ||
-      std::fwrite(bytes.data(), 1, bytes.size(), out_) != bytes.size())
+  (compress_ ? pending_ : out_buf_).Bytes(1, bytes);
+  packets_++;
+  FlushIfFull();
+}
+
+void ProtoTraceWriter::FlushIfFull() {
+  if (compress_) {
+    if (pending_.size() >= kCompressPiece)
+      FlushCompressed();
+  } else if (out_buf_.size() >= kOutChunk) {
+    FlushOut();
+  }
+}
+
+void ProtoTraceWriter::FlushOut() {
+  if (!out_buf_.empty() && std::fwrite(out_buf_.data(), 1, out_buf_.size(), out_) != out_buf_.size())
     failed_ = true;
-  bytes_ += n + bytes.size();
+  bytes_ += out_buf_.size();
+  out_buf_.clear();
 }
 
 void ProtoTraceWriter::FlushCompressed() {
   if (pending_.empty())
     return;
   uLongf len = compressBound(pending_.size());
-  compressed_.resize(len + 16);
-  // TracePacket.compressed_packets (field 50), then the deflate stream.
-  uint8_t head[16];
-  char* out = compressed_.data() + 16;
-  if (compress2(reinterpret_cast<Bytef*>(out), &len,
+  compressed_.resize(len);
+  if (compress2(reinterpret_cast<Bytef*>(compressed_.data()), &len,
                 reinterpret_cast<const Bytef*>(pending_.data()), pending_.size(),
                 Z_BEST_SPEED) != Z_OK) {
     failed_ = true;
     pending_.clear();
     return;
   }
-  const size_t n = Frame(50, len, head);
-  std::memcpy(out - n, head, n);
-  Put(std::string_view(out - n, n + len));
   pending_.clear();
+  // A packet whose compressed_packets (field 50) is the deflate stream.
+  const std::string_view deflated(compressed_.data(), len);
+  out_buf_.Tag(1, pw::kLengthDelimited);
+  out_buf_.Varint(pw::VarintSize((50u << 3) | pw::kLengthDelimited) + pw::VarintSize(len) + len);
+  out_buf_.Bytes(50, deflated);
+  FlushOut();
 }
 
 void ProtoTraceWriter::Track(const ExportTrack& t) {
+  Start();
   pp::TrackDescriptor* d = packet_.mutable_track_descriptor();
   d->set_uuid(t.uuid);
   if (t.parent_uuid)
@@ -139,81 +166,121 @@ void ProtoTraceWriter::Track(const ExportTrack& t) {
     else if (!t.unit.empty())
       c->set_unit_name(t.unit);
   }
-  Write();
+  WriteMessage();
 }
 
 void ProtoTraceWriter::Event(const ExportEvent& e) {
-  packet_.set_timestamp(e.ts);
-  pp::TrackEvent* te = packet_.mutable_track_event();
-  te->set_type(TypeOf(e.type));
-  te->set_track_uuid(e.track);
-  bool added = false;
+  Start();
+  // TrackEvent, field by field (field numbers: perfetto_trace.proto).
+  pw::Buffer& s = slab_;
+  const size_t offset = s.size();
+  s.Uint(9, TypeOf(e.type));
+  s.Uint(11, e.track);
   if (!e.name.empty()) {
-    const uint64_t iid = Intern(&names_, e.name, &added);
-    if (!iid) {
-      te->set_name(std::string(e.name));
-    } else {
-      te->set_name_iid(iid);
-      if (added) {
-        pp::EventName* n = packet_.mutable_interned_data()->add_event_names();
-        n->set_iid(iid);
-        n->set_name(std::string(e.name));
-      }
-    }
+    if (const uint64_t iid = Intern(&names_, e.name))
+      s.Uint(10, iid);
+    else
+      s.Bytes(23, e.name);
   }
   if (e.type == ExportEvent::Type::kCounter)
-    te->set_counter_value(e.counter);
+    s.Int(30, e.counter);
   for (const ExportArg& a : e.args) {
-    pp::DebugAnnotation* d = te->add_debug_annotations();
-    const uint64_t name_iid = Intern(&arg_names_, a.name, &added);
-    if (!name_iid) {
-      d->set_name(std::string(a.name));
-    } else {
-      d->set_name_iid(name_iid);
-      if (added) {
-        pp::DebugAnnotationName* n = packet_.mutable_interned_data()->add_debug_annotation_names();
-        n->set_iid(name_iid);
-        n->set_name(std::string(a.name));
-      }
-    }
+    const size_t body = s.BeginNested(4);  // debug_annotations
+    if (const uint64_t iid = Intern(&arg_names_, a.name))
+      s.Uint(1, iid);
+    else
+      s.Bytes(10, a.name);
     switch (a.type) {
       case ExportArg::Type::kUint:
-        d->set_uint_value(a.u);
+        s.Uint(3, a.u);
         break;
       case ExportArg::Type::kInt:
-        d->set_int_value(a.i);
+        s.Int(4, a.i);
         break;
       case ExportArg::Type::kBool:
-        d->set_bool_value(a.u != 0);
+        s.Uint(2, a.u != 0);
         break;
       case ExportArg::Type::kString: {
         const std::string_view text = a.text();
-        const uint64_t iid = a.interned_string ? Intern(&arg_values_, text, &added) : 0;
-        if (!iid) {
-          d->set_string_value(std::string(text));
-        } else {
-          d->set_string_value_iid(iid);
-          if (added) {
-            pp::InternedString* s =
-                packet_.mutable_interned_data()->add_debug_annotation_string_values();
-            s->set_iid(iid);
-            s->set_str(std::string(text));
-          }
-        }
+        if (const uint64_t iid = a.interned_string ? Intern(&arg_values_, text) : 0)
+          s.Uint(17, iid);
+        else
+          s.Bytes(6, text);
         break;
       }
     }
+    s.EndNested(body);
   }
   for (uint64_t id : e.flow_ids)
-    te->add_flow_ids(id);
+    s.Fixed64(47, id);
   for (uint64_t id : e.terminating_flow_ids)
-    te->add_terminating_flow_ids(id);
-  Write();
+    s.Fixed64(48, id);
+  window_.push_back({e.ts, order_++, offset, s.size() - offset});
+  live_ += s.size() - offset;
+  std::push_heap(window_.begin(), window_.end(), Later{});
+  newest_ = std::max(newest_, e.ts);
+  Drain(false);
+}
+
+void ProtoTraceWriter::Drain(bool all) {
+  while (!window_.empty() &&
+         (all || window_.size() > kMaxPending || live_ > kMaxPendingBytes ||
+          window_.front().ts + kReorderWindowNs <= newest_)) {
+    std::pop_heap(window_.begin(), window_.end(), Later{});
+    WritePending(window_.back());
+    live_ -= window_.back().size;
+    window_.pop_back();
+  }
+  if (window_.empty()) {
+    slab_.clear();
+  } else if (slab_.size() > kSlabCompactAt && live_ < slab_.size() / 2) {
+    // Most of the slab is events already written: keep the rest only.
+    pw::Buffer live;
+    for (Pending& p : window_) {
+      live.Append(slab_.view(p.offset, p.size));
+      p.offset = live.size() - p.size;
+    }
+    slab_.swap(live);
+  }
+}
+
+void ProtoTraceWriter::WritePending(const Pending& p) {
+  // Written straight into the output: the packet's length first.
+  const bool late = p.ts < clock_;
+  const uint64_t ts = late ? p.ts : p.ts - clock_;
+  size_t len = 1 + pw::VarintSize(ts) + 2;  // timestamp, trusted_packet_sequence_id
+  if (late)
+    len += 3;  // timestamp_clock_id (field 58: a two-byte tag)
+  if (!interned_.empty())
+    len += 1 + pw::VarintSize(interned_.size()) + interned_.size();
+  len += 1 + pw::VarintSize(p.size) + p.size;
+  pw::Buffer& out = compress_ ? pending_ : out_buf_;
+  out.Tag(1, pw::kLengthDelimited);
+  out.Varint(len);
+  out.Uint(8, ts);
+  if (late) {
+    // Older than an event already written: absolute, on the base clock.
+    out.Uint(58, kBaseClock);
+    late_++;
+  } else {
+    clock_ = p.ts;  // a delta on the default (incremental) clock
+  }
+  out.Uint(10, kExportSequenceId);
+  if (!interned_.empty()) {
+    out.Bytes(12, interned_.view());
+    interned_.clear();
+  }
+  out.Bytes(11, slab_.view(p.offset, p.size));
+  packets_++;
+  FlushIfFull();
 }
 
 bool ProtoTraceWriter::Finish(std::string* error) {
+  Start();
+  Drain(true);
   if (compress_)
     FlushCompressed();
+  FlushOut();
   if (failed_ || std::ferror(out_)) {
     *error = std::string("writing the trace failed: ") + std::strerror(errno ? errno : EIO);
     return false;

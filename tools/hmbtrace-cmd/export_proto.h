@@ -5,12 +5,29 @@
 // (a Trace is a sequence of length-delimited field-1 packets), so memory
 // does not grow with the capture.
 //
-// One packet sequence (trusted_packet_sequence_id 1): the first packet
-// clears its incremental state; event names, argument names and the
-// values of enum-like arguments are interned on it, each defined in the
-// packet that first uses it. Timestamps are the capture's trace clock in
-// ns, written as Perfetto's default clock (BOOTTIME: record with
+// One packet sequence (trusted_packet_sequence_id 1). Its first packet
+// clears the sequence's incremental state, declares the sequence's own
+// incremental clock (kIncrementalClock, in a ClockSnapshot that ties it
+// to kBaseClock) and makes it the default clock of the packets that
+// follow (TracePacketDefaults.timestamp_clock_id): a track event's
+// timestamp is then the delta from the previous one's, 2-3 bytes instead
+// of 6. ExportModel keeps every track in time order but not the whole
+// stream (a latency slice begins before the records just written), so
+// events wait in a window of kReorderWindowNs (at most kMaxPending
+// events, 8 MiB) and leave it in time order; one that comes later than the
+// window (older than an event already written) is written with its
+// absolute time on kBaseClock (timestamp_clock_id set on that packet),
+// which leaves the incremental clock alone. Timestamps are the capture's
+// trace clock in ns, written as kBaseClock = BOOTTIME (record with
 // `trace-cmd record -C boot` to line up with other Perfetto traces).
+//
+// Event names, argument names and the values of enum-like arguments are
+// interned on the sequence, each defined in the first packet written
+// after it was first used (packets leave the window in time order, so
+// that packet comes before every packet using it).
+//
+// TrackEvent packets, the hot path, are encoded by hand (proto_wire.h);
+// the rare ones (track descriptors, the first packet) with libprotobuf.
 //
 // With `compress`, packets are gathered into pieces of about
 // kCompressPiece bytes, each written as one packet whose compressed_packets
@@ -20,18 +37,27 @@
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PROTO_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PROTO_H_
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "export_model.h"
 #include "perfetto_trace.pb.h"
+#include "proto_wire.h"
 
 namespace hmbtrace {
 
 inline constexpr uint32_t kExportSequenceId = 1;
 inline constexpr size_t kCompressPiece = 1u << 20;
+// Perfetto's BUILTIN_CLOCK_BOOTTIME, and the first of the clock ids a
+// packet sequence may define for itself (64..127).
+inline constexpr uint32_t kBaseClock = 6;
+inline constexpr uint32_t kIncrementalClock = 64;
+inline constexpr uint64_t kReorderWindowNs = 20'000'000;
+inline constexpr size_t kMaxPending = 1u << 16;
 
 class ProtoTraceWriter : public ExportSink {
  public:
@@ -45,6 +71,9 @@ class ProtoTraceWriter : public ExportSink {
 
   uint64_t bytes() const { return bytes_; }
   uint64_t packets() const { return packets_; }
+  // Events that came after the window had passed their time (written
+  // with an absolute timestamp).
+  uint64_t late() const { return late_; }
 
  private:
   // Looked up by string_view: no allocation per event.
@@ -52,26 +81,73 @@ class ProtoTraceWriter : public ExportSink {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  using InternTable = std::unordered_map<std::string, uint64_t, Hash, std::equal_to<>>;
+  struct InternTable {
+    uint32_t field = 0;  // InternedData field its definitions go to
+    std::unordered_map<std::string, uint64_t, Hash, std::equal_to<>> ids;
+    // The strings of an event mostly live in the dictionaries (and
+    // constants) at the same address event after event: a small cache by
+    // address (checked by content) saves hashing them again.
+    struct Recent {
+      const char* data = nullptr;
+      size_t size = 0;
+      const std::string* key = nullptr;
+      uint64_t iid = 0;
+    };
+    std::array<Recent, 256> recent{};
+  };
+  // An encoded TrackEvent waiting in the window: its time, its place in
+  // the stream (ties keep stream order, so every track stays in order)
+  // and its bytes in slab_.
+  struct Pending {
+    uint64_t ts = 0;
+    uint64_t order = 0;
+    size_t offset = 0;
+    size_t size = 0;
+  };
+  struct Later {
+    bool operator()(const Pending& a, const Pending& b) const {
+      return a.ts != b.ts ? a.ts > b.ts : a.order > b.order;
+    }
+  };
+
   // The iid of `s` in `table` (0: the table is full, write `s` inline);
-  // `*added` says whether it is new, to be defined in this packet.
-  static uint64_t Intern(InternTable* table, std::string_view s, bool* added);
-  void Write();
-  // Frames `bytes` as one Trace.packet into the file.
+  // a new one is defined in the next packet written.
+  uint64_t Intern(InternTable* table, std::string_view s);
+  // The first packet of the file: clears the incremental state, declares
+  // the clocks.
+  void Start();
+  // Writes the events due (all of them with `all`).
+  void Drain(bool all);
+  void WritePending(const Pending& p);
+  // Writes `packet_` (a libprotobuf packet) and clears it.
+  void WriteMessage();
+  // Frames `bytes` as one Trace.packet into the output.
   void Put(std::string_view bytes);
+  // Writes or compresses what has piled up.
+  void FlushIfFull();
+  void FlushOut();
   void FlushCompressed();
 
   std::FILE* out_;
   bool compress_;
-  std::string pending_;     // framed packets not yet compressed
-  std::string compressed_;  // reused
-  perfetto::protos::TracePacket packet_;  // reused
-  std::string buf_;                       // reused
-  InternTable names_, arg_names_, arg_values_;
-  bool first_ = true;
+  proto_wire::Buffer out_buf_;  // framed packets not yet written to out_
+  proto_wire::Buffer pending_;  // framed packets not yet compressed
+  std::string compressed_;      // reused
+  perfetto::protos::TracePacket packet_;  // reused, for the rare packets
+  std::string buf_;                       // reused: one packet's bytes
+  proto_wire::Buffer slab_;               // encoded events in the window
+  std::vector<Pending> window_;           // a heap (Later): earliest first
+  proto_wire::Buffer interned_;  // InternedData entries not yet written
+  InternTable names_{2, {}, {}}, arg_names_{3, {}, {}}, arg_values_{29, {}, {}};
+  size_t live_ = 0;  // bytes of the events in the window
+  uint64_t order_ = 0;
+  uint64_t newest_ = 0;  // the latest time given to Event()
+  uint64_t clock_ = 0;   // the incremental clock's value (last time written on it)
+  bool started_ = false;
   bool failed_ = false;
   uint64_t bytes_ = 0;
   uint64_t packets_ = 0;
+  uint64_t late_ = 0;
 };
 
 }  // namespace hmbtrace

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -45,9 +46,85 @@ class MemoryFile {
   std::FILE* f_;
 };
 
-pp::Trace Parse(const std::string& bytes) {
+// Rewrites every packet's timestamp as trace_processor reads it: on the
+// packet's clock (its timestamp_clock_id, else its sequence's
+// TracePacketDefaults, else BOOTTIME); a sequence-scoped clock declared
+// incremental in a ClockSnapshot counts deltas from the previous packet
+// on it (from the snapshot's value for the first), and the snapshot's
+// BOOTTIME value maps it to BOOTTIME. Afterwards timestamp() is absolute
+// BOOTTIME ns and timestamp_clock_id is cleared.
+std::vector<std::string> ResolveTimestamps(pp::Trace* trace) {
+  constexpr uint32_t kBoottime = pp::BUILTIN_CLOCK_BOOTTIME;
+  struct SequenceClock {
+    bool incremental = false;
+    int64_t last = 0;    // its own value: the last packet's (incremental)
+    int64_t offset = 0;  // BOOTTIME - its value, at the snapshot
+  };
+  struct Sequence {
+    uint32_t default_clock = 0;
+    std::map<uint32_t, SequenceClock> clocks;
+  };
+  std::map<uint32_t, Sequence> sequences;
+  std::vector<std::string> problems;
+  for (pp::TracePacket& p : *trace->mutable_packet()) {
+    Sequence& seq = sequences[p.trusted_packet_sequence_id()];
+    if (p.sequence_flags() & pp::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED)
+      seq.default_clock = 0;
+    if (p.has_trace_packet_defaults())
+      seq.default_clock = p.trace_packet_defaults().timestamp_clock_id();
+    if (p.has_clock_snapshot()) {
+      std::optional<int64_t> boottime;
+      for (const auto& c : p.clock_snapshot().clocks())
+        if (c.clock_id() == kBoottime)
+          boottime = static_cast<int64_t>(c.timestamp());
+      for (const auto& c : p.clock_snapshot().clocks()) {
+        if (c.clock_id() < 64 || c.clock_id() >= 128)
+          continue;
+        if (!boottime) {
+          problems.push_back("a sequence clock snapshot without BOOTTIME");
+          continue;
+        }
+        const int64_t v = static_cast<int64_t>(c.timestamp());
+        seq.clocks[c.clock_id()] = {c.is_incremental(), v, *boottime - v};
+      }
+      continue;  // trace_processor reads nothing else of a snapshot packet
+    }
+    if (!p.has_timestamp())
+      continue;
+    const uint32_t clock = p.has_timestamp_clock_id() ? p.timestamp_clock_id()
+                           : seq.default_clock        ? seq.default_clock
+                                                      : kBoottime;
+    int64_t ts = static_cast<int64_t>(p.timestamp());
+    if (clock != kBoottime) {
+      auto it = seq.clocks.find(clock);
+      if (it == seq.clocks.end()) {
+        problems.push_back("timestamp on clock " + std::to_string(clock) + " before its snapshot");
+        continue;
+      }
+      SequenceClock& c = it->second;
+      if (c.incremental) {
+        c.last += ts;
+        ts = c.last;
+      }
+      ts += c.offset;
+    }
+    p.set_timestamp(static_cast<uint64_t>(ts));
+    p.clear_timestamp_clock_id();
+  }
+  return problems;
+}
+
+pp::Trace ParseRaw(const std::string& bytes) {
   pp::Trace trace;
   EXPECT_TRUE(trace.ParseFromString(bytes));
+  return trace;
+}
+
+// Parsed, with absolute timestamps.
+pp::Trace Parse(const std::string& bytes) {
+  pp::Trace trace = ParseRaw(bytes);
+  const std::vector<std::string> problems = ResolveTimestamps(&trace);
+  EXPECT_TRUE(problems.empty()) << problems.front();
   return trace;
 }
 
@@ -461,6 +538,134 @@ TEST(ExportProto, BeginsWithoutEndsEndUnfinishedInsteadOfGrowingTracksForEver) {
   EXPECT_EQ(begins, static_cast<uint64_t>(kBegins));
   for (const auto& [track, dep] : depth)
     EXPECT_EQ(dep, 0) << "track " << track;
+}
+
+// Passes the stream on to a writer and keeps, per track, the type and
+// time of each event as ExportModel gave them.
+class RecordingSink : public ExportSink {
+ public:
+  explicit RecordingSink(ExportSink* next) : next_(next) {}
+  void Track(const ExportTrack& t) override { next_->Track(t); }
+  void Event(const ExportEvent& e) override {
+    events[e.track].push_back({static_cast<int>(e.type), e.ts});
+    next_->Event(e);
+  }
+  bool Finish(std::string* error) override { return next_->Finish(error); }
+
+  std::map<uint64_t, std::vector<std::pair<int, uint64_t>>> events;
+
+ private:
+  ExportSink* next_;
+};
+
+int ModelType(pp::TrackEvent::Type t) {
+  switch (t) {
+    case pp::TrackEvent::TYPE_SLICE_BEGIN:
+      return static_cast<int>(ExportEvent::Type::kBegin);
+    case pp::TrackEvent::TYPE_SLICE_END:
+      return static_cast<int>(ExportEvent::Type::kEnd);
+    case pp::TrackEvent::TYPE_COUNTER:
+      return static_cast<int>(ExportEvent::Type::kCounter);
+    default:
+      return static_cast<int>(ExportEvent::Type::kInstant);
+  }
+}
+
+TEST(ExportProto, TimestampsAreDeltasOnTheIncrementalClockAndResolveToTheModelsTimes) {
+  DictionaryStore dicts;
+  std::string error;
+  ASSERT_TRUE(CollectDictionaries(FixturePath(), &dicts, &error)) << error;
+  MemoryFile file;
+  ProtoTraceWriter writer(file.get());
+  RecordingSink sink(&writer);
+  ExportModel model(&dicts, &sink);
+  ASSERT_TRUE(ReadCapture(
+      FixturePath(),
+      [&model](const CaptureEvent& ev) {
+        model.Add(ev);
+        return true;
+      },
+      &error))
+      << error;
+  model.Finish();
+  ASSERT_TRUE(sink.Finish(&error)) << error;
+  const std::string bytes = file.Close();
+
+  const pp::Trace raw = ParseRaw(bytes);
+  ASSERT_GT(raw.packet_size(), 1000);
+  const pp::TracePacket& first = raw.packet(0);
+  EXPECT_EQ(first.trace_packet_defaults().timestamp_clock_id(), kIncrementalClock);
+  ASSERT_EQ(first.clock_snapshot().clocks_size(), 2);
+  EXPECT_EQ(first.clock_snapshot().clocks(0).clock_id(), uint32_t{pp::BUILTIN_CLOCK_BOOTTIME});
+  EXPECT_EQ(first.clock_snapshot().clocks(1).clock_id(), kIncrementalClock);
+  EXPECT_TRUE(first.clock_snapshot().clocks(1).is_incremental());
+
+  const pp::Trace resolved = Parse(bytes);
+  ASSERT_EQ(resolved.packet_size(), raw.packet_size());
+  uint64_t deltas = 0, absolute = 0, delta_equals_time = 0;
+  std::map<uint64_t, std::vector<std::pair<int, uint64_t>>> written;
+  for (int i = 0; i < raw.packet_size(); i++) {
+    const pp::TracePacket& p = raw.packet(i);
+    if (!p.has_track_event())
+      continue;
+    if (p.has_timestamp_clock_id()) {
+      EXPECT_EQ(p.timestamp_clock_id(), uint32_t{pp::BUILTIN_CLOCK_BOOTTIME});
+      EXPECT_EQ(p.timestamp(), resolved.packet(i).timestamp());
+      absolute++;
+    } else {
+      deltas++;
+      delta_equals_time += p.timestamp() == resolved.packet(i).timestamp();
+    }
+    const pp::TrackEvent& e = resolved.packet(i).track_event();
+    written[e.track_uuid()].push_back({ModelType(e.type()), resolved.packet(i).timestamp()});
+  }
+  EXPECT_EQ(absolute, writer.late());
+  EXPECT_GT(deltas, 10 * absolute);
+  EXPECT_EQ(delta_equals_time, 1u);  // only the first, a delta from 0
+  // Every track's events, in its order, at the times the model gave.
+  EXPECT_EQ(written, sink.events);
+}
+
+TEST(ExportProto, EventsLeaveTheWindowInTimeOrderAndALateOneKeepsItsAbsoluteTime) {
+  MemoryFile file;
+  ProtoTraceWriter writer(file.get());
+  writer.Track({ExportTrack::Kind::kSlices, 1, 0, "a", 0, "", 1});
+  writer.Track({ExportTrack::Kind::kSlices, 2, 0, "b", 1, "", 1});
+  auto instant = [&writer](uint64_t track, uint64_t ts) {
+    ExportEvent e;
+    e.track = track;
+    e.ts = ts;
+    e.name = "x";
+    writer.Event(e);
+  };
+  const uint64_t t0 = 100'000'000;
+  instant(1, t0 + 10);
+  instant(2, t0 + 5);  // earlier, given later: still in the window
+  instant(1, t0 + kReorderWindowNs + 20);  // pushes both out, stays
+  instant(2, t0 - 50'000'000);             // older than what is written
+  instant(2, t0 + kReorderWindowNs + 30);
+  std::string error;
+  ASSERT_TRUE(writer.Finish(&error)) << error;
+  EXPECT_EQ(writer.late(), 1u);
+  const std::string bytes = file.Close();
+  const pp::Trace raw = ParseRaw(bytes);
+  const pp::Trace resolved = Parse(bytes);
+  std::vector<uint64_t> raw_ts, times;
+  std::vector<bool> on_base_clock;
+  for (int i = 0; i < raw.packet_size(); i++) {
+    if (!raw.packet(i).has_track_event())
+      continue;
+    raw_ts.push_back(raw.packet(i).timestamp());
+    on_base_clock.push_back(raw.packet(i).has_timestamp_clock_id());
+    times.push_back(resolved.packet(i).timestamp());
+  }
+  // In file order: the late one as soon as it comes, the rest by time.
+  EXPECT_EQ(times, (std::vector<uint64_t>{t0 + 5, t0 + 10, t0 - 50'000'000,
+                                          t0 + kReorderWindowNs + 20, t0 + kReorderWindowNs + 30}));
+  // Deltas from the previous packet on the incremental clock (the late
+  // one is not on it).
+  EXPECT_EQ(raw_ts, (std::vector<uint64_t>{t0 + 5, 5, t0 - 50'000'000, kReorderWindowNs + 10, 10}));
+  EXPECT_EQ(on_base_clock, (std::vector<bool>{false, false, true, false, false}));
 }
 
 TEST(ExportProto, FormatComesFromTheOptionOrTheExtension) {
