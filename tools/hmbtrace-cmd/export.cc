@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "dictionaries.h"
+#include "export_join.h"
 #include "export_json.h"
 #include "export_model.h"
 #include "export_proto.h"
+#include "ftrace_events_c.h"
 
 namespace hmbtrace {
 namespace {
@@ -21,6 +23,59 @@ struct FileCloser {
 
 // Large writes: the trace goes out in 1 MiB pieces.
 constexpr size_t kWriteBuffer = 1u << 20;
+
+struct FtracePass {
+  ExportModel* model = nullptr;
+  const hmb_ftrace_info* info = nullptr;
+  bool clock_set = false;
+  uint64_t nvme_setups = 0;
+  ExportFtraceEvent ev;  // reused
+};
+
+void SetClock(FtracePass* pass, uint64_t ts) {
+  ExportClock clock;
+  // The firmware's timeline is the hmb instance's clock; a capture of
+  // `trace-cmd record -e hmb` without -B has the events in the top buffer.
+  clock.trace_clock = pass->info->hmb_clock[0] ? pass->info->hmb_clock : pass->info->top_clock;
+  if (pass->info->top_clock != clock.trace_clock)
+    clock.top_clock = pass->info->top_clock;
+  clock.ts = ts;
+  pass->model->SetClock(clock);
+  pass->clock_set = true;
+}
+
+int OnFtraceEvent(const hmb_ftrace_event* c, void* data) {
+  FtracePass* pass = static_cast<FtracePass*>(data);
+  if (!pass->clock_set)
+    SetClock(pass, c->ts);
+  ExportFtraceEvent& ev = pass->ev;
+  ev.ts = c->ts;
+  ev.cpu = c->cpu < 0 ? 0 : static_cast<uint32_t>(c->cpu);
+  ev.pid = c->pid < 0 ? 0 : static_cast<uint32_t>(c->pid);
+  ev.system = c->system;
+  ev.name = c->name;
+  ev.print = c->is_print;
+  ev.ip = c->ip;
+  ev.buf = c->is_print ? std::string_view(c->buf, c->buf_len) : std::string_view();
+  ev.fields.clear();
+  for (size_t i = 0; i < c->nr_fields; i++) {
+    const hmb_ftrace_field& f = c->fields[i];
+    ExportFtraceField out;
+    out.name = f.name;
+    out.kind = f.kind == HMB_FTRACE_STR   ? ExportFtraceField::Kind::kString
+               : f.kind == HMB_FTRACE_INT ? ExportFtraceField::Kind::kInt
+                                          : ExportFtraceField::Kind::kUint;
+    out.u = f.u;
+    out.i = f.i;
+    if (f.kind == HMB_FTRACE_STR)
+      out.s = std::string_view(f.str, f.str_len);
+    ev.fields.push_back(out);
+  }
+  if (ev.system == "nvme" && ev.name == "nvme_setup_cmd")
+    pass->nvme_setups++;
+  pass->model->AddFtrace(ev);
+  return 0;
+}
 
 }  // namespace
 
@@ -66,6 +121,33 @@ int RunExport(const ExportOptions& options) {
   else
     sink = std::make_unique<JsonTraceWriter>(file.get());
   ExportModel model(&dicts, sink.get());
+  // The capture's other ftrace events, straight to the file, and its
+  // trace clock (the first pass that reads every buffer's events).
+  hmb_ftrace_info info{};
+  FtracePass pass;
+  pass.model = &model;
+  pass.info = &info;
+  char err[256] = "";
+  if (hmb_ftrace_read(options.input.c_str(), OnFtraceEvent, &pass, &info, err, sizeof(err)) < 0) {
+    file.reset();
+    std::remove(tmp.c_str());
+    std::fprintf(stderr, "hmbtrace-cmd export: %s: %s\n", options.input.c_str(), err);
+    return 1;
+  }
+  if (!pass.clock_set)
+    SetClock(&pass, 0);
+  // The host commands joined with the firmware records: the join needs
+  // the whole capture first (a pass of its own; export_join.h).
+  ExportJoin join;
+  if (pass.nvme_setups) {
+    if (!ReadExportJoin(options.input, &join, &error)) {
+      file.reset();
+      std::remove(tmp.c_str());
+      std::fprintf(stderr, "hmbtrace-cmd export: %s\n", error.c_str());
+      return 1;
+    }
+    model.SetJoin(&join);
+  }
   const bool read = ReadCapture(
       options.input,
       [&model](const CaptureEvent& ev) {
@@ -115,6 +197,26 @@ int RunExport(const ExportOptions& options) {
     if (c.malformed)
       std::printf("%s: %llu malformed hmb events skipped (see hmbtrace-cmd report)\n",
                   options.output.c_str(), static_cast<unsigned long long>(c.malformed));
+    if (c.host_commands)
+      std::printf(
+          "%s: %llu host nvme commands (%llu without a completion in the capture), %llu flows "
+          "to the firmware fetch that served them\n",
+          options.output.c_str(), static_cast<unsigned long long>(c.host_commands),
+          static_cast<unsigned long long>(c.host_incomplete),
+          static_cast<unsigned long long>(c.flows));
+    const bool proto = *format == ExportFormat::kProto;
+    std::printf("%s: %llu other ftrace events (markers, nvme, ...)%s; timestamps on trace clock "
+                "\"%s\"%s\n",
+                options.output.c_str(), static_cast<unsigned long long>(c.ftrace_events),
+                proto ? " in ftrace event bundles" : " not in JSON (no place for them)",
+                info.hmb_clock[0] ? info.hmb_clock : info.top_clock,
+                std::string_view(info.hmb_clock[0] ? info.hmb_clock : info.top_clock) == "boot"
+                    ? " (BOOTTIME)"
+                    : ": they line up within this file only");
+    if (info.malformed || info.fields_cut)
+      std::printf("%s: %llu other ftrace events malformed (skipped), %llu fields cut\n",
+                  options.output.c_str(), static_cast<unsigned long long>(info.malformed),
+                  static_cast<unsigned long long>(info.fields_cut));
   }
   return 0;
 }

@@ -6,6 +6,8 @@
 
 #include <zlib.h>
 
+#include "capture.h"
+
 namespace hmbtrace {
 namespace {
 
@@ -125,6 +127,8 @@ void ProtoTraceWriter::Track(const ExportTrack& t) {
   if (t.parent_uuid)
     d->set_parent_uuid(t.parent_uuid);
   d->set_name(t.name);
+  if (!t.description.empty())
+    d->set_description(t.description);
   d->set_sibling_order_rank(t.rank);
   if (t.kind == ExportTrack::Kind::kGroup)
     d->set_child_ordering(pp::TrackDescriptor::EXPLICIT);
@@ -211,7 +215,69 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
   Write();
 }
 
+void ProtoTraceWriter::FlushBundle(pp::FtraceEventBundle* bundle) {
+  if (bundle->event_size() == 0)
+    return;
+  packet_.mutable_ftrace_events()->Swap(bundle);
+  bundle->Clear();
+  bundle->set_cpu(packet_.ftrace_events().cpu());
+  Write();
+}
+
+void ProtoTraceWriter::Ftrace(const ExportFtraceEvent& ev) {
+  if (ev.cpu >= kMaxCpus) {
+    ftrace_dropped_++;
+    return;
+  }
+  auto [it, added] = bundles_.try_emplace(ev.cpu);
+  pp::FtraceEventBundle& bundle = it->second;
+  if (added)
+    bundle.set_cpu(ev.cpu);
+  pp::FtraceEvent* fe = bundle.add_event();
+  fe->set_timestamp(ev.ts);
+  fe->set_pid(ev.pid);
+  // Proto strings must be UTF-8: the file's bytes as Printable() shows them.
+  if (ev.print) {
+    pp::PrintFtraceEvent* p = fe->mutable_print();
+    p->set_ip(ev.ip);
+    p->set_buf(Printable(ev.buf) + "\n");  // as trace_marker has it
+  } else {
+    pp::GenericFtraceEvent* g = fe->mutable_generic();
+    g->set_event_name(Printable(ev.name));
+    for (const ExportFtraceField& f : ev.fields) {
+      pp::GenericFtraceEvent::Field* out = g->add_field();
+      out->set_name(Printable(f.name));
+      switch (f.kind) {
+        case ExportFtraceField::Kind::kUint:
+          out->set_uint_value(f.u);
+          break;
+        case ExportFtraceField::Kind::kInt:
+          out->set_int_value(f.i);
+          break;
+        case ExportFtraceField::Kind::kString:
+          out->set_str_value(Printable(f.s));
+          break;
+      }
+    }
+  }
+  if (static_cast<size_t>(bundle.event_size()) >= kBundleEvents)
+    FlushBundle(&bundle);
+}
+
+void ProtoTraceWriter::Clock(const ExportClock& clock) {
+  if (!clock.boottime())
+    return;  // no snapshot can say how another clock relates to BOOTTIME
+  pp::ClockSnapshot* s = packet_.mutable_clock_snapshot();
+  pp::ClockSnapshot::Clock* c = s->add_clocks();
+  c->set_clock_id(pp::BUILTIN_CLOCK_BOOTTIME);
+  c->set_timestamp(clock.ts);
+  s->set_primary_trace_clock(pp::BUILTIN_CLOCK_BOOTTIME);
+  Write();
+}
+
 bool ProtoTraceWriter::Finish(std::string* error) {
+  for (auto& [cpu, bundle] : bundles_)
+    FlushBundle(&bundle);
   if (compress_)
     FlushCompressed();
   if (failed_ || std::ferror(out_)) {

@@ -12,6 +12,12 @@
 // ns, written as Perfetto's default clock (BOOTTIME: record with
 // `trace-cmd record -C boot` to line up with other Perfetto traces).
 //
+// The capture's other ftrace events (markers, nvme, sched, ...) are written
+// as ftrace event bundles, one per CPU and up to kBundleEvents events:
+// trace_marker lines as `print`, the rest as generic events with their
+// fields. A ClockSnapshot names BOOTTIME when the capture was recorded on
+// the "boot" clock.
+//
 // With `compress`, packets are gathered into pieces of about
 // kCompressPiece bytes, each written as one packet whose compressed_packets
 // is their zlib deflate (as Perfetto's own tracing service writes them;
@@ -22,6 +28,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <unordered_map>
 
@@ -41,7 +48,17 @@ class ProtoTraceWriter : public ExportSink {
 
   void Track(const ExportTrack& track) override;
   void Event(const ExportEvent& event) override;
+  // Gathered per CPU into FtraceEventBundles of up to kBundleEvents.
+  void Ftrace(const ExportFtraceEvent& event) override;
+  // "boot": a ClockSnapshot naming BOOTTIME as the trace's clock.
+  void Clock(const ExportClock& clock) override;
   bool Finish(std::string* error) override;
+
+  static constexpr size_t kBundleEvents = 512;
+  // Perfetto rejects a bundle of a CPU >= 1024 (trace corruption): such
+  // events are counted here and not written.
+  static constexpr uint32_t kMaxCpus = 1024;
+  uint64_t ftrace_dropped() const { return ftrace_dropped_; }
 
   uint64_t bytes() const { return bytes_; }
   uint64_t packets() const { return packets_; }
@@ -60,6 +77,7 @@ class ProtoTraceWriter : public ExportSink {
   // Frames `bytes` as one Trace.packet into the file.
   void Put(std::string_view bytes);
   void FlushCompressed();
+  void FlushBundle(perfetto::protos::FtraceEventBundle* bundle);
 
   std::FILE* out_;
   bool compress_;
@@ -68,6 +86,8 @@ class ProtoTraceWriter : public ExportSink {
   perfetto::protos::TracePacket packet_;  // reused
   std::string buf_;                       // reused
   InternTable names_, arg_names_, arg_values_;
+  std::map<uint32_t, perfetto::protos::FtraceEventBundle> bundles_;  // per CPU
+  uint64_t ftrace_dropped_ = 0;
   bool first_ = true;
   bool failed_ = false;
   uint64_t bytes_ = 0;
