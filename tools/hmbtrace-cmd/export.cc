@@ -28,6 +28,7 @@ struct FtracePass {
   ExportModel* model = nullptr;
   const hmb_ftrace_info* info = nullptr;
   bool clock_set = false;
+  ExportClock clock;
   uint64_t nvme_setups = 0;
   ExportFtraceEvent ev;  // reused
 };
@@ -41,6 +42,7 @@ void SetClock(FtracePass* pass, uint64_t ts) {
     clock.top_clock = pass->info->top_clock;
   clock.ts = ts;
   pass->model->SetClock(clock);
+  pass->clock = clock;
   pass->clock_set = true;
 }
 
@@ -78,6 +80,53 @@ int OnFtraceEvent(const hmb_ftrace_event* c, void* data) {
 }
 
 }  // namespace
+
+bool ExportCapture(const std::string& input,
+                   DictionaryStore* dicts,
+                   ExportSink* sink,
+                   ExportSummary* summary,
+                   std::string* error) {
+  ExportModel model(dicts, sink);
+  // The capture's other ftrace events, straight to the sink, and its
+  // trace clock (one pass over every buffer).
+  hmb_ftrace_info info{};
+  FtracePass pass;
+  pass.model = &model;
+  pass.info = &info;
+  char err[256] = "";
+  if (hmb_ftrace_read(input.c_str(), OnFtraceEvent, &pass, &info, err, sizeof(err)) < 0) {
+    *error = input + ": " + err;
+    return false;
+  }
+  if (!pass.clock_set)
+    SetClock(&pass, 0);
+  summary->clock = pass.clock;
+  summary->ftrace_malformed = info.malformed;
+  summary->ftrace_fields_cut = info.fields_cut;
+  // The host commands joined with the firmware records: the join needs
+  // the whole capture first (a pass of its own; export_join.h).
+  ExportJoin join;
+  if (pass.nvme_setups) {
+    if (!ReadExportJoin(input, &join, error))
+      return false;
+    model.SetJoin(&join);
+  }
+  if (!ReadCapture(
+          input,
+          [&model](const CaptureEvent& ev) {
+            model.Add(ev);
+            return true;
+          },
+          error))
+    return false;
+  if (model.counts().hmb_events == 0) {
+    *error = input + ": no hmb events; " + std::string(kRecordHint);
+    return false;
+  }
+  model.Finish();
+  summary->counts = model.counts();
+  return true;
+}
 
 std::optional<ExportFormat> ChooseExportFormat(std::string_view format, std::string_view output) {
   if (format == "proto")
@@ -120,48 +169,9 @@ int RunExport(const ExportOptions& options) {
     sink = std::make_unique<ProtoTraceWriter>(file.get(), options.compress);
   else
     sink = std::make_unique<JsonTraceWriter>(file.get());
-  ExportModel model(&dicts, sink.get());
-  // The capture's other ftrace events, straight to the file, and its
-  // trace clock (the first pass that reads every buffer's events).
-  hmb_ftrace_info info{};
-  FtracePass pass;
-  pass.model = &model;
-  pass.info = &info;
-  char err[256] = "";
-  if (hmb_ftrace_read(options.input.c_str(), OnFtraceEvent, &pass, &info, err, sizeof(err)) < 0) {
-    file.reset();
-    std::remove(tmp.c_str());
-    std::fprintf(stderr, "hmbtrace-cmd export: %s: %s\n", options.input.c_str(), err);
-    return 1;
-  }
-  if (!pass.clock_set)
-    SetClock(&pass, 0);
-  // The host commands joined with the firmware records: the join needs
-  // the whole capture first (a pass of its own; export_join.h).
-  ExportJoin join;
-  if (pass.nvme_setups) {
-    if (!ReadExportJoin(options.input, &join, &error)) {
-      file.reset();
-      std::remove(tmp.c_str());
-      std::fprintf(stderr, "hmbtrace-cmd export: %s\n", error.c_str());
-      return 1;
-    }
-    model.SetJoin(&join);
-  }
-  const bool read = ReadCapture(
-      options.input,
-      [&model](const CaptureEvent& ev) {
-        model.Add(ev);
-        return true;
-      },
-      &error);
-  bool ok = read;
-  if (ok && model.counts().hmb_events == 0) {
-    error = options.input + ": no hmb events; " + std::string(kRecordHint);
-    ok = false;
-  }
+  ExportSummary summary;
+  bool ok = ExportCapture(options.input, &dicts, sink.get(), &summary, &error);
   if (ok) {
-    model.Finish();
     ok = sink->Finish(&error);
     if (!ok)
       error = tmp + ": " + error;
@@ -180,7 +190,7 @@ int RunExport(const ExportOptions& options) {
     return 1;
   }
   if (!options.quiet) {
-    const ExportCounts& c = model.counts();
+    const ExportCounts& c = summary.counts;
     std::printf(
         "%s: %llu records (%llu slices), %llu losses of %llu records, %llu resets, %llu "
         "trace_marker lines; open it at https://ui.perfetto.dev\n",
@@ -209,14 +219,22 @@ int RunExport(const ExportOptions& options) {
                 "\"%s\"%s\n",
                 options.output.c_str(), static_cast<unsigned long long>(c.ftrace_events),
                 proto ? " in ftrace event bundles" : " not in JSON (no place for them)",
-                info.hmb_clock[0] ? info.hmb_clock : info.top_clock,
-                std::string_view(info.hmb_clock[0] ? info.hmb_clock : info.top_clock) == "boot"
-                    ? " (BOOTTIME)"
-                    : ": they line up within this file only");
-    if (info.malformed || info.fields_cut)
+                summary.clock.trace_clock.c_str(),
+                summary.clock.boottime() ? " (BOOTTIME)" : ": they line up within this file only");
+    if (!summary.clock.trace_clock.empty() && summary.clock.trace_clock != "local")
+      std::printf("%s: the module's clock fits are on trace clock \"local\", the hmb events on "
+                  "\"%s\": converted firmware times and ftrace timestamps are on two clocks "
+                  "(record the hmb instance on \"local\", the default)\n",
+                  options.output.c_str(), summary.clock.trace_clock.c_str());
+    if (!summary.clock.top_clock.empty())
+      std::printf("%s: the top buffer (nvme, sched, markers) was on trace clock \"%s\": its "
+                  "events line up with the firmware's only if that is the same clock\n",
+                  options.output.c_str(), summary.clock.top_clock.c_str());
+    if (summary.ftrace_malformed || summary.ftrace_fields_cut)
       std::printf("%s: %llu other ftrace events malformed (skipped), %llu fields cut\n",
-                  options.output.c_str(), static_cast<unsigned long long>(info.malformed),
-                  static_cast<unsigned long long>(info.fields_cut));
+                  options.output.c_str(),
+                  static_cast<unsigned long long>(summary.ftrace_malformed),
+                  static_cast<unsigned long long>(summary.ftrace_fields_cut));
   }
   return 0;
 }

@@ -157,12 +157,13 @@ static int ftrace_one(struct tracecmd_input *handle, struct tep_record *rec, int
 	size_t n = 0;
 
 	(void)handle;
+	(void)cpu;
 	event = tep_find_event_by_record(w->tep, rec);
 	if (!event || !event->system || !strcmp(event->system, "hmb"))
 		return 0;
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = rec->ts;
-	ev.cpu = cpu;
+	ev.cpu = rec->cpu;	/* the callback's cpu counts across buffers */
 	ev.pid = tep_data_pid(w->tep, rec);
 	ev.system = event->system;
 	ev.name = event->name;
