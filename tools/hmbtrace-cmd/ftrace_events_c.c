@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "ftrace_events_c.h"
 #include "c_error.h"
+#include "trace_pageout_c.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ struct ftrace_walk {
 	int (*cb)(const struct hmb_ftrace_event *ev, void *data);
 	void *data;
 	struct hmb_ftrace_info *info;
+	struct trace_pageout pageout;
 	int stopped;
 	struct hmb_ftrace_field fields[HMB_FTRACE_MAX_FIELDS];
 	char hex[HMB_FTRACE_MAX_FIELDS][2 * 64 + 1];
@@ -156,8 +158,7 @@ static int ftrace_one(struct tracecmd_input *handle, struct tep_record *rec, int
 	struct tep_event *event;
 	size_t n = 0;
 
-	(void)handle;
-	(void)cpu;
+	trace_pageout_behind(&w->pageout, handle, rec, cpu);
 	event = tep_find_event_by_record(w->tep, rec);
 	if (!event || !event->system || !strcmp(event->system, "hmb"))
 		return 0;
@@ -264,7 +265,9 @@ int hmb_ftrace_read(const char *path,
 		ret = -1;
 		goto out;
 	}
+	trace_pageout_init(&w->pageout, handles, nr);
 	ret = tracecmd_iterate_events_multi(handles, nr, ftrace_one, w);
+	trace_pageout_free(&w->pageout);
 	if (ret < 0 && !w->stopped) {
 		set_err(err, err_len, "reading the events failed (truncated or corrupt)");
 		ret = -1;
