@@ -77,7 +77,13 @@ class ProtoTraceWriter : public ExportSink {
   // Frames `bytes` as one Trace.packet into the file.
   void Put(std::string_view bytes);
   void FlushCompressed();
-  void FlushBundle(perfetto::protos::FtraceEventBundle* bundle);
+  // A packet serialized elsewhere (the bundles): Write()'s framing.
+  void WriteSerialized(const std::string& packet);
+  struct Bundle {
+    std::string events_bytes;  // FtraceEvent fields (2), encoded
+    size_t events = 0;
+  };
+  void FlushBundle(uint32_t cpu, Bundle* bundle);
 
   std::FILE* out_;
   bool compress_;
@@ -86,7 +92,8 @@ class ProtoTraceWriter : public ExportSink {
   perfetto::protos::TracePacket packet_;  // reused
   std::string buf_;                       // reused
   InternTable names_, arg_names_, arg_values_;
-  std::map<uint32_t, perfetto::protos::FtraceEventBundle> bundles_;  // per CPU
+  std::map<uint32_t, Bundle> bundles_;  // per CPU
+  std::string event_scratch_, body_scratch_, field_scratch_, bundle_body_, bundle_packet_;
   uint64_t ftrace_dropped_ = 0;
   bool first_ = true;
   bool failed_ = false;
