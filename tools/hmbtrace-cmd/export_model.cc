@@ -514,8 +514,7 @@ std::string ExportModel::GroupDescription() const {
   if (clock_.boottime())
     return "Timestamps: the capture's trace clock \"boot\" (CLOCK_BOOTTIME).";
   return "Timestamps: the capture's trace clock \"" + clock_.trace_clock +
-         "\", written as BOOTTIME: they line up within this file only (record with "
-         "`trace-cmd record -C boot` to line up with other traces).";
+         "\", written as BOOTTIME: they line up within this file only.";
 }
 
 void ExportModel::SetClock(const ExportClock& clock) {

@@ -9,8 +9,8 @@
 // clears its incremental state; event names, argument names and the
 // values of enum-like arguments are interned on it, each defined in the
 // packet that first uses it. Timestamps are the capture's trace clock in
-// ns, written as Perfetto's default clock (BOOTTIME: record with
-// `trace-cmd record -C boot` to line up with other Perfetto traces).
+// ns, written as Perfetto's default clock (BOOTTIME; the track groups'
+// descriptions name the capture's clock when it is another: export_model.h).
 //
 // The capture's other ftrace events (markers, nvme, sched, ...) are written
 // as ftrace event bundles, one per CPU and up to kBundleEvents events:
