@@ -44,7 +44,12 @@ def event_ids(f):
     return ids
 
 
-def generate(template, out_path, n):
+def generate(template, out_path, n, no_firmware=(), no_completion=(), markers=(),
+             trace_clock=None):
+    """Writes the capture. For fixtures: commands whose index is in no_firmware get
+    no firmware records, those in no_completion no nvme_complete_rq; markers are
+    (host ns, text) ftrace:print lines in the top buffer (CPU 0, pid 4242);
+    trace_clock (e.g. 'boot') replaces the capture's selected clock."""
     f = parse(template)
     ids = event_ids(f)
     id_state, id_dict = ids[('hmb', 'hmb_state')], ids[('hmb', 'hmb_dict')]
@@ -112,20 +117,36 @@ def generate(template, out_path, n):
         lat = 40000 + rng.randrange(20000)
         s, fe, fc, hc = t, t + 5000, t + lat - 5000, t + lat
         top[core].append((s, setup(qid, cid, opc)))
-        top[core].append((hc, done(qid, cid)))
+        if i not in no_completion:
+            top[core].append((hc, done(qid, cid)))
+        last = hc
+        if i in no_firmware:
+            continue
         fetch = struct.pack('<HHBIQI', qid, cid, opc, 1, i * 8, 7)
         complete = struct.pack('<HHHI', qid, cid, 0, fc - fe)
         hmb[core].append((fe + 20000, record(core, seq[core], fe, 1, fetch)))
         seq[core] += 1
         hmb[core].append((fc + 20000, record(core, seq[core], fc, 2, complete)))
         seq[core] += 1
-        last = hc
+    if markers:
+        (id_print,) = [int(t.split(b'ID: ', 1)[1].split(b'\n', 1)[0]) for t in f['ftrace']
+                       if b'name: print\n' in t]
+        for ts, text in markers:
+            top[0].append((ts, struct.pack('<HBBiQ', id_print, 0, 0, 4242, 0) +
+                           text.encode() + b'\n\0'))
     ref = h0
     while ref < last + 10**8:
         for c in (0, 1):
             hmb[c].append((ref, clock(ref)))
         ref += 10**8
 
+    if trace_clock:
+        def pick(text):
+            names = text.replace(b'[', b'').replace(b']', b'').split()
+            return b' '.join(b'[%s]' % c if c == trace_clock.encode() else c
+                             for c in names) + b'\n'
+        f['clock'], f['top_clock'] = pick(f['clock']), pick(f['top_clock'])
+        f['options'] = [(oid, pick(data) if oid == 4 and data.strip() else data) for oid, data in f['options']]
     out = bytearray(b'\x17\x08Dtracing6\0' + f['init'])
     for name, text in f['headers']:
         out += name + b'\0' + struct.pack('<Q', len(text)) + text

@@ -4,6 +4,8 @@
 // protobuf format (export_proto.h) or Chrome JSON (export_json.h); what
 // both show is export_model.h. One pass over the capture after the
 // dictionary pass, written as it goes to OUT.tmp, renamed to OUT at the end.
+// With the host's nvme events or other ftrace events in the capture, a
+// pass over every buffer for those, and one for the command join.
 
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_H_
@@ -11,6 +13,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "dictionaries.h"
+#include "export_model.h"
 
 namespace hmbtrace {
 
@@ -29,6 +34,24 @@ struct ExportOptions {
 };
 
 int RunExport(const ExportOptions& options);
+
+// What an export wrote, for the summary line and the tests.
+struct ExportSummary {
+  ExportCounts counts;
+  ExportClock clock;
+  uint64_t ftrace_malformed = 0;  // other ftrace events skipped
+  uint64_t ftrace_fields_cut = 0;
+};
+
+// Every pass of an export of `input` into `sink`, which the caller then
+// finishes: its other ftrace events and trace clock; with the host's nvme
+// events, the command join; the hmb events (export_model.h). `dicts`
+// holds the capture's dictionaries (CollectDictionaries()).
+bool ExportCapture(const std::string& input,
+                   DictionaryStore* dicts,
+                   ExportSink* sink,
+                   ExportSummary* summary,
+                   std::string* error);
 
 }  // namespace hmbtrace
 

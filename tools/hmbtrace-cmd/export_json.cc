@@ -9,6 +9,12 @@ namespace hmbtrace {
 
 namespace {
 constexpr size_t kFlushAt = 1u << 16;
+
+std::string Hex64(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
 }  // namespace
 
 JsonTraceWriter::JsonTraceWriter(std::FILE* out) : out_(out) {
@@ -138,6 +144,10 @@ void JsonTraceWriter::Event(const ExportEvent& e) {
   }
   Put(",\"ts\":");
   PutTs(e.ts);
+  for (uint64_t id : e.flow_ids)
+    Put(",\"bind_id\":\"0x" + Hex64(id) + "\",\"flow_out\":true");
+  for (uint64_t id : e.terminating_flow_ids)
+    Put(",\"bind_id\":\"0x" + Hex64(id) + "\",\"flow_in\":true");
   Put(",\"args\":{");
   bool first = true;
   if (e.type == ExportEvent::Type::kCounter) {
@@ -173,9 +183,11 @@ void JsonTraceWriter::Event(const ExportEvent& e) {
 }
 
 bool JsonTraceWriter::Finish(std::string* error) {
-  Put(
-      "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"hmbtrace-cmd export\","
-      "\"clock\":\"host trace clock, us; firmware records at their converted time\"}}\n");
+  Put("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"hmbtrace-cmd export\",");
+  Put("\"clock\":");
+  PutString("host trace clock" + (trace_clock_.empty() ? "" : " \"" + trace_clock_ + "\"") +
+            ", us; firmware records at their converted time");
+  Put("}}\n");
   Flush();
   if (failed_ || std::ferror(out_)) {
     *error = std::string("writing the trace failed: ") + std::strerror(errno ? errno : EIO);

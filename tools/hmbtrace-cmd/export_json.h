@@ -7,7 +7,9 @@
 // tracks a thread (named as the track: "core K", "state"), counters "C"
 // events named as their track; the trace_marker track is the thread
 // "markers" of the process "trace_marker". Slices are "B"/"E" pairs,
-// instants "i" (thread scope). Timestamps are µs with ns decimals.
+// instants "i" (thread scope). Timestamps are µs with ns decimals. A flow
+// (host command -> firmware fetch) is the event's "bind_id" with
+// "flow_out" at its start and "flow_in" at its end (trace-event flow v2).
 
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_JSON_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_JSON_H_
@@ -28,6 +30,8 @@ class JsonTraceWriter : public ExportSink {
 
   void Track(const ExportTrack& track) override;
   void Event(const ExportEvent& event) override;
+  // Named in otherData.clock; ftrace events have no place in this format.
+  void Clock(const ExportClock& clock) override { trace_clock_ = clock.trace_clock; }
   bool Finish(std::string* error) override;
 
  private:
@@ -52,6 +56,7 @@ class JsonTraceWriter : public ExportSink {
   std::unordered_map<int, int> next_tid_;  // per pid
   uint64_t last_track_ = 0;                // the last event's track
   const Where* last_where_ = nullptr;
+  std::string trace_clock_;
   bool first_ = true;
   bool failed_ = false;
 };

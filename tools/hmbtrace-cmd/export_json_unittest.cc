@@ -6,11 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <string>
 #include <vector>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "export.h"
 #include "fixture_testutil.h"
 
 namespace hmbtrace {
@@ -126,6 +127,81 @@ TEST(ExportJson, RecordsAreAtTheirConvertedTimeWithTheirBound) {
   EXPECT_EQ(by_fw_ts.at(9100105006u)["args"]["fw_time_stale_fit"], true);
 }
 
+// Every pass, as `hmbtrace-cmd export --format json` runs them.
+nlohmann::json ExportAll(const std::string& path) {
+  DictionaryStore dicts;
+  std::string error;
+  EXPECT_TRUE(CollectDictionaries(path, &dicts, &error)) << error;
+  char* data = nullptr;
+  size_t size = 0;
+  std::FILE* f = open_memstream(&data, &size);
+  JsonTraceWriter writer(f);
+  ExportSummary summary;
+  EXPECT_TRUE(ExportCapture(path, &dicts, &writer, &summary, &error)) << error;
+  EXPECT_TRUE(writer.Finish(&error)) << error;
+  std::fclose(f);
+  const std::string text(data, size);
+  std::free(data);
+  return nlohmann::json::parse(text);
+}
+
+TEST(ExportJson, HostCommandsAreSlicesOnTheirQueuesThreadsWithFlowsToTheFetch) {
+  const nlohmann::json doc = ExportAll(CmdJoinFixturePath());
+  auto threads = Threads(doc);
+  int nvme_pid = -1;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == "nvme0")
+      nvme_pid = e["pid"];
+  ASSERT_GE(nvme_pid, 0);
+  std::map<std::string, int> out, in;  // bind_id -> count
+  std::map<std::string, std::string> out_cid, in_cid;
+  int host_begins = 0, host_instants = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "M")
+      continue;
+    const bool host = e["pid"] == nvme_pid;
+    if (host) {
+      EXPECT_EQ(threads[e["pid"]][e["tid"]].rfind("qid ", 0), 0u);
+      host_begins += e["ph"] == "B";
+      host_instants += e["ph"] == "i";
+    }
+    if (!e.contains("bind_id"))
+      continue;
+    const std::string id = e["bind_id"];
+    const std::string cid = e["args"]["cid"].dump();
+    if (e.value("flow_out", false)) {
+      EXPECT_TRUE(host);
+      out[id]++;
+      out_cid[id] = cid;
+    }
+    if (e.value("flow_in", false)) {
+      EXPECT_FALSE(host);
+      EXPECT_EQ(e["name"], "cmd_fetch");
+      in[id]++;
+      in_cid[id] = cid;
+    }
+  }
+  EXPECT_EQ(host_begins, 23);   // completed commands
+  EXPECT_EQ(host_instants, 1);  // the one without nvme_complete_rq
+  EXPECT_EQ(out.size(), 22u);
+  EXPECT_EQ(in.size(), 22u);
+  for (const auto& [id, n] : out) {
+    EXPECT_EQ(n, 1) << id;
+    EXPECT_EQ(in[id], 1) << id;
+    EXPECT_EQ(in_cid[id], out_cid[id]) << id;
+  }
+}
+
+TEST(ExportJson, NamesTheCapturesTraceClock) {
+  EXPECT_NE(ExportAll(CmdJoinFixturePath())["otherData"]["clock"].get<std::string>().find(
+                "\"local\""),
+            std::string::npos);
+  EXPECT_NE(ExportAll(CmdJoinBootFixturePath())["otherData"]["clock"].get<std::string>().find(
+                "\"boot\""),
+            std::string::npos);
+}
+
+}  // namespace
 TEST(ExportJson, StringsNumbersAndTimesSurviveAJsonParser) {
   char* data = nullptr;
   size_t size = 0;
@@ -181,5 +257,4 @@ TEST(ExportJson, StringsNumbersAndTimesSurviveAJsonParser) {
   EXPECT_NE(raw.find("\"ts\":1.005"), std::string::npos);
 }
 
-}  // namespace
 }  // namespace hmbtrace

@@ -3,7 +3,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
+#include <functional>
+#include <queue>
+#include <tuple>
 
+#include "cmd_capture.h"
 #include "format.h"
 
 namespace hmbtrace {
@@ -107,6 +112,40 @@ void RecordArgs(const CaptureEvent& ev,
   }
 }
 
+// Admin commands (queue 0) have their own opcodes (NVMe base spec, Figure
+// "Opcodes for Admin Commands").
+std::string AdminOpcodeName(uint8_t opcode) {
+  switch (opcode) {
+    case 0x00:
+      return "delete_io_sq";
+    case 0x01:
+      return "create_io_sq";
+    case 0x02:
+      return "get_log_page";
+    case 0x04:
+      return "delete_io_cq";
+    case 0x05:
+      return "create_io_cq";
+    case 0x06:
+      return "identify";
+    case 0x08:
+      return "abort";
+    case 0x09:
+      return "set_features";
+    case 0x0a:
+      return "get_features";
+    case 0x0c:
+      return "async_event_request";
+    case 0x18:
+      return "keep_alive";
+    default:
+      break;
+  }
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "admin opc 0x%02x", opcode);
+  return buf;
+}
+
 }  // namespace
 
 std::string CounterUnit(std::string_view name) {
@@ -126,8 +165,9 @@ std::string CounterUnit(std::string_view name) {
   return "";
 }
 
-uint64_t ExportModel::NewTrack(ExportTrack t) {
+uint64_t ExportModel::NewTrack(ExportTrack t, std::string description) {
   t.uuid = next_uuid_++;
+  t.description = std::move(description);
   sink_->Track(t);
   return t.uuid;
 }
@@ -160,7 +200,8 @@ ExportModel::Device& ExportModel::DeviceFor(uint16_t dev) {
         info != dicts_->devices().end() && !info->second.name.empty())
       name += " (" + info->second.name + ")";
     d.pid = next_pid_++;
-    d.group = NewTrack({ExportTrack::Kind::kGroup, 0, 0, name, dev, "", d.pid});
+    d.group =
+        NewTrack({ExportTrack::Kind::kGroup, 0, 0, name, dev, "", d.pid}, GroupDescription());
     d.state = NewTrack({ExportTrack::Kind::kSlices, 0, d.group, "state", -2, "", d.pid});
     d.lost = NewTrack({ExportTrack::Kind::kCounter, 0, d.group, "lost records", -1, "count", d.pid});
   }
@@ -174,9 +215,12 @@ ExportModel::Core& ExportModel::CoreFor(uint16_t dev, uint16_t core, int cpu, ui
     c.dev = dev;
     c.core = core;
     const Device& d = DeviceFor(dev);
+    c.group = d.group;
+    c.pid = d.pid;
+    c.track_name = "core " + std::to_string(core);
+    c.rank = core * 1000;
     c.lanes.push_back(
-        {NewTrack({ExportTrack::Kind::kSlices, 0, d.group, "core " + std::to_string(core),
-                   core * 1000, "", d.pid}),
+        {NewTrack({ExportTrack::Kind::kSlices, 0, c.group, c.track_name, c.rank, "", c.pid}),
          false, 0});
   }
   const uint32_t gen = dicts_->GenerationFor(dev, cpu);
@@ -211,15 +255,13 @@ size_t ExportModel::FreeLane(Core& c, uint64_t from, bool strictly_after) {
       }
       Lane& l = c.lanes[oldest];
       c.open.erase(l.key);
-      EndUnfinished(l, from, "end not seen before 1024 later spans of its core");
+      EndUnfinished(l, from, "end not seen before 1024 later spans of its track");
       counts_.evicted++;
       return oldest;
     }
-    const Device& d = devices_.at(c.dev);
-    c.lanes.push_back(
-        {NewTrack({ExportTrack::Kind::kSlices, 0, d.group, "core " + std::to_string(c.core),
-                   c.core * 1000 + static_cast<int>(lane), "", d.pid}),
-         false, 0});
+    c.lanes.push_back({NewTrack({ExportTrack::Kind::kSlices, 0, c.group, c.track_name,
+                                 c.rank + static_cast<int>(lane), "", c.pid}),
+                       false, 0});
   }
   return lane;
 }
@@ -350,6 +392,7 @@ void ExportModel::AddRecord(const CaptureEvent& ev) {
     main.last = e.ts;
     e.name = name;
     RecordArgs(ev, desc, fw_time, &e.args);
+    AddFlow(e, ev.dev, ev.core, gen, ev.seq);
     Emit(e);
   };
 
@@ -392,6 +435,7 @@ void ExportModel::AddRecord(const CaptureEvent& ev) {
       e.ts = ts;  // FreeLane may have used the scratch event
       e.name = name;
       RecordArgs(ev, desc, fw_time, &e.args);
+      AddFlow(e, ev.dev, ev.core, gen, ev.seq);
       Emit(e);
       counts_.slices++;
       return;
@@ -429,6 +473,7 @@ void ExportModel::AddRecord(const CaptureEvent& ev) {
       e.track = l.uuid;
       e.ts = start;
       e.name = name;
+      AddFlow(e, ev.dev, ev.core, gen, ev.seq);
       Emit(e);
       // The record itself is the end: its fields, at its time.
       e.type = ExportEvent::Type::kEnd;
@@ -445,7 +490,149 @@ void ExportModel::AddRecord(const CaptureEvent& ev) {
   emit_instant();
 }
 
+void ExportModel::AddFlow(ExportEvent& e,
+                          uint16_t dev,
+                          uint16_t core,
+                          uint32_t gen,
+                          uint64_t seq) {
+  if (!join_)
+    return;
+  const FwFlowEnd* end = join_->FlowAt(dev, core, gen, seq);
+  if (!end)
+    return;
+  // A flow starts at the first event (by time) that names it.
+  if (e.ts >= end->host_setup_ns)
+    e.terminating_flow_ids.push_back(end->flow);
+  else
+    e.flow_ids.push_back(end->flow);
+}
+
+std::string ExportModel::GroupDescription() const {
+  if (clock_.trace_clock.empty())
+    return "Timestamps: the capture's trace clock (the file does not name it), written as "
+           "BOOTTIME: they line up within this file only.";
+  if (clock_.boottime())
+    return "Timestamps: the capture's trace clock \"boot\" (CLOCK_BOOTTIME).";
+  return "Timestamps: the capture's trace clock \"" + clock_.trace_clock +
+         "\", written as BOOTTIME: they line up within this file only.";
+}
+
+void ExportModel::SetClock(const ExportClock& clock) {
+  clock_ = clock;
+  sink_->Clock(clock_);
+}
+
+void ExportModel::AddFtrace(const ExportFtraceEvent& ev) {
+  counts_.ftrace_events++;
+  last_ts_ = std::max(last_ts_, ev.ts);
+  sink_->Ftrace(ev);
+}
+
+ExportModel::Core& ExportModel::QueueFor(uint32_t ctrl, uint16_t qid) {
+  auto [it, added] = queues_.try_emplace({ctrl, qid});
+  Core& q = it->second;
+  if (added) {
+    auto [cit, new_ctrl] = controllers_.try_emplace(ctrl);
+    if (new_ctrl) {
+      cit->second.second = next_pid_++;
+      cit->second.first =
+          NewTrack({ExportTrack::Kind::kGroup, 0, 0, "nvme" + std::to_string(ctrl),
+                    (1 << 16) + static_cast<int>(std::min<uint32_t>(ctrl, 1 << 14)), "",
+                    cit->second.second},
+                   GroupDescription());
+    }
+    q.group = cit->second.first;
+    q.pid = cit->second.second;
+    q.core = qid;
+    q.track_name = "qid " + std::to_string(qid);
+    q.rank = qid * 1000;  // the admin queue (0) first
+    q.lanes.push_back(
+        {NewTrack({ExportTrack::Kind::kSlices, 0, q.group, q.track_name, q.rank, "", q.pid}),
+         false, 0});
+  }
+  return q;
+}
+
+void ExportModel::AddHostCommands() {
+  if (!join_)
+    return;
+  // Slices begin in setup order; their ends wait here until no later
+  // begin comes before them, so that every track's times go forward.
+  struct PendingEnd {
+    uint64_t ts;
+    size_t command;
+    Core* queue;
+    size_t lane;
+    bool operator>(const PendingEnd& o) const {
+      return std::tie(ts, command) > std::tie(o.ts, o.command);
+    }
+  };
+  std::priority_queue<PendingEnd, std::vector<PendingEnd>, std::greater<>> ends;
+  auto end_until = [&](uint64_t until, bool all) {
+    while (!ends.empty() && (all || ends.top().ts <= until)) {
+      const PendingEnd p = ends.top();
+      ends.pop();
+      Lane& lane = p.queue->lanes[p.lane];
+      const SpanKey key{0, p.command, p.queue->core};
+      if (!lane.open || lane.key != key)
+        continue;  // evicted (no lane was free): already ended unfinished
+      ExportEvent& e = scratch_;
+      e.type = ExportEvent::Type::kEnd;
+      e.track = lane.uuid;
+      e.ts = std::max(p.ts, lane.last);
+      e.name = {};
+      Emit(e);
+      lane = Lane{lane.uuid, false, e.ts};
+      p.queue->open.erase(key);
+    }
+  };
+  const std::vector<ExportHostCommand>& commands = join_->commands;
+  for (size_t i = 0; i < commands.size(); i++) {
+    const ExportHostCommand& h = commands[i];
+    end_until(h.setup_ns, false);
+    Core& q = QueueFor(h.ctrl, h.qid);
+    const std::string name = h.qid == 0 ? AdminOpcodeName(h.opcode) : NvmeOpcodeName(h.opcode);
+    size_t lane = 0;
+    if (h.completed) {
+      lane = FreeLane(q, h.setup_ns, true);
+      q.lanes[lane].open = true;
+      q.lanes[lane].key = {0, i, h.qid};
+      q.open[{0, i, h.qid}] = {lane, name, h.setup_ns};
+      ends.push({h.complete_ns, i, &q, lane});
+    } else {
+      counts_.host_incomplete++;
+    }
+    Lane& l = q.lanes[lane];
+    ExportEvent& e = scratch_;
+    e.type = h.completed ? ExportEvent::Type::kBegin : ExportEvent::Type::kInstant;
+    e.track = l.uuid;
+    e.ts = std::max(h.setup_ns, l.last);
+    l.last = e.ts;
+    e.name = name;
+    e.args.push_back(Uint("cid", h.cid));
+    e.args.push_back(Uint("nsid", h.nsid));
+    e.args.push_back(Uint("opcode", h.opcode));
+    if (h.completed)
+      e.args.push_back(Uint("status", h.status));
+    else
+      e.args.push_back(View("completion", HostUnmatchedName(HostUnmatched::kNotCompleted)));
+    e.args.push_back(View("fw_fetch", h.flow ? std::string_view("joined")
+                                             : HostUnmatchedName(h.why_no_fetch)));
+    e.args.push_back(View("fw_complete", h.why_no_complete == HostUnmatched::kNone
+                                             ? std::string_view("joined")
+                                             : HostUnmatchedName(h.why_no_complete)));
+    if (h.flow) {
+      e.flow_ids.push_back(h.flow);
+      counts_.flows++;
+    }
+    Emit(e);
+    counts_.host_commands++;
+  }
+  end_until(0, true);
+}
+
 void ExportModel::Finish() {
+  AddHostCommands();
   for (auto& [key, core] : cores_) {
     for (auto& [span, open] : core.open)
       EndUnfinished(core.lanes[open.lane], last_ts_, "capture ended");

@@ -16,7 +16,12 @@
 //     "lost records" counter (cumulative, per device) and a counter track
 //     per core and COUNTER event ("core K thermal", unit from the field
 //     name's suffix);
-//   - a root track "trace_marker" for the lines written there.
+//   - a root track "trace_marker" for the lines written there;
+//   - with the host's nvme events (a capture of `hmbtrace-cmd record`), a
+//     group per NVMe controller ("nvme0") and under it a track per queue
+//     ("qid N", the admin queue 0 first), with as many more same-named
+//     tracks as the queue has commands in flight (the lanes of the core
+//     tracks, the same mechanism).
 // Slices: BEGIN/END pairs of one core (the dictionary's pairing key and
 // qid), and records with a latency field and no pair, from ts - latency to
 // ts. A record's time is its firmware time converted by the capture's
@@ -24,9 +29,20 @@
 // before the previous record of its core; every track's events come in
 // non-decreasing time. Other events are at their ftrace time.
 //
-// Flows from host commands to firmware work need the host<->firmware join
-// (issue 11): ExportEvent carries flow ids so that a join can set them;
-// nothing sets them yet.
+// Host commands: one slice per command from nvme_setup_cmd to
+// nvme_complete_rq, named after its opcode ("read", "write", ...), its
+// cid, nsid, opcode, status and the join's verdict as arguments; a command
+// with no completion in the capture is an instant at its setup. For each
+// command whose fetch the join (export_join.h) placed, one flow: from the
+// host slice (flow_ids) to the firmware record that fetched it
+// (terminating_flow_ids; flow_ids if the record's converted time is before
+// the setup, as a clock fit's bound allows, so that the flow still starts
+// at the earlier end). No flow for a command the join did not place.
+//
+// Other ftrace events (markers, nvme, sched, ...) go to the sink as they
+// are (ExportFtraceEvent) for the protobuf's ftrace event bundles; markers
+// are also instants on the trace_marker track, where a reader finds them
+// by name.
 
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_MODEL_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_MODEL_H_
@@ -42,6 +58,7 @@
 #include "capture.h"
 #include "clock_set.h"
 #include "dictionaries.h"
+#include "export_join.h"
 
 namespace hmbtrace {
 
@@ -54,6 +71,7 @@ struct ExportTrack {
   int rank = 0;       // order among siblings
   std::string unit;   // counters: "count", "ns", "bytes", or a free name ("°C")
   int pid = 0;        // for JSON: the process of a group and of its children
+  std::string description = {};  // shown by the viewer (TrackDescriptor.description)
 };
 
 struct ExportArg {
@@ -83,6 +101,37 @@ struct ExportEvent {
   std::vector<uint64_t> terminating_flow_ids;  // (issue 11); empty today
 };
 
+// A non-hmb ftrace event of the capture (ftrace_events_c.h); views are
+// valid during the call.
+struct ExportFtraceField {
+  enum class Kind { kUint, kInt, kString };
+  std::string_view name;
+  Kind kind = Kind::kUint;
+  uint64_t u = 0;
+  int64_t i = 0;
+  std::string_view s;
+};
+struct ExportFtraceEvent {
+  uint64_t ts = 0;  // the buffer's trace clock, ns
+  uint32_t cpu = 0;
+  uint32_t pid = 0;
+  std::string_view system;
+  std::string_view name;
+  bool print = false;  // ftrace:print (trace_marker): ip and buf
+  uint64_t ip = 0;
+  std::string_view buf;
+  std::vector<ExportFtraceField> fields;  // the others
+};
+
+// The clock the file's timestamps are on: the capture's trace clock
+// ("boot", "mono", "local", "global", ...; "" if the file does not say).
+struct ExportClock {
+  std::string trace_clock;
+  std::string top_clock;  // the top buffer's, if it differs
+  uint64_t ts = 0;        // a timestamp of the capture, for a snapshot
+  bool boottime() const { return trace_clock == "boot"; }
+};
+
 // Where ExportModel's stream goes. A track is announced before its first
 // event. Errors are sticky: Finish() reports them.
 class ExportSink {
@@ -90,6 +139,9 @@ class ExportSink {
   virtual ~ExportSink() = default;
   virtual void Track(const ExportTrack& track) = 0;
   virtual void Event(const ExportEvent& event) = 0;
+  // Formats without a place for them ignore these two.
+  virtual void Ftrace(const ExportFtraceEvent& /*event*/) {}
+  virtual void Clock(const ExportClock& /*clock*/) {}
   // Returns false with `error` set if anything could not be written.
   virtual bool Finish(std::string* error) = 0;
 };
@@ -107,6 +159,10 @@ struct ExportCounts {
   uint64_t unfinished = 0;  // spans ended at a reset or the end of the capture
   uint64_t too_many_spans = 0;  // latency slices shown as instants: no lane free
   uint64_t evicted = 0;         // spans ended unfinished to free a lane
+  uint64_t host_commands = 0;   // nvme commands shown (slices and instants)
+  uint64_t host_incomplete = 0;  // of them, no completion in the capture: instants
+  uint64_t flows = 0;           // host command -> firmware fetch
+  uint64_t ftrace_events = 0;   // other ftrace events, to the bundles
 };
 
 // Span tracks per core at most. Begins whose end never comes (lost, or a
@@ -120,8 +176,17 @@ class ExportModel {
   // `dicts` must already hold the capture's dictionaries (a first pass).
   ExportModel(DictionaryStore* dicts, ExportSink* sink) : dicts_(dicts), sink_(sink) {}
 
+  // The host commands and their flows; must outlive the model. Before Add().
+  void SetJoin(const ExportJoin* join) { join_ = join; }
+  // The capture's clock: named in the file (ClockSnapshot or a description
+  // on each group) before any track.
+  void SetClock(const ExportClock& clock);
+
   void Add(const CaptureEvent& ev);
-  // Ends the spans still open at the last timestamp.
+  // A non-hmb ftrace event, to the sink as it is (counted).
+  void AddFtrace(const ExportFtraceEvent& ev);
+  // Writes the host commands, ends the spans still open at the last
+  // timestamp.
   void Finish();
 
   const ExportCounts& counts() const { return counts_; }
@@ -139,9 +204,14 @@ class ExportModel {
     std::string name;
     uint64_t opened = 0;
   };
+  // A firmware core, or a host queue: a main track and its lanes.
   struct Core {
     uint16_t dev = 0;
     uint16_t core = 0;
+    uint64_t group = 0;      // parent of its tracks
+    int pid = 0;
+    std::string track_name;  // "core K", "qid N"
+    int rank = 0;            // of its main track; lane L: rank + L
     uint32_t gen = 0;
     bool seen = false;  // any record or loss placed yet
     uint64_t last_at = 0;
@@ -161,9 +231,14 @@ class ExportModel {
   void AddLost(const CaptureEvent& ev);
   void AddState(const CaptureEvent& ev);
   void AddMarker(const CaptureEvent& ev);
+  void AddHostCommands();
+  Core& QueueFor(uint32_t ctrl, uint16_t qid);
+  // The flow ids of the firmware record (dev, core, gen, seq) onto `e`.
+  void AddFlow(ExportEvent& e, uint16_t dev, uint16_t core, uint32_t gen, uint64_t seq);
+  std::string GroupDescription() const;
   Device& DeviceFor(uint16_t dev);
   Core& CoreFor(uint16_t dev, uint16_t core, int cpu, uint64_t ts);
-  uint64_t NewTrack(ExportTrack t);
+  uint64_t NewTrack(ExportTrack t, std::string description = {});
   // A lane of `c` free since before `from` (a new one if none is). With
   // kMaxLanes in use: for a begin (strictly_after), the lane of the span
   // open longest, ended at `from`; for a latency slice 0 (none).
@@ -178,6 +253,10 @@ class ExportModel {
   ClockSet clocks_;  // in stream order
   std::map<uint16_t, Device> devices_;
   std::map<std::pair<uint16_t, uint16_t>, Core> cores_;
+  const ExportJoin* join_ = nullptr;
+  ExportClock clock_;
+  std::map<uint32_t, std::pair<uint64_t, int>> controllers_;  // ctrl -> (group, pid)
+  std::map<std::pair<uint32_t, uint16_t>, Core> queues_;      // (ctrl, qid)
   uint64_t markers_track_ = 0;
   uint64_t next_uuid_ = 1;
   int next_pid_ = 1;

@@ -18,8 +18,15 @@
 // window (older than an event already written) is written with its
 // absolute time on kBaseClock (timestamp_clock_id set on that packet),
 // which leaves the incremental clock alone. Timestamps are the capture's
-// trace clock in ns, written as kBaseClock = BOOTTIME (record with
-// `trace-cmd record -C boot` to line up with other Perfetto traces).
+// trace clock in ns, written as kBaseClock = BOOTTIME (the track groups'
+// descriptions name the capture's clock when it is another:
+// export_model.h).
+//
+// The capture's other ftrace events (markers, nvme, sched, ...) are written
+// as ftrace event bundles, one per CPU and up to kBundleEvents events:
+// trace_marker lines as `print`, the rest as generic events with their
+// fields; their FtraceEvent timestamps are absolute. A ClockSnapshot names
+// BOOTTIME when the capture was recorded on the "boot" clock.
 //
 // Event names, argument names and the values of enum-like arguments are
 // interned on the sequence, each defined in the first packet written
@@ -40,6 +47,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -67,7 +75,17 @@ class ProtoTraceWriter : public ExportSink {
 
   void Track(const ExportTrack& track) override;
   void Event(const ExportEvent& event) override;
+  // Gathered per CPU into FtraceEventBundles of up to kBundleEvents.
+  void Ftrace(const ExportFtraceEvent& event) override;
+  // "boot": a ClockSnapshot naming BOOTTIME as the trace's clock.
+  void Clock(const ExportClock& clock) override;
   bool Finish(std::string* error) override;
+
+  static constexpr size_t kBundleEvents = 512;
+  // Perfetto rejects a bundle of a CPU >= 1024 (trace corruption): such
+  // events are counted here and not written.
+  static constexpr uint32_t kMaxCpus = 1024;
+  uint64_t ftrace_dropped() const { return ftrace_dropped_; }
 
   uint64_t bytes() const { return bytes_; }
   uint64_t packets() const { return packets_; }
@@ -127,6 +145,11 @@ class ProtoTraceWriter : public ExportSink {
   void FlushIfFull();
   void FlushOut();
   void FlushCompressed();
+  struct Bundle {
+    proto_wire::Buffer events_bytes;  // FtraceEvent fields (2), encoded
+    size_t events = 0;
+  };
+  void FlushBundle(uint32_t cpu, Bundle* bundle);
 
   std::FILE* out_;
   bool compress_;
@@ -144,6 +167,10 @@ class ProtoTraceWriter : public ExportSink {
   uint64_t newest_ = 0;  // the latest time given to Event()
   uint64_t clock_ = 0;   // the incremental clock's value (last time written on it)
   bool started_ = false;
+  std::map<uint32_t, Bundle> bundles_;  // per CPU
+  proto_wire::Buffer bundle_packet_;    // reused
+  std::string text_scratch_;            // reused
+  uint64_t ftrace_dropped_ = 0;
   bool failed_ = false;
   uint64_t bytes_ = 0;
   uint64_t packets_ = 0;

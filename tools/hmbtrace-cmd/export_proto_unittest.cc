@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <zlib.h>
@@ -17,6 +18,7 @@
 #include "count_records_testutil.h"
 #include "export.h"
 #include "fixture_testutil.h"
+#include "nvme_host_c.h"
 #include "stat.h"
 
 namespace hmbtrace {
@@ -678,4 +680,350 @@ TEST(ExportProto, FormatComesFromTheOptionOrTheExtension) {
 }
 
 }  // namespace
+// --- The whole story: host commands, flows, other ftrace events, clock ---
+
+// What the export writes of a capture, through every pass (ExportCapture).
+pp::Trace ExportAll(const std::string& path, ExportSummary* summary = nullptr) {
+  DictionaryStore dicts;
+  std::string error;
+  EXPECT_TRUE(CollectDictionaries(path, &dicts, &error)) << error;
+  MemoryFile file;
+  ProtoTraceWriter writer(file.get());
+  ExportSummary s;
+  EXPECT_TRUE(ExportCapture(path, &dicts, &writer, &s, &error)) << error;
+  EXPECT_TRUE(writer.Finish(&error)) << error;
+  if (summary)
+    *summary = s;
+  return Parse(file.Close());
+}
+
+// The host's commands as the nvme driver's events say, read on their own
+// (nvme_host_c.h), in setup order: the truth the export is checked against.
+struct HostTruth {
+  uint16_t qid = 0, cid = 0;
+  uint64_t setup = 0;
+  std::optional<uint64_t> complete;
+};
+std::vector<HostTruth> ReadHostTruth(const std::string& path, uint64_t* events = nullptr) {
+  struct Walk {
+    std::vector<HostTruth> out;
+    std::map<std::pair<uint16_t, uint16_t>, size_t> open;
+    uint64_t events = 0;
+  } w;
+  uint64_t malformed = 0;
+  char err[256] = "";
+  EXPECT_EQ(hmb_nvme_host_read(
+                path.c_str(),
+                [](const hmb_nvme_host_event* ev, void* data) {
+                  Walk* w = static_cast<Walk*>(data);
+                  w->events++;
+                  if (ev->kind == HMB_NVME_SETUP) {
+                    w->out.push_back({ev->qid, ev->cid, ev->ts, std::nullopt});
+                    w->open[{ev->qid, ev->cid}] = w->out.size() - 1;
+                  } else if (auto it = w->open.find({ev->qid, ev->cid}); it != w->open.end()) {
+                    w->out[it->second].complete = ev->ts;
+                    w->open.erase(it);
+                  }
+                  return 0;
+                },
+                &w, &malformed, err, sizeof(err)),
+            0)
+      << err;
+  EXPECT_EQ(malformed, 0u);
+  if (events)
+    *events = w.events;
+  return w.out;
+}
+
+// A host command as the export shows it on its queue's track.
+struct HostSlice {
+  std::string group, track;
+  uint64_t begin = 0;
+  std::optional<uint64_t> end;  // none: an instant
+  uint64_t cid = 0;
+  std::string fw_fetch;
+  std::vector<uint64_t> flows;
+};
+std::vector<HostSlice> HostSlices(const pp::Trace& trace, const Decoded& d) {
+  std::vector<HostSlice> out;
+  std::map<uint64_t, size_t> open;  // track -> its open slice
+  for (const pp::TracePacket& p : trace.packet()) {
+    if (!p.has_track_event())
+      continue;
+    const pp::TrackEvent& e = p.track_event();
+    const pp::TrackDescriptor& t = d.tracks.at(e.track_uuid());
+    if (t.name().rfind("qid ", 0) != 0)
+      continue;
+    if (e.type() == pp::TrackEvent::TYPE_SLICE_END) {
+      auto it = open.find(e.track_uuid());
+      if (it == open.end()) {
+        ADD_FAILURE() << "end without begin on " << t.name();
+        continue;
+      }
+      out[it->second].end = p.timestamp();
+      open.erase(it);
+      continue;
+    }
+    HostSlice s;
+    s.group = d.tracks.at(t.parent_uuid()).name();
+    s.track = t.name();
+    s.begin = p.timestamp();
+    if (const pp::DebugAnnotation* a = FindArg(d, e, "cid"))
+      s.cid = a->uint_value();
+    if (const pp::DebugAnnotation* a = FindArg(d, e, "fw_fetch"))
+      s.fw_fetch = d.arg_values.at(a->string_value_iid());
+    s.flows.assign(e.flow_ids().begin(), e.flow_ids().end());
+    if (e.type() == pp::TrackEvent::TYPE_SLICE_BEGIN) {
+      EXPECT_FALSE(open.count(e.track_uuid())) << "overlapping slices on " << t.name();
+      open[e.track_uuid()] = out.size();
+    }
+    out.push_back(s);
+  }
+  EXPECT_TRUE(open.empty());
+  return out;
+}
+
+TEST(ExportProto, EveryHostCommandIsASliceOnItsQueuesTrack) {
+  ExportSummary summary;
+  const pp::Trace trace = ExportAll(CmdJoinFixturePath(), &summary);
+  const Decoded d = Decode(trace);
+  EXPECT_TRUE(d.problems.empty()) << d.problems.front();
+  const std::vector<HostTruth> truth = ReadHostTruth(CmdJoinFixturePath());
+  const std::vector<HostSlice> slices = HostSlices(trace, d);
+  ASSERT_EQ(truth.size(), 24u);
+  ASSERT_EQ(slices.size(), truth.size());
+  EXPECT_EQ(summary.counts.host_commands, 24u);
+  EXPECT_EQ(summary.counts.host_incomplete, 1u);
+  // Each command once, on "qid N" of "nvme0", from its setup to its
+  // completion (an instant at its setup without one).
+  std::multiset<std::tuple<std::string, uint64_t, uint64_t, uint64_t>> want, got;
+  for (const HostTruth& h : truth)
+    want.insert({"qid " + std::to_string(h.qid), h.cid, h.setup, h.complete.value_or(0)});
+  for (const HostSlice& s : slices) {
+    EXPECT_EQ(s.group, "nvme0");
+    got.insert({s.track, s.cid, s.begin, s.end.value_or(0)});
+  }
+  EXPECT_EQ(got, want);
+  // Commands overlap on a queue (depth > 1): the queue needs more than one
+  // same-named track, and each of them still nests (checked above).
+  std::map<std::string, int> tracks_per_queue;
+  for (const auto& [uuid, t] : d.tracks)
+    if (t.name().rfind("qid ", 0) == 0)
+      tracks_per_queue[t.name()]++;
+  EXPECT_EQ(tracks_per_queue.size(), 4u);
+  EXPECT_GT(tracks_per_queue["qid 1"], 2);
+}
+
+TEST(ExportProto, EachJoinedCommandHasOneFlowToTheFetchThatServedIt) {
+  ExportSummary summary;
+  const pp::Trace trace = ExportAll(CmdJoinFixturePath(), &summary);
+  const Decoded d = Decode(trace);
+  // Every event that names a flow id, by id.
+  struct End {
+    std::string track, name;
+    uint64_t qid = 0, cid = 0;
+    bool terminating = false;
+  };
+  std::map<uint64_t, std::vector<End>> ends;
+  for (const pp::TracePacket& p : trace.packet()) {
+    if (!p.has_track_event())
+      continue;
+    const pp::TrackEvent& e = p.track_event();
+    End end;
+    end.track = d.tracks.at(e.track_uuid()).name();
+    end.name = EventName(d, e);
+    if (const pp::DebugAnnotation* a = FindArg(d, e, "qid"))
+      end.qid = a->uint_value();
+    if (const pp::DebugAnnotation* a = FindArg(d, e, "cid"))
+      end.cid = a->uint_value();
+    for (uint64_t id : e.flow_ids())
+      ends[id].push_back(end);
+    end.terminating = true;
+    for (uint64_t id : e.terminating_flow_ids())
+      ends[id].push_back(end);
+  }
+  const std::vector<HostTruth> truth = ReadHostTruth(CmdJoinFixturePath());
+  const std::vector<HostSlice> slices = HostSlices(trace, d);
+  ASSERT_EQ(slices.size(), 24u);
+  uint64_t joined = 0;
+  for (size_t i = 0; i < slices.size(); i++) {
+    const HostSlice& s = slices[i];
+    if (s.fw_fetch != "joined") {
+      EXPECT_TRUE(s.flows.empty()) << "a flow for an unjoined command";
+      continue;
+    }
+    joined++;
+    ASSERT_EQ(s.flows.size(), 1u) << s.track << " cid " << s.cid;
+    const std::vector<End>& e = ends[s.flows[0]];
+    // Both ends: the host slice, and the firmware's cmd_fetch of the same
+    // (qid, cid) on a core's track, where the flow terminates.
+    ASSERT_EQ(e.size(), 2u) << "flow " << s.flows[0];
+    const End& fw = e[0].track.rfind("core ", 0) == 0 ? e[0] : e[1];
+    EXPECT_EQ(fw.name, "cmd_fetch");
+    EXPECT_EQ(fw.track.rfind("core ", 0), 0u);
+    EXPECT_TRUE(fw.terminating);
+    EXPECT_EQ("qid " + std::to_string(fw.qid), s.track);
+    EXPECT_EQ(fw.cid, s.cid);
+  }
+  EXPECT_EQ(joined, 22u);
+  EXPECT_EQ(summary.counts.flows, 22u);
+  EXPECT_EQ(ends.size(), 22u);  // no flow id anywhere else
+}
+
+TEST(ExportProto, AnUnjoinedCommandCarriesWhyAndNoFlow) {
+  const pp::Trace trace = ExportAll(CmdJoinFixturePath());
+  const Decoded d = Decode(trace);
+  const std::vector<HostTruth> truth = ReadHostTruth(CmdJoinFixturePath());
+  const std::vector<HostSlice> slices = HostSlices(trace, d);
+  ASSERT_EQ(truth.size(), 24u);
+  // Commands 5 and 17 (setup order) have no firmware record.
+  for (size_t i : {size_t{5}, size_t{17}}) {
+    auto it = std::find_if(slices.begin(), slices.end(), [&](const HostSlice& s) {
+      return s.begin == truth[i].setup && s.cid == truth[i].cid;
+    });
+    ASSERT_NE(it, slices.end()) << "command " << i;
+    EXPECT_EQ(it->fw_fetch, "no firmware record");
+    EXPECT_TRUE(it->flows.empty());
+  }
+}
+
+TEST(ExportProto, BundlesHoldTheMarkersAndNvmeEventsAtTheirTimestamps) {
+  ExportSummary summary;
+  const pp::Trace trace = ExportAll(CmdJoinFixturePath(), &summary);
+  std::vector<std::tuple<uint64_t, uint32_t, std::string>> prints;
+  std::multiset<std::tuple<std::string, uint64_t, int64_t, uint64_t>> nvme;  // name, ts, qid, cid
+  std::map<uint32_t, uint64_t> last_per_cpu;
+  for (const pp::TracePacket& p : trace.packet()) {
+    if (!p.has_ftrace_events())
+      continue;
+    const pp::FtraceEventBundle& b = p.ftrace_events();
+    ASSERT_TRUE(b.has_cpu());
+    for (const pp::FtraceEvent& e : b.event()) {
+      EXPECT_GE(e.timestamp(), last_per_cpu[b.cpu()]) << "cpu " << b.cpu();
+      last_per_cpu[b.cpu()] = e.timestamp();
+      EXPECT_TRUE(e.has_pid());
+      if (e.has_print()) {
+        prints.emplace_back(e.timestamp(), e.pid(), e.print().buf());
+        continue;
+      }
+      ASSERT_TRUE(e.has_generic());
+      int64_t qid = -1;
+      uint64_t cid = 0;
+      for (const auto& f : e.generic().field()) {
+        if (f.name() == "qid")
+          qid = f.int_value();
+        if (f.name() == "cid")  // u16 in nvme_setup_cmd, int in nvme_complete_rq
+          cid = f.has_int_value() ? static_cast<uint64_t>(f.int_value()) : f.uint_value();
+      }
+      nvme.insert({e.generic().event_name(), e.timestamp(), qid, cid});
+    }
+  }
+  using Print = std::tuple<uint64_t, uint32_t, std::string>;
+  EXPECT_EQ(prints, (std::vector<Print>{{1000002000u, 4242u, "fixture start\n"},
+                                       {1000012000u, 4242u, "fixture mid\n"}}));
+  uint64_t host_events = 0;
+  std::multiset<std::tuple<std::string, uint64_t, int64_t, uint64_t>> want;
+  for (const HostTruth& h : ReadHostTruth(CmdJoinFixturePath(), &host_events)) {
+    want.insert({"nvme_setup_cmd", h.setup, h.qid, h.cid});
+    if (h.complete)
+      want.insert({"nvme_complete_rq", *h.complete, h.qid, h.cid});
+  }
+  EXPECT_EQ(host_events, 47u);
+  EXPECT_EQ(nvme, want);
+  EXPECT_EQ(summary.counts.ftrace_events, 49u);
+  // The markers are also instants on the trace_marker track.
+  EXPECT_EQ(summary.counts.markers, 2u);
+}
+
+TEST(ExportProto, AMarkerOfTheHmbInstanceIsInABundleToo) {
+  const pp::Trace trace = ExportAll(MarkersFixturePath());
+  int found = 0;
+  for (const pp::TracePacket& p : trace.packet())
+    for (const pp::FtraceEvent& e : p.ftrace_events().event())
+      if (e.has_print() && e.print().buf() == "HMBMARK n=39\n") {
+        found++;
+        EXPECT_EQ(p.ftrace_events().cpu(), 0u);
+        EXPECT_EQ((e.timestamp() + 500) / 1000, 11786078u);  // trace-cmd report: 11.786078
+      }
+  EXPECT_EQ(found, 1);
+}
+
+TEST(ExportProto, TheClockSnapshotNamesTheCapturesBootClock) {
+  ExportSummary summary;
+  const pp::Trace trace = ExportAll(CmdJoinBootFixturePath(), &summary);
+  EXPECT_EQ(summary.clock.trace_clock, "boot");
+  // The first packet's snapshot declares the sequence's incremental clock
+  // (tied to BOOTTIME) and names no trace clock; one more names BOOTTIME.
+  int snapshots = 0;
+  for (const pp::TracePacket& p : trace.packet()) {
+    if (!p.has_clock_snapshot() || !p.clock_snapshot().has_primary_trace_clock())
+      continue;
+    snapshots++;
+    EXPECT_EQ(p.clock_snapshot().primary_trace_clock(), pp::BUILTIN_CLOCK_BOOTTIME);
+    ASSERT_EQ(p.clock_snapshot().clocks_size(), 1);
+    EXPECT_EQ(p.clock_snapshot().clocks(0).clock_id(),
+              static_cast<uint32_t>(pp::BUILTIN_CLOCK_BOOTTIME));
+  }
+  EXPECT_EQ(snapshots, 1);
+}
+
+TEST(ExportProto, AnotherTraceClockIsNamedAndNotPassedOffAsBoottime) {
+  ExportSummary summary;
+  const pp::Trace trace = ExportAll(CmdJoinFixturePath(), &summary);
+  EXPECT_EQ(summary.clock.trace_clock, "local");
+  const Decoded d = Decode(trace);
+  int groups = 0;
+  // Only the incremental clock's declaration: no snapshot names a trace
+  // clock (that would claim the capture's times are BOOTTIME).
+  for (const pp::TracePacket& p : trace.packet()) {
+    if (!p.has_clock_snapshot())
+      continue;
+    EXPECT_FALSE(p.clock_snapshot().has_primary_trace_clock()) << "a snapshot would claim BOOTTIME";
+    bool incremental = false;
+    for (const auto& c : p.clock_snapshot().clocks())
+      incremental |= c.clock_id() == kIncrementalClock && c.is_incremental();
+    EXPECT_TRUE(incremental) << "a snapshot other than the incremental clock's";
+  }
+  for (const auto& [uuid, t] : d.tracks) {
+    if (t.has_parent_uuid())
+      continue;
+    if (t.name() == "trace_marker")
+      continue;
+    groups++;
+    EXPECT_NE(t.description().find("trace clock \"local\""), std::string::npos) << t.name();
+    EXPECT_NE(t.description().find("within this file only"), std::string::npos) << t.name();
+  }
+  EXPECT_EQ(groups, 2);  // hmb dev 0, nvme0
+}
+
+TEST(ExportProto, TheCmdJoinExportIsInTimeOrderNestedAndBalancedPerTrack) {
+  const pp::Trace trace = ExportAll(CmdJoinFixturePath());
+  const Decoded d = Decode(trace);
+  EXPECT_TRUE(d.problems.empty()) << d.problems.front();
+  std::map<uint64_t, uint64_t> last;
+  std::map<uint64_t, int> depth;
+  for (const auto& [uuid, t] : d.tracks) {
+    if (t.has_parent_uuid()) {
+      EXPECT_TRUE(d.tracks.count(t.parent_uuid())) << t.name();
+    }
+  }
+  for (const pp::TracePacket& p : trace.packet()) {
+    if (!p.has_track_event())
+      continue;
+    const pp::TrackEvent& e = p.track_event();
+    ASSERT_TRUE(d.tracks.count(e.track_uuid()));
+    EXPECT_GE(p.timestamp(), last[e.track_uuid()]) << d.tracks.at(e.track_uuid()).name();
+    last[e.track_uuid()] = p.timestamp();
+    int& dep = depth[e.track_uuid()];
+    if (e.type() == pp::TrackEvent::TYPE_SLICE_BEGIN) {
+      EXPECT_LE(++dep, 1) << d.tracks.at(e.track_uuid()).name();
+    } else if (e.type() == pp::TrackEvent::TYPE_SLICE_END) {
+      EXPECT_GE(--dep, 0) << d.tracks.at(e.track_uuid()).name();
+    }
+  }
+  for (const auto& [track, dep] : depth) {
+    EXPECT_EQ(dep, 0) << d.tracks.at(track).name();
+  }
+}
+
 }  // namespace hmbtrace

@@ -37,6 +37,20 @@ inline std::string MarkersFixturePath() {
 }
 inline constexpr uint64_t kMarkersFixtureRecordsPerCore[] = {288, 298, 293, 304};
 
+// Synthetic, with the host's nvme events (testdata/make_cmd_join_fixture.py
+// says how): 24 host commands on I/O queues 1..4 of nvme0 served by dev 0's
+// cores 0 and 1, on trace clock "local"; commands 5 and 17 (in setup
+// order) have no firmware record, command 23 no nvme_complete_rq; two
+// trace_marker lines in the top buffer, pid 4242: "fixture start" at
+// 1.000002000 s and "fixture mid" at 1.000012000 s.
+inline std::string CmdJoinFixturePath() {
+  return HMBTRACE_CMD_JOIN_FIXTURE;
+}
+// The same 24 commands, all served, recorded on trace clock "boot".
+inline std::string CmdJoinBootFixturePath() {
+  return HMBTRACE_CMD_JOIN_BOOT_FIXTURE;
+}
+
 // Synthetic, with the module's clock fits (hmb_clock), written by
 // plugins/traceevent/testdata/make_clock_capture.py (its docstring has the
 // timeline): dev 0, cores 0 and 1 on CPUs 0 and 1, 11 records; three

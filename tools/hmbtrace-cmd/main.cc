@@ -95,8 +95,9 @@ int Main(int argc, char** argv) {
   std::string perfetto;
   CLI::App* export_cmd = app.add_subcommand(
       "export",
-      "Convert the capture for Perfetto (ui.perfetto.dev): its native protobuf trace, or Chrome "
-      "JSON trace events");
+      "Convert the capture for Perfetto (ui.perfetto.dev): its native protobuf trace (firmware "
+      "cores, host NVMe queues with flows to the firmware work, the other ftrace events), or "
+      "Chrome JSON trace events");
   add_input(export_cmd);
   export_cmd->add_option("-o,--output", export_opts.output, "Write the trace here")
       ->capture_default_str()

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "nvme_host_c.h"
 #include "c_error.h"
+#include "trace_pageout_c.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ struct nvme_walk {
 	void *data;
 	uint64_t malformed;
 	int stopped;
+	struct trace_pageout pageout;
 };
 
 /* An unsigned or signed integer field of 1..8 bytes inside the record. */
@@ -45,6 +47,7 @@ static int nvme_one(struct tracecmd_input *handle, struct tep_record *record,
 	struct tep_event *event;
 	int type;
 
+	trace_pageout_behind(&w->pageout, handle, record, cpu);
 	type = tep_data_type(tep, record);
 	if (w->setup && type == w->setup->id)
 		event = w->setup;
@@ -112,7 +115,9 @@ int hmb_nvme_host_read(const char *path,
 	w.cb = cb;
 	w.data = data;
 	/* The nvme events are in the top buffer (hmbtrace-cmd record). */
+	trace_pageout_init(&w.pageout, &top, 1);
 	ret = tracecmd_iterate_events(top, NULL, 0, nvme_one, &w);
+	trace_pageout_free(&w.pageout);
 	tracecmd_close(top);
 	if (malformed)
 		*malformed = w.malformed;

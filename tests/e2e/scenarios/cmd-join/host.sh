@@ -14,7 +14,9 @@
 # one queue; every host command joined, or listed with a reason (at most
 # 0.1%); every joined command's converted fetch and completion inside its
 # [nvme_setup_cmd, nvme_complete_rq] widened by the stated bound; the
-# simulator served as many commands as the host completed; no WARN/BUG.
+# simulator served as many commands as the host completed; no WARN/BUG;
+# `hmbtrace-cmd export` shows every host command, with a flow for each
+# joined one, in a trace protoc decodes.
 # shellcheck source=tests/e2e/e2e-lib.sh
 source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
 
@@ -47,4 +49,21 @@ e2e_check "hmbtrace-cmd stat joins the capture's commands" join
 e2e_check "every host command joined or listed with a reason; fetch and completion inside the host interval" \
 	python3 "$E2E_DIR/verify_cmd_join.py" --commands "$HMBQ_SHARE/cmd-join-commands.json" \
 	--truth "$HMBQ_SHARE/truth.json" --min-commands "$min" --max-unmatched 0.001
+# shellcheck disable=SC2317 # called through e2e_check
+export_story() {
+	local out=$HMBQ_SHARE/cmd-join-export.txt host joined commands flows
+	"$cmd" export -i "$HMBQ_SHARE/cmd-join.dat" -o "$HMBQ_SHARE/cmd-join.pftrace" >"$out" ||
+		{ echo "hmbtrace-cmd export failed"; return 1; }
+	cat "$out"
+	protoc --proto_path="$E2E_DIR/../../tools/hmbtrace-cmd" --decode=perfetto.protos.Trace \
+		perfetto_trace.proto <"$HMBQ_SHARE/cmd-join.pftrace" >/dev/null ||
+		{ echo "protoc cannot decode the export"; return 1; }
+	read -r host joined < <(sed -n 's/^  host commands \([0-9]*\), joined \([0-9]*\),.*/\1 \2/p' \
+		"$HMBQ_SHARE/cmd-join-stat.txt")
+	read -r commands flows < <(sed -n 's/.*: \([0-9]*\) host nvme commands .*, \([0-9]*\) flows .*/\1 \2/p' "$out")
+	echo "stat: $host host commands, $joined joined; export: $commands commands, $flows flows"
+	[[ -n $host && $commands == "$host" && $flows -ge $joined ]]
+}
+e2e_check "hmbtrace-cmd export: every host command on its queue's track, a flow for every joined one" \
+	export_story
 e2e_finish
