@@ -38,6 +38,16 @@ int hmb_event_set_has_hmb_events(const struct hmb_event_set *set)
 	return set->record || set->lost || set->state || set->dict || set->clock;
 }
 
+int hmb_event_set_is_ours(const struct hmb_event_set *set, int type)
+{
+	return (set->record && type == set->record->id) ||
+	       (set->lost && type == set->lost->id) ||
+	       (set->state && type == set->state->id) ||
+	       (set->dict && type == set->dict->id) ||
+	       (set->clock && type == set->clock->id) ||
+	       (set->print && type == set->print->id);
+}
+
 /* Reads an unsigned fixed-size field, checked against the record. */
 static int read_num_field(struct tep_event *event, struct tep_format_field *f,
 			  const struct tep_record *record, unsigned int min_size,

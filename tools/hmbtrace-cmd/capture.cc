@@ -39,11 +39,17 @@ CaptureKind KindOf(hmb_capture_kind kind) {
 
 struct Walk {
   const CaptureCallback* fn;
+  const CaptureFile::Tick* tick;
 };
 
 int OnEvent(const hmb_capture_event* c, void* data) {
   const Walk* walk = static_cast<const Walk*>(data);
   return (*walk->fn)(ToCaptureEvent(*c)) ? 0 : 1;
+}
+
+void OnTick(uint64_t walked, void* data) {
+  const Walk* walk = static_cast<const Walk*>(data);
+  (*walk->tick)(walked);
 }
 
 }  // namespace
@@ -95,10 +101,16 @@ std::string_view StateName(uint8_t state) {
   return state < std::size(kNames) ? kNames[state] : "unknown";
 }
 
-bool ReadCapture(const std::string& path,
-                 const CaptureCallback& fn,
-                 std::string* error,
-                 CaptureFilter filter) {
+struct CaptureFile::Handle {
+  CapturePtr cap;
+};
+
+CaptureFile::CaptureFile() = default;
+CaptureFile::~CaptureFile() = default;
+
+bool CaptureFile::Open(const std::string& path, std::string* error) {
+  path_ = path;
+  handle_.reset();
   char err[256] = "";
   errno = 0;
   CapturePtr cap(hmb_capture_open(path.c_str(), err, sizeof(err)));
@@ -113,13 +125,40 @@ bool ReadCapture(const std::string& path,
     *error = path + ": no hmb events in the file's event formats; " + std::string(kRecordHint);
     return false;
   }
-  hmb_capture_set_metadata_only(cap.get(), filter == CaptureFilter::kMetadata);
-  Walk walk{&fn};
-  if (hmb_capture_iterate(cap.get(), OnEvent, &walk, err, sizeof(err)) != 0) {
-    *error = path + ": " + err;
+  handle_ = std::make_unique<Handle>(Handle{std::move(cap)});
+  return true;
+}
+
+bool CaptureFile::Read(const CaptureCallback& fn,
+                       std::string* error,
+                       CaptureFilter filter,
+                       const Tick& tick) {
+  if (!handle_) {
+    *error = path_ + ": not open";
+    return false;
+  }
+  hmb_capture* cap = handle_->cap.get();
+  hmb_capture_set_metadata_only(cap, filter == CaptureFilter::kMetadata);
+  Walk walk{&fn, &tick};
+  hmb_capture_set_tick(cap, tick ? OnTick : nullptr, kTickEvents);
+  char err[256] = "";
+  const int rc = hmb_capture_iterate(cap, OnEvent, &walk, err, sizeof(err));
+  hmb_capture_scan scan;
+  hmb_capture_get_scan(cap, &scan);
+  scan_ = CaptureScan{scan.events, scan.first_ts, scan.last_ts};
+  if (rc != 0) {
+    *error = path_ + ": " + err;
     return false;
   }
   return true;
+}
+
+bool ReadCapture(const std::string& path,
+                 const CaptureCallback& fn,
+                 std::string* error,
+                 CaptureFilter filter) {
+  CaptureFile file;
+  return file.Open(path, error) && file.Read(fn, error, filter);
 }
 
 std::string Printable(std::string_view text) {

@@ -21,6 +21,17 @@
 
 #include <trace-cmd.h>
 
+/*
+ * Exported by libtracecmd 1.3.1 (nm -D) but declared only in its private
+ * header, which Debian does not ship; libtracecmd 1.5 has the public
+ * tracecmd_iterate_reset() for it. With time 0 it puts every CPU of a
+ * handle back on its first record (the first page, nothing skipped), so a
+ * second walk needs no second open (an open parses the file's kallsyms
+ * and event formats again).
+ */
+void tracecmd_set_all_cpus_to_timestamp(struct tracecmd_input *handle,
+					unsigned long long time);
+
 #define NOT_READABLE                                                    \
 	"not a readable trace-cmd data file (truncated, corrupt, or not made by trace-cmd record); " \
 	"copy it again, or record again with `trace-cmd record -B hmb -e hmb`"
@@ -35,6 +46,11 @@ struct hmb_capture {
 	int nr_handles;
 	struct hmb_event_set events;
 	int metadata_only;
+	int walked_once;	/* a walk has moved the handles: rewind first */
+	struct hmb_capture_scan scan;	/* of the last walk */
+	void (*tick)(uint64_t walked, void *data);
+	uint64_t tick_every;
+	uint64_t walked;	/* records of this walk */
 	/* Per handle and CPU: the trace page the last record was on. */
 	uintptr_t *last_page;
 };
@@ -47,8 +63,8 @@ struct hmb_capture {
  * the file is refused instead. The child runs while the parent opens the
  * file's top buffer (each open parses the file's kallsyms, the costly part
  * of an open), and a file already probed (same inode, size and mtime) is
- * not probed again: the subcommands open a capture twice (dictionaries,
- * then events).
+ * not probed again (a subcommand that opens a capture again, e.g. stat
+ * and its command join section).
  */
 struct probe {
 	pid_t pid;	/* 0: no child (already probed, or fork failed) */
@@ -257,6 +273,27 @@ static void page_out_behind(struct hmb_capture *cap,
 	*last = page;
 }
 
+static void scan_event(struct hmb_capture *cap, uint64_t ts)
+{
+	if (!cap->scan.events++)
+		cap->scan.first_ts = ts;
+	cap->scan.last_ts = ts;
+}
+
+void hmb_capture_get_scan(const struct hmb_capture *cap,
+			  struct hmb_capture_scan *scan)
+{
+	*scan = cap->scan;
+}
+
+void hmb_capture_set_tick(struct hmb_capture *cap,
+			  void (*tick)(uint64_t walked, void *data),
+			  uint64_t every)
+{
+	cap->tick = tick;
+	cap->tick_every = every ? every : 1;
+}
+
 static int walk_one(struct tracecmd_input *handle, struct tep_record *record,
 		    int cpu, void *data)
 {
@@ -265,16 +302,32 @@ static int walk_one(struct tracecmd_input *handle, struct tep_record *record,
 	struct hmb_capture_event ev;
 
 	page_out_behind(cap, handle, record, cpu);
-	if (cap->metadata_only && record->data) {
-		/* The dictionary pass: only hmb_state and hmb_dict matter. */
-		int type = tep_data_type(cap->events.tep, record);
+	if (cap->tick && ++cap->walked % cap->tick_every == 0)
+		cap->tick(cap->walked, w->data);
+	if (cap->metadata_only) {
+		/*
+		 * The dictionary pass: only hmb_state and hmb_dict are
+		 * decoded; the others are counted as a full walk would
+		 * deliver them (hmb_event_set_decode()'s conditions).
+		 */
+		int type;
 
+		if (!record->data || record->size < 0)
+			return 0;
+		type = tep_data_type(cap->events.tep, record);
+		if (!hmb_event_set_is_ours(&cap->events, type))
+			return 0;
+		scan_event(cap, record->ts);
 		if (!(cap->events.state && type == cap->events.state->id) &&
 		    !(cap->events.dict && type == cap->events.dict->id))
 			return 0;
+		if (!hmb_event_set_decode(&cap->events, record, cpu, &ev))
+			return 0;
+	} else {
+		if (!hmb_event_set_decode(&cap->events, record, cpu, &ev))
+			return 0;
+		scan_event(cap, ev.ts);
 	}
-	if (!hmb_event_set_decode(&cap->events, record, cpu, &ev))
-		return 0;
 	if (w->cb(&ev, w->data)) {
 		w->stopped = 1;
 		return -1;
@@ -294,6 +347,19 @@ int hmb_capture_iterate(struct hmb_capture *cap,
 		set_err(err, err_len, "no event formats in the file");
 		return -1;
 	}
+	if (cap->walked_once) {
+		int i;
+
+		for (i = 0; i < cap->nr_handles; i++)
+			tracecmd_set_all_cpus_to_timestamp(cap->handles[i], 0);
+		if (cap->last_page)
+			memset(cap->last_page, 0,
+			       (size_t)cap->nr_handles * PAGEOUT_MAX_CPUS *
+			       sizeof(*cap->last_page));
+	}
+	cap->walked_once = 1;
+	cap->walked = 0;
+	memset(&cap->scan, 0, sizeof(cap->scan));
 	ret = tracecmd_iterate_events_multi(cap->handles, cap->nr_handles,
 					    walk_one, &w);
 	if (ret < 0 && !w.stopped) {

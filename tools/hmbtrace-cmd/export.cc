@@ -46,11 +46,7 @@ int RunExport(const ExportOptions& options) {
     return 2;
   }
   std::string error;
-  DictionaryStore dicts;
-  if (!CollectDictionaries(options.input, &dicts, &error)) {
-    std::fprintf(stderr, "hmbtrace-cmd export: %s\n", error.c_str());
-    return 1;
-  }
+  DictionaryStore dicts;  // filled by the first pass of the read below
   // Written beside the target, then renamed: no half-written file on failure.
   const std::string tmp = options.output + ".tmp";
   std::vector<char> buffer(kWriteBuffer);  // outlives the FILE that uses it
@@ -66,13 +62,15 @@ int RunExport(const ExportOptions& options) {
   else
     sink = std::make_unique<JsonTraceWriter>(file.get());
   ExportModel model(&dicts, sink.get());
-  const bool read = ReadCapture(
-      options.input,
+  ReadOptions read_options;
+  read_options.quiet = options.quiet;
+  const bool read = ReadCaptureWithDictionaries(
+      options.input, &dicts,
       [&model](const CaptureEvent& ev) {
         model.Add(ev);
         return true;
       },
-      &error);
+      &error, read_options);
   bool ok = read;
   if (ok && model.counts().hmb_events == 0) {
     error = options.input + ": no hmb events; " + std::string(kRecordHint);
