@@ -2,6 +2,7 @@
 #include "capture.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -181,13 +182,30 @@ std::string Printable(std::string_view text) {
   return out;
 }
 
-std::string HostTime(uint64_t ts_ns) {
+void AppendDecimal(std::string* out, uint64_t v) {
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, static_cast<size_t>(end - buf));
+}
+
+void AppendHostTime(std::string* out, uint64_t ts_ns) {
   // Rounded to the microsecond, as trace-cmd report prints it.
   const uint64_t us = ts_ns / 1000u + (ts_ns % 1000u >= 500u ? 1u : 0u);
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%llu.%06llu", static_cast<unsigned long long>(us / 1000000u),
-                static_cast<unsigned long long>(us % 1000000u));
-  return buf;
+  AppendDecimal(out, us / 1000000u);
+  char frac[7];
+  uint64_t f = us % 1000000u;
+  for (int i = 5; i >= 0; i--) {
+    frac[1 + i] = static_cast<char>('0' + f % 10);
+    f /= 10;
+  }
+  frac[0] = '.';
+  out->append(frac, sizeof(frac));
+}
+
+std::string HostTime(uint64_t ts_ns) {
+  std::string out;
+  AppendHostTime(&out, ts_ns);
+  return out;
 }
 
 }  // namespace hmbtrace

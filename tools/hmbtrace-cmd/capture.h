@@ -136,6 +136,9 @@ std::string Printable(std::string_view text);
 
 // Host time as trace-cmd report prints it: seconds, rounded to 6 decimals.
 std::string HostTime(uint64_t ts_ns);
+void AppendHostTime(std::string* out, uint64_t ts_ns);
+// Decimal digits of `v` appended (std::to_string without the string).
+void AppendDecimal(std::string* out, uint64_t v);
 
 // The usual fix, for messages.
 inline constexpr std::string_view kRecordHint = "record with `trace-cmd record -B hmb -e hmb`";
