@@ -102,6 +102,8 @@ struct hmb_event_set {
 	 */
 	struct tep_format_field *rec_seq, *rec_fw_ts, *rec_dev, *rec_core,
 		*rec_event_id, *rec_len, *rec_payload;
+	/* The file's byte order is the host's: numbers are loaded directly. */
+	int native_order;
 };
 
 void hmb_event_set_init(struct hmb_event_set *set, struct tep_handle *tep);
