@@ -8,6 +8,7 @@
 #include "capture_c.h"
 #include "c_error.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -68,6 +69,30 @@ struct hmb_capture {
 	ino_t ino;
 	char *maps;	/* MAPS_MAX bytes: /proc/self/maps read into it */
 };
+
+/*
+ * An open of a capture by libtracecmd parses the file's copy of
+ * /proc/kallsyms into its tep handle (tep_parse_kallsyms(), through the
+ * PLT): 0.07 s of CPU and ~10 MB for a full kallsyms, at every open, for
+ * symbols that no reader of captures uses (the hmb events and the
+ * trace_marker lines they print carry no kernel address). While
+ * hmb_capture_open() opens, this definition, which the executable's takes
+ * precedence over libtraceevent's (ELF symbol interposition), skips them;
+ * any other caller gets libtraceevent's own (found with RTLD_NEXT).
+ */
+static int skip_kallsyms;
+
+int tep_parse_kallsyms(struct tep_handle *tep, const char *buf)
+{
+	static int (*next)(struct tep_handle *, const char *);
+
+	if (skip_kallsyms)
+		return 0;
+	if (!next)
+		next = (int (*)(struct tep_handle *, const char *))dlsym(RTLD_NEXT,
+									  "tep_parse_kallsyms");
+	return next ? next(tep, buf) : -1;
+}
 
 /*
  * libtracecmd 1.3.1 crashes (a double free in the error path of
@@ -168,7 +193,9 @@ struct hmb_capture *hmb_capture_open(const char *path, char *err,
 		return NULL;
 	}
 	/* No plugins: this tool decodes hmb events itself. */
+	skip_kallsyms = 1;
 	cap->top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	skip_kallsyms = 0;
 	if (!cap->top || probe_instances(cap->top, &st)) {
 		set_err(err, err_len,
 			NOT_READABLE);

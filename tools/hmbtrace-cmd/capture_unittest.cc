@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include <event-parse.h>
+
 #include "count_records_testutil.h"
 #include "fixture_testutil.h"
 
@@ -125,6 +127,21 @@ TEST(Capture, APassStoppedEarlyDoesNotShortenTheNext) {
   ASSERT_TRUE(file.Read([&n](const CaptureEvent&) { return ++n < 100; }, &error)) << error;
   EXPECT_EQ(n, 100u);
   EXPECT_EQ(Pass(file, CaptureFilter::kAll).size(), ReadAll(FixturePath(), &error).size());
+}
+
+TEST(Capture, KernelSymbolsAreStillParsedForOtherCallersOfLibtraceevent) {
+  // capture_c.c skips tep_parse_kallsyms() only while it opens a capture.
+  std::string error;
+  ASSERT_FALSE(ReadAll(FixturePath(), &error).empty()) << error;
+  tep_handle* tep = tep_alloc();
+  ASSERT_NE(tep, nullptr);
+  ASSERT_EQ(tep_parse_kallsyms(tep,
+                               "ffffffff81000000 T hmb_test_symbol\n"
+                               "ffffffff81000100 T hmb_test_next\n"),
+            0);
+  const char* name = tep_find_function(tep, 0xffffffff81000010ull);
+  EXPECT_STREQ(name ? name : "(none)", "hmb_test_symbol");
+  tep_free(tep);
 }
 
 TEST(Capture, MissingFileIsAnErrorNamingTheFileAndWhy) {
