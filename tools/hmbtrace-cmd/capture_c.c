@@ -79,6 +79,7 @@ struct hmb_capture {
  * hmb_capture_open() opens, this definition, which the executable's takes
  * precedence over libtraceevent's (ELF symbol interposition), skips them;
  * any other caller gets libtraceevent's own (found with RTLD_NEXT).
+ * hmb_tracecmd_open() is that open for other readers of a capture.
  */
 static int skip_kallsyms;
 
@@ -92,6 +93,16 @@ int tep_parse_kallsyms(struct tep_handle *tep, const char *buf)
 		next = (int (*)(struct tep_handle *, const char *))dlsym(RTLD_NEXT,
 									  "tep_parse_kallsyms");
 	return next ? next(tep, buf) : -1;
+}
+
+struct tracecmd_input *hmb_tracecmd_open(const char *path)
+{
+	struct tracecmd_input *handle;
+
+	skip_kallsyms = 1;
+	handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	skip_kallsyms = 0;
+	return handle;
 }
 
 /*
@@ -193,9 +204,7 @@ struct hmb_capture *hmb_capture_open(const char *path, char *err,
 		return NULL;
 	}
 	/* No plugins: this tool decodes hmb events itself. */
-	skip_kallsyms = 1;
-	cap->top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-	skip_kallsyms = 0;
+	cap->top = hmb_tracecmd_open(path);
 	if (!cap->top || probe_instances(cap->top, &st)) {
 		set_err(err, err_len,
 			NOT_READABLE);

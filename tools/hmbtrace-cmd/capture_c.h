@@ -21,6 +21,14 @@ extern "C" {
 #endif
 
 struct hmb_capture;
+struct tracecmd_input;
+
+/*
+ * tracecmd_open() as the readers of captures open a file: no plugins, and
+ * no parsing of the file's kallsyms (no reader resolves kernel addresses;
+ * see capture_c.c). For readers of other events of a capture (nvme_host_c.c).
+ */
+struct tracecmd_input *hmb_tracecmd_open(const char *path);
 
 /*
  * Opens `path`. On failure returns NULL and writes a message (without the
