@@ -23,16 +23,6 @@
 
 #include <trace-cmd.h>
 
-/*
- * Exported by libtracecmd 1.3.1 (nm -D) but declared only in its private
- * header, which Debian does not ship; libtracecmd 1.5 has the public
- * tracecmd_iterate_reset() for it. With time 0 it puts every CPU of a
- * handle back on its first record (the first page, nothing skipped), so a
- * second walk needs no second open (an open parses the file's kallsyms
- * and event formats again).
- */
-void tracecmd_set_all_cpus_to_timestamp(struct tracecmd_input *handle,
-					unsigned long long time);
 
 #define NOT_READABLE                                                    \
 	"not a readable trace-cmd data file (truncated, corrupt, or not made by trace-cmd record); " \
@@ -58,7 +48,9 @@ struct hmb_capture {
 	int nr_handles;
 	struct hmb_event_set events;
 	int metadata_only;
-	int walked_once;	/* a walk has moved the handles: rewind first */
+	int walked_once;	/* a walk has moved the handles: open them again */
+	char *path;
+	struct stat st;	/* of the file when it was opened */
 	struct hmb_capture_scan scan;	/* of the last walk */
 	void (*tick)(uint64_t walked, void *data);
 	uint64_t tick_every;
@@ -171,12 +163,64 @@ static int probe_instances(struct tracecmd_input *top, const struct stat *st)
 	return 0;
 }
 
+static void close_handles(struct hmb_capture *cap)
+{
+	int i;
+
+	/* Instance handles hold a reference on the top one: close them first. */
+	for (i = cap->nr_handles - 1; i > 0; i--)
+		tracecmd_close(cap->handles[i]);
+	if (cap->top)
+		tracecmd_close(cap->top);
+	free(cap->handles);
+	cap->top = NULL;
+	cap->handles = NULL;
+	cap->nr_handles = 0;
+}
+
+/* The top buffer and every instance's; 0, or -1 with a message in err. */
+static int open_handles(struct hmb_capture *cap, char *err, size_t err_len)
+{
+	int n, i;
+
+	/* No plugins: this tool decodes hmb events itself. */
+	cap->top = hmb_tracecmd_open(cap->path);
+	if (!cap->top || probe_instances(cap->top, &cap->st)) {
+		set_err(err, err_len, NOT_READABLE);
+		return -1;
+	}
+	hmb_event_set_init(&cap->events, tracecmd_get_tep(cap->top));
+	n = tracecmd_buffer_instances(cap->top);
+	if (n < 0)
+		n = 0;
+	cap->handles = calloc((size_t)n + 1, sizeof(*cap->handles));
+	if (!cap->handles) {
+		set_err(err, err_len, "out of memory");
+		return -1;
+	}
+	cap->handles[cap->nr_handles++] = cap->top;
+	for (i = 0; i < n; i++) {
+		struct tracecmd_input *h = tracecmd_buffer_instance_handle(cap->top, i);
+
+		if (!h) {
+			const char *name = tracecmd_buffer_instance_name(cap->top, i);
+
+			set_err(err, err_len,
+				"cannot read the buffer of instance \"%s\" (truncated or corrupt)",
+				name ? name : "?");
+			return -1;
+		}
+		cap->handles[cap->nr_handles++] = h;
+	}
+	return 0;
+}
+
 struct hmb_capture *hmb_capture_open(const char *path, char *err,
 				     size_t err_len)
 {
 	struct hmb_capture *cap;
 	struct stat st;
-	int fd, n, i;
+	int fd;
 
 	/* Say why a file cannot be opened before libtracecmd says less. */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -203,40 +247,16 @@ struct hmb_capture *hmb_capture_open(const char *path, char *err,
 		set_err(err, err_len, "out of memory");
 		return NULL;
 	}
-	/* No plugins: this tool decodes hmb events itself. */
-	cap->top = hmb_tracecmd_open(path);
-	if (!cap->top || probe_instances(cap->top, &st)) {
-		set_err(err, err_len,
-			NOT_READABLE);
-		if (cap->top)
-			tracecmd_close(cap->top);
+	cap->st = st;
+	cap->path = strdup(path);
+	if (!cap->path) {
 		free(cap);
-		return NULL;
-	}
-	hmb_event_set_init(&cap->events, tracecmd_get_tep(cap->top));
-	n = tracecmd_buffer_instances(cap->top);
-	if (n < 0)
-		n = 0;
-	cap->handles = calloc((size_t)n + 1, sizeof(*cap->handles));
-	if (!cap->handles) {
-		hmb_capture_close(cap);
 		set_err(err, err_len, "out of memory");
 		return NULL;
 	}
-	cap->handles[cap->nr_handles++] = cap->top;
-	for (i = 0; i < n; i++) {
-		struct tracecmd_input *h = tracecmd_buffer_instance_handle(cap->top, i);
-
-		if (!h) {
-			const char *name = tracecmd_buffer_instance_name(cap->top, i);
-
-			set_err(err, err_len,
-				"cannot read the buffer of instance \"%s\" (truncated or corrupt)",
-				name ? name : "?");
-			hmb_capture_close(cap);
-			return NULL;
-		}
-		cap->handles[cap->nr_handles++] = h;
+	if (open_handles(cap, err, err_len)) {
+		hmb_capture_close(cap);
+		return NULL;
 	}
 	/* Without it, only the paging out is lost. */
 	cap->passed = calloc((size_t)cap->nr_handles * PAGEOUT_MAX_CPUS,
@@ -249,15 +269,10 @@ struct hmb_capture *hmb_capture_open(const char *path, char *err,
 
 void hmb_capture_close(struct hmb_capture *cap)
 {
-	int i;
-
 	if (!cap)
 		return;
-	/* Instance handles hold a reference on the top one: close them first. */
-	for (i = cap->nr_handles - 1; i > 0; i--)
-		tracecmd_close(cap->handles[i]);
-	tracecmd_close(cap->top);
-	free(cap->handles);
+	close_handles(cap);
+	free(cap->path);
 	free(cap->passed);
 	free(cap->maps);
 	free(cap);
@@ -505,10 +520,22 @@ int hmb_capture_iterate(struct hmb_capture *cap,
 		return -1;
 	}
 	if (cap->walked_once) {
-		int i;
+		/*
+		 * Another pass: the file is opened again (cheap without
+		 * kallsyms). libtracecmd 1.3.1 has no public rewind, and its
+		 * tracecmd_set_all_cpus_to_timestamp(h, 0) left every CPU of
+		 * a trace-cmd 3.1 (file version 7) capture at its end.
+		 */
+		struct stat now;
 
-		for (i = 0; i < cap->nr_handles; i++)
-			tracecmd_set_all_cpus_to_timestamp(cap->handles[i], 0);
+		if (stat(cap->path, &now) != 0 || !same_file(&now, &cap->st)) {
+			set_err(err, err_len,
+				"the file changed while it was being read; read it again");
+			return -1;
+		}
+		close_handles(cap);
+		if (open_handles(cap, err, err_len))
+			return -1;
 	}
 	cap->walked_once = 1;
 	cap->walked = 0;

@@ -94,8 +94,15 @@ std::vector<std::tuple<uint64_t, int, CaptureKind, uint64_t>> Pass(CaptureFile& 
   return out;
 }
 
+// record-small.dat in file version 7 (testdata/record-small-v7.dat.license).
+std::string V7FixturePath() {
+  const std::string markers = MarkersFixturePath();
+  return markers.substr(0, markers.rfind('/') + 1) + "record-small-v7.dat";
+}
+
 TEST(Capture, EveryPassOverOneOpenFileStartsAgainFromTheFirstEvent) {
-  for (const std::string& path : {FixturePath(), MarkersFixturePath(), ClockFixturePath()}) {
+  for (const std::string& path :
+       {FixturePath(), MarkersFixturePath(), ClockFixturePath(), V7FixturePath()}) {
     std::string error;
     std::vector<std::tuple<uint64_t, int, CaptureKind, uint64_t>> fresh;
     for (const CaptureEvent& ev : ReadAll(path, &error))
