@@ -66,14 +66,26 @@ size_t ParseSpec(std::string_view fmt, size_t start, Spec* spec) {
     spec->has_precision = true;
     spec->precision = ParseNumber(fmt, &pos);
   }
-  while (pos < fmt.size() &&
-         std::string_view("hlLqjzt").find(fmt[pos]) != std::string_view::npos) {
-    pos++;
+  // Length modifiers are skipped (a switch: this runs for every field of
+  // every record a reader prints).
+  for (; pos < fmt.size(); pos++) {
+    switch (fmt[pos]) {
+      case 'h': case 'l': case 'L': case 'q': case 'j': case 'z': case 't':
+        continue;
+      default:
+        break;
+    }
+    break;
   }
   if (pos >= fmt.size())
     return pos - start;
-  if (std::string_view("diuxXs%").find(fmt[pos]) != std::string_view::npos)
-    spec->conv = fmt[pos];
+  switch (fmt[pos]) {
+    case 'd': case 'i': case 'u': case 'x': case 'X': case 's': case '%':
+      spec->conv = fmt[pos];
+      break;
+    default:
+      break;
+  }
   return pos + 1 - start;
 }
 
@@ -268,31 +280,91 @@ std::string RenderField(const FieldDesc& field,
 
 }  // namespace
 
-std::string FormatEvent(const EventDesc& event,
-                        std::span<const uint8_t> payload) {
+namespace {
+
+// The common conversion, "%u" / "%d" / "%i" / "%x" with no flag, width or
+// precision of an integer field shown in decimal (or hex for %x), written
+// straight into `out`: what RenderField() gives, without its strings.
+// False if the conversion is not that plain.
+bool AppendPlainInteger(std::string* out,
+                        const FieldDesc& field,
+                        std::span<const uint8_t> payload,
+                        const Spec& spec) {
+  if (spec.left || spec.plus || spec.space || spec.zero || spec.alt || spec.width ||
+      spec.has_precision || !field.is_integer() || field.display != HMB_TRACE_DISPLAY_DEC)
+    return false;
+  const bool hex = spec.conv == 'x';
+  if (!hex && spec.conv != 'u' && spec.conv != 'd' && spec.conv != 'i')
+    return false;
+  const auto bytes = FieldBytes(field, payload);
+  if (!bytes) {
+    *out += "<truncated>";
+    return true;
+  }
+  uint64_t v = LoadLe(*bytes);
+  char buf[24];
+  size_t n = sizeof(buf);
+  if (hex) {
+    do {
+      buf[--n] = kHexLower[v & 0xf];
+      v >>= 4;
+    } while (v);
+  } else {
+    bool negative = false;
+    if (field.is_signed()) {
+      const uint64_t s = SignExtend(v, field.size);
+      if (s >> 63) {
+        negative = true;
+        v = 0 - s;
+      }
+    }
+    do {
+      buf[--n] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v);
+    if (negative)
+      buf[--n] = '-';
+  }
+  out->append(buf + n, sizeof(buf) - n);
+  return true;
+}
+
+}  // namespace
+
+void AppendFormatEvent(std::string* out,
+                       const EventDesc& event,
+                       std::span<const uint8_t> payload) {
   const std::string_view fmt = event.format;
-  std::string out;
   size_t next_field = 0;
   size_t pos = 0;
   while (pos < fmt.size()) {
-    const size_t pct = fmt.find('%', pos);
-    if (pct == std::string_view::npos) {
-      out += fmt.substr(pos);
+    size_t pct = pos;  // formats are short: a loop, not memchr
+    while (pct < fmt.size() && fmt[pct] != '%')
+      pct++;
+    out->append(fmt.data() + pos, pct - pos);
+    if (pct == fmt.size())
       break;
-    }
-    out += fmt.substr(pos, pct - pos);
     Spec spec;
     const size_t len = ParseSpec(fmt, pct, &spec);
-    if (spec.conv == '%')
-      out += '%';
-    else if (spec.conv == 0)
-      out += fmt.substr(pct, len);
-    else if (next_field < event.fields.size())
-      out += RenderField(event.fields[next_field++], payload, spec);
-    else
-      out += "<?>";
+    if (spec.conv == '%') {
+      *out += '%';
+    } else if (spec.conv == 0) {
+      *out += fmt.substr(pct, len);
+    } else if (next_field < event.fields.size()) {
+      const FieldDesc& field = event.fields[next_field++];
+      if (!AppendPlainInteger(out, field, payload, spec))
+        *out += RenderField(field, payload, spec);
+    } else {
+      *out += "<?>";
+    }
     pos = pct + len;
   }
+}
+
+std::string FormatEvent(const EventDesc& event,
+                        std::span<const uint8_t> payload) {
+  std::string out;
+  AppendFormatEvent(&out, event, payload);
   return out;
 }
 
@@ -330,10 +402,23 @@ std::optional<uint64_t> FieldValue(const EventDesc& event,
 std::string RecordText(const Dictionary* dict,
                        uint16_t event_id,
                        std::span<const uint8_t> payload) {
-  if (const EventDesc* event = dict ? dict->Find(event_id) : nullptr)
-    return event->name + ": " + FormatEvent(*event, payload);
-  return "event_id=" + std::to_string(event_id) +
-         (dict ? " (not in the dictionary)" : " (no dictionary yet)");
+  std::string out;
+  AppendRecordText(&out, dict, event_id, payload);
+  return out;
+}
+
+void AppendRecordText(std::string* out,
+                      const Dictionary* dict,
+                      uint16_t event_id,
+                      std::span<const uint8_t> payload) {
+  if (const EventDesc* event = dict ? dict->Find(event_id) : nullptr) {
+    *out += event->name;
+    *out += ": ";
+    AppendFormatEvent(out, *event, payload);
+    return;
+  }
+  *out += "event_id=" + std::to_string(event_id) +
+          (dict ? " (not in the dictionary)" : " (no dictionary yet)");
 }
 
 std::string Hex(std::span<const uint8_t> bytes) {

@@ -52,6 +52,10 @@ std::string FormatRecord(const Dictionary& dict,
 // Same, for an event already looked up.
 std::string FormatEvent(const EventDesc& event,
                         std::span<const uint8_t> payload);
+// Same, appended to `out` (no string per record: a reader's hot path).
+void AppendFormatEvent(std::string* out,
+                       const EventDesc& event,
+                       std::span<const uint8_t> payload);
 
 inline constexpr size_t kUnknownEventHexBytes = 64;
 
@@ -63,6 +67,10 @@ inline constexpr size_t kUnknownEventHexBytes = 64;
 std::string RecordText(const Dictionary* dict,
                        uint16_t event_id,
                        std::span<const uint8_t> payload);
+void AppendRecordText(std::string* out,
+                      const Dictionary* dict,
+                      uint16_t event_id,
+                      std::span<const uint8_t> payload);
 
 // Lower-case hex, two digits per byte, no separators (build ids, payloads).
 std::string Hex(std::span<const uint8_t> bytes);

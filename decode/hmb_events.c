@@ -22,6 +22,8 @@ void hmb_event_set_init(struct hmb_event_set *set, struct tep_handle *tep)
 	set->dict = tep_find_event_by_name(tep, "hmb", "hmb_dict");
 	set->clock = tep_find_event_by_name(tep, "hmb", "hmb_clock");
 	set->print = tep_find_event_by_name(tep, "ftrace", "print");
+	set->native_order =
+		tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
 	if (set->record) {
 		set->rec_seq = tep_find_field(set->record, "seq");
 		set->rec_fw_ts = tep_find_field(set->record, "fw_ts");
@@ -38,26 +40,68 @@ int hmb_event_set_has_hmb_events(const struct hmb_event_set *set)
 	return set->record || set->lost || set->state || set->dict || set->clock;
 }
 
+int hmb_event_set_is_ours(const struct hmb_event_set *set, int type)
+{
+	return (set->record && type == set->record->id) ||
+	       (set->lost && type == set->lost->id) ||
+	       (set->state && type == set->state->id) ||
+	       (set->dict && type == set->dict->id) ||
+	       (set->clock && type == set->clock->id) ||
+	       (set->print && type == set->print->id);
+}
+
 /* Reads an unsigned fixed-size field, checked against the record. */
-static int read_num_field(struct tep_event *event, struct tep_format_field *f,
+static int read_num_field(int native_order, struct tep_event *event,
+			  struct tep_format_field *f,
 			  const struct tep_record *record, unsigned int min_size,
 			  unsigned int max_size, unsigned long long *val)
 {
+	const char *p;
+
 	if (!f || (f->flags & TEP_FIELD_IS_DYNAMIC) || f->size < (int)min_size ||
 	    f->size > (int)max_size || f->offset < 0 ||
 	    (long long)f->offset + f->size > record->size)
 		return -1;
-	*val = tep_read_number(event->tep, (const char *)record->data + f->offset,
-			       f->size);
+	p = (const char *)record->data + f->offset;
+	if (native_order) {
+		/* The file's byte order: a plain load (tep_read_number's result). */
+		uint8_t u8;
+		uint16_t u16;
+		uint32_t u32;
+		uint64_t u64;
+
+		switch (f->size) {
+		case 1:
+			memcpy(&u8, p, 1);
+			*val = u8;
+			return 0;
+		case 2:
+			memcpy(&u16, p, 2);
+			*val = u16;
+			return 0;
+		case 4:
+			memcpy(&u32, p, 4);
+			*val = u32;
+			return 0;
+		case 8:
+			memcpy(&u64, p, 8);
+			*val = u64;
+			return 0;
+		default:
+			break;
+		}
+	}
+	*val = tep_read_number(event->tep, p, f->size);
 	return 0;
 }
 
-static int read_num(struct tep_event *event, const struct tep_record *record,
-		    const char *name, unsigned int min_size, unsigned int max_size,
+static int read_num(int native_order, struct tep_event *event,
+		    const struct tep_record *record, const char *name,
+		    unsigned int min_size, unsigned int max_size,
 		    unsigned long long *val)
 {
-	return read_num_field(event, tep_find_field(event, name), record,
-			      min_size, max_size, val);
+	return read_num_field(native_order, event, tep_find_field(event, name),
+			      record, min_size, max_size, val);
 }
 
 /* Copies a fixed array field of exactly `size` bytes. */
@@ -135,7 +179,7 @@ static void malformed(struct hmb_capture_event *ev, struct tep_event *event,
 
 #define NUM(name, lo, hi, dst)                                          \
 	do {                                                            \
-		if (read_num(event, record, name, lo, hi, &v)) {        \
+		if (read_num(cap->native_order, event, record, name, lo, hi, &v)) { \
 			malformed(ev, event, "field " name " missing or out of the record"); \
 			return 1;                                       \
 		}                                                       \
@@ -144,7 +188,7 @@ static void malformed(struct hmb_capture_event *ev, struct tep_event *event,
 
 #define FIELD(f, name, lo, hi, dst)                                     \
 	do {                                                            \
-		if (read_num_field(event, f, record, lo, hi, &v)) {     \
+		if (read_num_field(cap->native_order, event, f, record, lo, hi, &v)) { \
 			malformed(ev, event, "field " name " missing or out of the record"); \
 			return 1;                                       \
 		}                                                       \

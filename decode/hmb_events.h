@@ -102,10 +102,17 @@ struct hmb_event_set {
 	 */
 	struct tep_format_field *rec_seq, *rec_fw_ts, *rec_dev, *rec_core,
 		*rec_event_id, *rec_len, *rec_payload;
+	/* The file's byte order is the host's: numbers are loaded directly. */
+	int native_order;
 };
 
 void hmb_event_set_init(struct hmb_event_set *set, struct tep_handle *tep);
 int hmb_event_set_has_hmb_events(const struct hmb_event_set *set);
+/*
+ * Whether events of type id `type` (tep_data_type()) are among the set's,
+ * the ones hmb_event_set_decode() decodes: to skip the others cheaply.
+ */
+int hmb_event_set_is_ours(const struct hmb_event_set *set, int type);
 
 /*
  * Decodes one ring-buffer record into ev, with the checks described above.

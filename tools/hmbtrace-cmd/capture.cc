@@ -2,6 +2,7 @@
 #include "capture.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -39,11 +40,17 @@ CaptureKind KindOf(hmb_capture_kind kind) {
 
 struct Walk {
   const CaptureCallback* fn;
+  const CaptureFile::Tick* tick;
 };
 
 int OnEvent(const hmb_capture_event* c, void* data) {
   const Walk* walk = static_cast<const Walk*>(data);
   return (*walk->fn)(ToCaptureEvent(*c)) ? 0 : 1;
+}
+
+void OnTick(uint64_t walked, void* data) {
+  const Walk* walk = static_cast<const Walk*>(data);
+  (*walk->tick)(walked);
 }
 
 }  // namespace
@@ -95,10 +102,16 @@ std::string_view StateName(uint8_t state) {
   return state < std::size(kNames) ? kNames[state] : "unknown";
 }
 
-bool ReadCapture(const std::string& path,
-                 const CaptureCallback& fn,
-                 std::string* error,
-                 CaptureFilter filter) {
+struct CaptureFile::Handle {
+  CapturePtr cap;
+};
+
+CaptureFile::CaptureFile() = default;
+CaptureFile::~CaptureFile() = default;
+
+bool CaptureFile::Open(const std::string& path, std::string* error) {
+  path_ = path;
+  handle_.reset();
   char err[256] = "";
   errno = 0;
   CapturePtr cap(hmb_capture_open(path.c_str(), err, sizeof(err)));
@@ -113,13 +126,40 @@ bool ReadCapture(const std::string& path,
     *error = path + ": no hmb events in the file's event formats; " + std::string(kRecordHint);
     return false;
   }
-  hmb_capture_set_metadata_only(cap.get(), filter == CaptureFilter::kMetadata);
-  Walk walk{&fn};
-  if (hmb_capture_iterate(cap.get(), OnEvent, &walk, err, sizeof(err)) != 0) {
-    *error = path + ": " + err;
+  handle_ = std::make_unique<Handle>(Handle{std::move(cap)});
+  return true;
+}
+
+bool CaptureFile::Read(const CaptureCallback& fn,
+                       std::string* error,
+                       CaptureFilter filter,
+                       const Tick& tick) {
+  if (!handle_) {
+    *error = path_ + ": not open";
+    return false;
+  }
+  hmb_capture* cap = handle_->cap.get();
+  hmb_capture_set_metadata_only(cap, filter == CaptureFilter::kMetadata);
+  Walk walk{&fn, &tick};
+  hmb_capture_set_tick(cap, tick ? OnTick : nullptr, kTickEvents);
+  char err[256] = "";
+  const int rc = hmb_capture_iterate(cap, OnEvent, &walk, err, sizeof(err));
+  hmb_capture_scan scan;
+  hmb_capture_get_scan(cap, &scan);
+  scan_ = CaptureScan{scan.events, scan.first_ts, scan.last_ts};
+  if (rc != 0) {
+    *error = path_ + ": " + err;
     return false;
   }
   return true;
+}
+
+bool ReadCapture(const std::string& path,
+                 const CaptureCallback& fn,
+                 std::string* error,
+                 CaptureFilter filter) {
+  CaptureFile file;
+  return file.Open(path, error) && file.Read(fn, error, filter);
 }
 
 std::string Printable(std::string_view text) {
@@ -142,13 +182,30 @@ std::string Printable(std::string_view text) {
   return out;
 }
 
-std::string HostTime(uint64_t ts_ns) {
+void AppendDecimal(std::string* out, uint64_t v) {
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, static_cast<size_t>(end - buf));
+}
+
+void AppendHostTime(std::string* out, uint64_t ts_ns) {
   // Rounded to the microsecond, as trace-cmd report prints it.
   const uint64_t us = ts_ns / 1000u + (ts_ns % 1000u >= 500u ? 1u : 0u);
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%llu.%06llu", static_cast<unsigned long long>(us / 1000000u),
-                static_cast<unsigned long long>(us % 1000000u));
-  return buf;
+  AppendDecimal(out, us / 1000000u);
+  char frac[7];
+  uint64_t f = us % 1000000u;
+  for (int i = 5; i >= 0; i--) {
+    frac[1 + i] = static_cast<char>('0' + f % 10);
+    f /= 10;
+  }
+  frac[0] = '.';
+  out->append(frac, sizeof(frac));
+}
+
+std::string HostTime(uint64_t ts_ns) {
+  std::string out;
+  AppendHostTime(&out, ts_ns);
+  return out;
 }
 
 }  // namespace hmbtrace

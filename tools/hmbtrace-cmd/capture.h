@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -75,10 +76,52 @@ enum class CaptureFilter {
   kMetadata,  // hmb_state and hmb_dict only: the dictionary pass
 };
 
-// Opens `path`, delivers its events in host time order and closes it.
-// On failure returns false with `error` set to a message that names the
-// file, the reason and, where there is one, the fix. A file with no hmb
-// event formats at all is an error too.
+// What a pass walked past: the events a kAll pass delivers (counted in a
+// kMetadata pass too, without decoding them) and the host time of the
+// first and the last.
+struct CaptureScan {
+  uint64_t events = 0;
+  uint64_t first_ts = 0;
+  uint64_t last_ts = 0;
+};
+
+// A capture opened once and read in as many passes as needed: each pass
+// starts from the first event again. Opening is the costly part of a short
+// read (libtracecmd parses the file's kallsyms and event formats).
+class CaptureFile {
+ public:
+  // Called every kTickEvents events walked (delivered or not), with the
+  // number walked so far in this pass: for progress.
+  static constexpr uint64_t kTickEvents = 4096;
+  using Tick = std::function<void(uint64_t walked)>;
+
+  CaptureFile();
+  ~CaptureFile();
+  CaptureFile(const CaptureFile&) = delete;
+  CaptureFile& operator=(const CaptureFile&) = delete;
+
+  // On failure returns false with `error` set to a message that names the
+  // file, the reason and, where there is one, the fix. A file with no hmb
+  // event formats at all is an error too.
+  bool Open(const std::string& path, std::string* error);
+  // One pass: the events in host time order.
+  bool Read(const CaptureCallback& fn,
+            std::string* error,
+            CaptureFilter filter = CaptureFilter::kAll,
+            const Tick& tick = nullptr);
+  // Of the last pass.
+  const CaptureScan& scan() const { return scan_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  struct Handle;
+  std::unique_ptr<Handle> handle_;
+  std::string path_;
+  CaptureScan scan_;
+};
+
+// Opens `path`, delivers its events in host time order and closes it
+// (CaptureFile::Open and Read).
 bool ReadCapture(const std::string& path,
                  const CaptureCallback& fn,
                  std::string* error,
@@ -93,6 +136,9 @@ std::string Printable(std::string_view text);
 
 // Host time as trace-cmd report prints it: seconds, rounded to 6 decimals.
 std::string HostTime(uint64_t ts_ns);
+void AppendHostTime(std::string* out, uint64_t ts_ns);
+// Decimal digits of `v` appended (std::to_string without the string).
+void AppendDecimal(std::string* out, uint64_t v);
 
 // The usual fix, for messages.
 inline constexpr std::string_view kRecordHint = "record with `trace-cmd record -B hmb -e hmb`";

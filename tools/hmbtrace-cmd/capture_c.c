@@ -8,6 +8,7 @@
 #include "capture_c.h"
 #include "c_error.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -16,10 +17,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <trace-cmd.h>
+
 
 #define NOT_READABLE                                                    \
 	"not a readable trace-cmd data file (truncated, corrupt, or not made by trace-cmd record); " \
@@ -28,6 +31,16 @@
 /* Pages of a CPU further back than this are given back (see walk_one). */
 #define PAGEOUT_MAX_CPUS 1024
 #define TRACE_PAGE 4096u
+/* Pages passed are given back this many at a time (one madvise). */
+#define GIVE_BACK_PAGES 64u
+/* /proc/self/maps larger than this: pages are paged out instead. */
+#define MAPS_MAX (256u * 1024u)
+
+/* Pages a CPU has moved past and not yet given back: [lo, hi). */
+struct passed {
+	uintptr_t last;	/* the page the CPU's last record was on */
+	uintptr_t lo, hi;
+};
 
 struct hmb_capture {
 	struct tracecmd_input *top;
@@ -35,25 +48,70 @@ struct hmb_capture {
 	int nr_handles;
 	struct hmb_event_set events;
 	int metadata_only;
-	/* Per handle and CPU: the trace page the last record was on. */
-	uintptr_t *last_page;
+	int walked_once;	/* a walk has moved the handles: open them again */
+	char *path;
+	struct stat st;	/* of the file when it was opened */
+	struct hmb_capture_scan scan;	/* of the last walk */
+	void (*tick)(uint64_t walked, void *data);
+	uint64_t tick_every;
+	uint64_t walked;	/* records of this walk */
+	/* Per handle and CPU: the pages passed (see give_back()). */
+	struct passed *passed;
+	dev_t dev;	/* the file's, to recognise its mappings */
+	ino_t ino;
+	char *maps;	/* MAPS_MAX bytes: /proc/self/maps read into it */
 };
+
+/*
+ * An open of a capture by libtracecmd parses the file's copy of
+ * /proc/kallsyms into its tep handle (tep_parse_kallsyms(), through the
+ * PLT): 0.07 s of CPU and ~10 MB for a full kallsyms, at every open, for
+ * symbols that no reader of captures uses (the hmb events and the
+ * trace_marker lines they print carry no kernel address). While
+ * hmb_capture_open() opens, this definition, which the executable's takes
+ * precedence over libtraceevent's (ELF symbol interposition), skips them;
+ * any other caller gets libtraceevent's own (found with RTLD_NEXT).
+ * hmb_tracecmd_open() is that open for other readers of a capture.
+ */
+static int skip_kallsyms;
+
+int tep_parse_kallsyms(struct tep_handle *tep, const char *buf)
+{
+	static int (*next)(struct tep_handle *, const char *);
+
+	if (skip_kallsyms)
+		return 0;
+	if (!next)
+		next = (int (*)(struct tep_handle *, const char *))dlsym(RTLD_NEXT,
+									  "tep_parse_kallsyms");
+	return next ? next(tep, buf) : -1;
+}
+
+struct tracecmd_input *hmb_tracecmd_open(const char *path)
+{
+	struct tracecmd_input *handle;
+
+	skip_kallsyms = 1;
+	handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	skip_kallsyms = 0;
+	return handle;
+}
 
 /*
  * libtracecmd 1.3.1 crashes (a double free in the error path of
  * tracecmd_buffer_instance_handle()) on a file cut short inside an
  * instance's buffer - `trace-cmd report` does too. So the instance buffers
  * are first opened in a child process: if it does not come back cleanly,
- * the file is refused instead. The child runs while the parent opens the
- * file's top buffer (each open parses the file's kallsyms, the costly part
- * of an open), and a file already probed (same inode, size and mtime) is
- * not probed again: the subcommands open a capture twice (dictionaries,
- * then events).
+ * the file is refused instead. The child is forked once the parent has
+ * opened the top buffer and inherits it (the costly part of an open is
+ * parsing the file's kallsyms and formats: done once); it only opens the
+ * instances. They share the file offset with the parent, which
+ * tracecmd_buffer_instance_handle() saves and restores (a child that
+ * crashes half way leaves it moved, but that file is refused). A file
+ * with no instance needs no child, and a file already probed (same inode,
+ * size and mtime) is not probed again (a subcommand that opens a capture
+ * again, e.g. stat and its command join section).
  */
-struct probe {
-	pid_t pid;	/* 0: no child (already probed, or fork failed) */
-};
-
 static struct stat probed;	/* the last file that passed */
 static int probed_valid;
 
@@ -65,31 +123,26 @@ static int same_file(const struct stat *a, const struct stat *b)
 	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-static struct probe probe_start(const char *path, const struct stat *st)
+/* Returns 0 if a child opened every instance buffer of `top` (or none was needed). */
+static int probe_instances(struct tracecmd_input *top, const struct stat *st)
 {
-	struct probe p = { 0 };
-	int fd;
+	int n = tracecmd_buffer_instances(top);
+	int status;
+	pid_t pid;
 
-	if (probed_valid && same_file(&probed, st))
-		return p;
-	p.pid = fork();
-	if (p.pid < 0) {
-		p.pid = 0;	/* cannot probe: go ahead unprotected */
-		return p;
-	}
-	if (p.pid == 0) {
-		struct tracecmd_input *top;
-		int i, n;
+	if (n <= 0 || (probed_valid && same_file(&probed, st)))
+		return 0;
+	fflush(NULL);	/* nothing buffered is written twice */
+	pid = fork();
+	if (pid < 0)
+		return 0;	/* cannot probe: go ahead unprotected */
+	if (pid == 0) {
+		int fd, i;
 
 		/* A sanitizer's report of the crash is not the user's business. */
 		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		if (fd >= 0)
 			dup2(fd, STDERR_FILENO);
-		tracecmd_set_loglevel(TEP_LOG_NONE);
-		top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-		if (!top)
-			_exit(2);
-		n = tracecmd_buffer_instances(top);
 		for (i = 0; i < n; i++) {
 			struct tracecmd_input *h = tracecmd_buffer_instance_handle(top, i);
 
@@ -97,20 +150,9 @@ static struct probe probe_start(const char *path, const struct stat *st)
 				_exit(2);
 			tracecmd_close(h);
 		}
-		tracecmd_close(top);
 		_exit(0);
 	}
-	return p;
-}
-
-/* Returns 0 if the child opened every buffer (or there was no child). */
-static int probe_wait(struct probe p, const struct stat *st)
-{
-	int status;
-
-	if (!p.pid)
-		return 0;
-	while (waitpid(p.pid, &status, 0) < 0) {
+	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)
 			return 0;
 	}
@@ -121,13 +163,64 @@ static int probe_wait(struct probe p, const struct stat *st)
 	return 0;
 }
 
+static void close_handles(struct hmb_capture *cap)
+{
+	int i;
+
+	/* Instance handles hold a reference on the top one: close them first. */
+	for (i = cap->nr_handles - 1; i > 0; i--)
+		tracecmd_close(cap->handles[i]);
+	if (cap->top)
+		tracecmd_close(cap->top);
+	free(cap->handles);
+	cap->top = NULL;
+	cap->handles = NULL;
+	cap->nr_handles = 0;
+}
+
+/* The top buffer and every instance's; 0, or -1 with a message in err. */
+static int open_handles(struct hmb_capture *cap, char *err, size_t err_len)
+{
+	int n, i;
+
+	/* No plugins: this tool decodes hmb events itself. */
+	cap->top = hmb_tracecmd_open(cap->path);
+	if (!cap->top || probe_instances(cap->top, &cap->st)) {
+		set_err(err, err_len, NOT_READABLE);
+		return -1;
+	}
+	hmb_event_set_init(&cap->events, tracecmd_get_tep(cap->top));
+	n = tracecmd_buffer_instances(cap->top);
+	if (n < 0)
+		n = 0;
+	cap->handles = calloc((size_t)n + 1, sizeof(*cap->handles));
+	if (!cap->handles) {
+		set_err(err, err_len, "out of memory");
+		return -1;
+	}
+	cap->handles[cap->nr_handles++] = cap->top;
+	for (i = 0; i < n; i++) {
+		struct tracecmd_input *h = tracecmd_buffer_instance_handle(cap->top, i);
+
+		if (!h) {
+			const char *name = tracecmd_buffer_instance_name(cap->top, i);
+
+			set_err(err, err_len,
+				"cannot read the buffer of instance \"%s\" (truncated or corrupt)",
+				name ? name : "?");
+			return -1;
+		}
+		cap->handles[cap->nr_handles++] = h;
+	}
+	return 0;
+}
+
 struct hmb_capture *hmb_capture_open(const char *path, char *err,
 				     size_t err_len)
 {
 	struct hmb_capture *cap;
-	struct probe probe;
 	struct stat st;
-	int fd, n, i;
+	int fd;
 
 	/* Say why a file cannot be opened before libtracecmd says less. */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -148,67 +241,40 @@ struct hmb_capture *hmb_capture_open(const char *path, char *err,
 	}
 	close(fd);
 
-	probe = probe_start(path, &st);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	cap = calloc(1, sizeof(*cap));
 	if (!cap) {
-		probe_wait(probe, &st);
 		set_err(err, err_len, "out of memory");
 		return NULL;
 	}
-	/* No plugins: this tool decodes hmb events itself. */
-	cap->top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (probe_wait(probe, &st) || !cap->top) {
-		set_err(err, err_len,
-			NOT_READABLE);
-		if (cap->top)
-			tracecmd_close(cap->top);
+	cap->st = st;
+	cap->path = strdup(path);
+	if (!cap->path) {
 		free(cap);
-		return NULL;
-	}
-	hmb_event_set_init(&cap->events, tracecmd_get_tep(cap->top));
-	n = tracecmd_buffer_instances(cap->top);
-	if (n < 0)
-		n = 0;
-	cap->handles = calloc((size_t)n + 1, sizeof(*cap->handles));
-	if (!cap->handles) {
-		hmb_capture_close(cap);
 		set_err(err, err_len, "out of memory");
 		return NULL;
 	}
-	cap->handles[cap->nr_handles++] = cap->top;
-	for (i = 0; i < n; i++) {
-		struct tracecmd_input *h = tracecmd_buffer_instance_handle(cap->top, i);
-
-		if (!h) {
-			const char *name = tracecmd_buffer_instance_name(cap->top, i);
-
-			set_err(err, err_len,
-				"cannot read the buffer of instance \"%s\" (truncated or corrupt)",
-				name ? name : "?");
-			hmb_capture_close(cap);
-			return NULL;
-		}
-		cap->handles[cap->nr_handles++] = h;
+	if (open_handles(cap, err, err_len)) {
+		hmb_capture_close(cap);
+		return NULL;
 	}
 	/* Without it, only the paging out is lost. */
-	cap->last_page = calloc((size_t)cap->nr_handles * PAGEOUT_MAX_CPUS,
-				sizeof(*cap->last_page));
+	cap->passed = calloc((size_t)cap->nr_handles * PAGEOUT_MAX_CPUS,
+			     sizeof(*cap->passed));
+	cap->dev = st.st_dev;
+	cap->ino = st.st_ino;
+	cap->maps = malloc(MAPS_MAX);
 	return cap;
 }
 
 void hmb_capture_close(struct hmb_capture *cap)
 {
-	int i;
-
 	if (!cap)
 		return;
-	/* Instance handles hold a reference on the top one: close them first. */
-	for (i = cap->nr_handles - 1; i > 0; i--)
-		tracecmd_close(cap->handles[i]);
-	tracecmd_close(cap->top);
-	free(cap->handles);
-	free(cap->last_page);
+	close_handles(cap);
+	free(cap->path);
+	free(cap->passed);
+	free(cap->maps);
 	free(cap);
 }
 
@@ -233,28 +299,171 @@ void hmb_capture_set_metadata_only(struct hmb_capture *cap, int on)
  * libtracecmd maps a file's pages in large pieces and keeps a piece mapped
  * while any page in it is in use, so a walk over a long capture would keep
  * most of the file resident. Pages a CPU has moved past are not read again
- * by the walk: they are given back to the page cache (MADV_PAGEOUT only
- * drops clean file pages and never changes what the memory reads, so this
- * is safe whatever libtracecmd does with the page later).
+ * by the walk, so they are given back, GIVE_BACK_PAGES at a time:
+ *   - inside a read-only private mapping of the capture file (how
+ *     libtracecmd maps trace data), with MADV_DONTNEED: the process's page
+ *     table entries go, the page cache keeps the pages, and a later read
+ *     (the next pass) maps the same bytes again - a page that can never
+ *     have been written has no private copy to lose;
+ *   - anywhere else (libtracecmd reading a compressed capture into memory
+ *     it allocated), with MADV_PAGEOUT, which never changes what memory
+ *     reads (anonymous pages go to swap, if any).
+ * Which one is decided from /proc/self/maps for each range, just before the
+ * madvise: nothing else maps or unmaps in between (one thread).
  */
+static int maps_hex(const char **p, const char *end, unsigned long long *v)
+{
+	const char *start = *p;
+
+	*v = 0;
+	while (*p < end) {
+		char c = **p;
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else
+			break;
+		*v = *v * 16 + d;
+		(*p)++;
+	}
+	return *p > start;
+}
+
+static int maps_dec(const char **p, const char *end, unsigned long long *v)
+{
+	const char *start = *p;
+
+	*v = 0;
+	while (*p < end && **p >= '0' && **p <= '9') {
+		*v = *v * 10 + (unsigned)(**p - '0');
+		(*p)++;
+	}
+	return *p > start;
+}
+
+/* Whether [lo, hi) lies in one read-only mapping of the capture file. */
+static int in_file_mapping(struct hmb_capture *cap, uintptr_t lo, uintptr_t hi)
+{
+	size_t len = 0;
+	ssize_t n;
+	const char *p, *end;
+	int fd;
+
+	if (!cap->maps)
+		return 0;
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while (len < MAPS_MAX &&
+	       (n = read(fd, cap->maps + len, MAPS_MAX - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	if (len == MAPS_MAX)
+		return 0;	/* maybe cut short: do not guess */
+	p = cap->maps;
+	end = cap->maps + len;
+	/* "start-end perms offset major:minor inode path" per line */
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		unsigned long long start, stop, off, major, minor, inode;
+		const char *perms;
+
+		if (!eol)
+			eol = end;
+		if (maps_hex(&p, eol, &start) && p < eol && *p++ == '-' &&
+		    maps_hex(&p, eol, &stop) && p < eol && *p++ == ' ' &&
+		    eol - p > 5) {
+			perms = p;
+			p += 5;
+			if (maps_hex(&p, eol, &off) && p < eol && *p++ == ' ' &&
+			    maps_hex(&p, eol, &major) && p < eol && *p++ == ':' &&
+			    maps_hex(&p, eol, &minor) && p < eol && *p++ == ' ' &&
+			    maps_dec(&p, eol, &inode) && start <= lo && hi <= stop)
+				return perms[0] == 'r' && perms[1] == '-' &&
+				       perms[3] == 'p' &&
+				       major == major(cap->dev) &&
+				       minor == minor(cap->dev) &&
+				       inode == (unsigned long long)cap->ino;
+		}
+		p = eol + 1;
+	}
+	return 0;
+}
+
+static void give_back(struct hmb_capture *cap, uintptr_t lo, uintptr_t hi)
+{
+	if (lo >= hi)
+		return;
+	if (in_file_mapping(cap, lo, hi))
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	else
+		madvise((void *)lo, hi - lo, MADV_PAGEOUT);
+}
+
 static void page_out_behind(struct hmb_capture *cap,
 			    struct tracecmd_input *handle,
 			    const struct tep_record *record, int cpu)
 {
 	uintptr_t page = (uintptr_t)record->data & ~(uintptr_t)(TRACE_PAGE - 1);
-	uintptr_t *last;
+	struct passed *ps;
 	int h;
 
-	if (!cap->last_page || cpu < 0 || cpu >= PAGEOUT_MAX_CPUS)
+	if (!cap->passed || cpu < 0 || cpu >= PAGEOUT_MAX_CPUS)
 		return;
 	for (h = 0; h < cap->nr_handles && cap->handles[h] != handle; h++)
 		;
 	if (h == cap->nr_handles)
 		return;
-	last = &cap->last_page[(size_t)h * PAGEOUT_MAX_CPUS + (size_t)cpu];
-	if (*last && *last != page)
-		madvise((void *)*last, TRACE_PAGE, MADV_PAGEOUT);
-	*last = page;
+	ps = &cap->passed[(size_t)h * PAGEOUT_MAX_CPUS + (size_t)cpu];
+	if (ps->last && ps->last != page) {
+		if (ps->hi != ps->last || ps->hi - ps->lo >= GIVE_BACK_PAGES * TRACE_PAGE) {
+			give_back(cap, ps->lo, ps->hi);
+			ps->lo = ps->last;
+		}
+		ps->hi = ps->last + TRACE_PAGE;
+	}
+	ps->last = page;
+}
+
+/* At the end of a walk: what is left of every CPU's pages passed. */
+static void give_back_all(struct hmb_capture *cap)
+{
+	size_t i, n = (size_t)cap->nr_handles * PAGEOUT_MAX_CPUS;
+
+	if (!cap->passed)
+		return;
+	for (i = 0; i < n; i++) {
+		struct passed *ps = &cap->passed[i];
+
+		give_back(cap, ps->lo, ps->hi);
+		if (ps->last)
+			give_back(cap, ps->last, ps->last + TRACE_PAGE);
+		memset(ps, 0, sizeof(*ps));
+	}
+}
+
+static void scan_event(struct hmb_capture *cap, uint64_t ts)
+{
+	if (!cap->scan.events++)
+		cap->scan.first_ts = ts;
+	cap->scan.last_ts = ts;
+}
+
+void hmb_capture_get_scan(const struct hmb_capture *cap,
+			  struct hmb_capture_scan *scan)
+{
+	*scan = cap->scan;
+}
+
+void hmb_capture_set_tick(struct hmb_capture *cap,
+			  void (*tick)(uint64_t walked, void *data),
+			  uint64_t every)
+{
+	cap->tick = tick;
+	cap->tick_every = every ? every : 1;
 }
 
 static int walk_one(struct tracecmd_input *handle, struct tep_record *record,
@@ -265,16 +474,32 @@ static int walk_one(struct tracecmd_input *handle, struct tep_record *record,
 	struct hmb_capture_event ev;
 
 	page_out_behind(cap, handle, record, cpu);
-	if (cap->metadata_only && record->data) {
-		/* The dictionary pass: only hmb_state and hmb_dict matter. */
-		int type = tep_data_type(cap->events.tep, record);
+	if (cap->tick && ++cap->walked % cap->tick_every == 0)
+		cap->tick(cap->walked, w->data);
+	if (cap->metadata_only) {
+		/*
+		 * The dictionary pass: only hmb_state and hmb_dict are
+		 * decoded; the others are counted as a full walk would
+		 * deliver them (hmb_event_set_decode()'s conditions).
+		 */
+		int type;
 
+		if (!record->data || record->size < 0)
+			return 0;
+		type = tep_data_type(cap->events.tep, record);
+		if (!hmb_event_set_is_ours(&cap->events, type))
+			return 0;
+		scan_event(cap, record->ts);
 		if (!(cap->events.state && type == cap->events.state->id) &&
 		    !(cap->events.dict && type == cap->events.dict->id))
 			return 0;
+		if (!hmb_event_set_decode(&cap->events, record, cpu, &ev))
+			return 0;
+	} else {
+		if (!hmb_event_set_decode(&cap->events, record, cpu, &ev))
+			return 0;
+		scan_event(cap, ev.ts);
 	}
-	if (!hmb_event_set_decode(&cap->events, record, cpu, &ev))
-		return 0;
 	if (w->cb(&ev, w->data)) {
 		w->stopped = 1;
 		return -1;
@@ -294,8 +519,30 @@ int hmb_capture_iterate(struct hmb_capture *cap,
 		set_err(err, err_len, "no event formats in the file");
 		return -1;
 	}
+	if (cap->walked_once) {
+		/*
+		 * Another pass: the file is opened again (cheap without
+		 * kallsyms). libtracecmd 1.3.1 has no public rewind, and its
+		 * tracecmd_set_all_cpus_to_timestamp(h, 0) left every CPU of
+		 * a trace-cmd 3.1 (file version 7) capture at its end.
+		 */
+		struct stat now;
+
+		if (stat(cap->path, &now) != 0 || !same_file(&now, &cap->st)) {
+			set_err(err, err_len,
+				"the file changed while it was being read; read it again");
+			return -1;
+		}
+		close_handles(cap);
+		if (open_handles(cap, err, err_len))
+			return -1;
+	}
+	cap->walked_once = 1;
+	cap->walked = 0;
+	memset(&cap->scan, 0, sizeof(cap->scan));
 	ret = tracecmd_iterate_events_multi(cap->handles, cap->nr_handles,
 					    walk_one, &w);
+	give_back_all(cap);
 	if (ret < 0 && !w.stopped) {
 		set_err(err, err_len, "reading the events failed (truncated or corrupt)");
 		return -1;

@@ -21,6 +21,14 @@ extern "C" {
 #endif
 
 struct hmb_capture;
+struct tracecmd_input;
+
+/*
+ * tracecmd_open() as the readers of captures open a file: no plugins, and
+ * no parsing of the file's kallsyms (no reader resolves kernel addresses;
+ * see capture_c.c). For readers of other events of a capture (nvme_host_c.c).
+ */
+struct tracecmd_input *hmb_tracecmd_open(const char *path);
 
 /*
  * Opens `path`. On failure returns NULL and writes a message (without the
@@ -36,13 +44,37 @@ void hmb_capture_close(struct hmb_capture *cap);
  */
 void hmb_capture_set_metadata_only(struct hmb_capture *cap, int on);
 
+/*
+ * What the last hmb_capture_iterate() walked past: the events a full walk
+ * delivers (hmb events and trace_marker lines; in a metadata-only walk
+ * too, counted without being decoded), and the host time of the first
+ * and last of them.
+ */
+struct hmb_capture_scan {
+	uint64_t events;
+	uint64_t first_ts;
+	uint64_t last_ts;
+};
+void hmb_capture_get_scan(const struct hmb_capture *cap,
+			  struct hmb_capture_scan *scan);
+
+/*
+ * With `tick` set, hmb_capture_iterate() calls it every `every` events it
+ * walks (delivered or skipped), with the number walked in this walk and
+ * the iterate call's data: progress for a walk that delivers few events.
+ */
+void hmb_capture_set_tick(struct hmb_capture *cap,
+			  void (*tick)(uint64_t walked, void *data),
+			  uint64_t every);
+
 /* Whether the file's formats define the hmb events at all. */
 int hmb_capture_has_hmb_events(const struct hmb_capture *cap);
 
 /*
  * Calls `cb` for every hmb and trace_marker event of every buffer (top and
  * instances), merged in host timestamp order. A non-zero return from `cb`
- * stops the walk. Returns 0, or -1 with a message in err.
+ * stops the walk. Returns 0, or -1 with a message in err. Each call walks
+ * the capture from its start again: one open serves several passes.
  */
 int hmb_capture_iterate(struct hmb_capture *cap,
 			int (*cb)(const struct hmb_capture_event *ev,

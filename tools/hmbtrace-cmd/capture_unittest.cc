@@ -8,8 +8,11 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
+
+#include <event-parse.h>
 
 #include "count_records_testutil.h"
 #include "fixture_testutil.h"
@@ -74,6 +77,78 @@ TEST(Capture, TheMetadataPassDeliversExactlyTheStateAndDictionaryEvents) {
       << error;
   EXPECT_GT(metadata.size(), 2u);
   EXPECT_EQ(metadata, all);
+}
+
+// What a pass delivers, comparable across passes.
+std::vector<std::tuple<uint64_t, int, CaptureKind, uint64_t>> Pass(CaptureFile& file,
+                                                                    CaptureFilter filter) {
+  std::vector<std::tuple<uint64_t, int, CaptureKind, uint64_t>> out;
+  std::string error;
+  EXPECT_TRUE(file.Read(
+      [&out](const CaptureEvent& ev) {
+        out.emplace_back(ev.ts, ev.cpu, ev.kind, ev.seq);
+        return true;
+      },
+      &error, filter))
+      << error;
+  return out;
+}
+
+// record-small.dat in file version 7 (testdata/record-small-v7.dat.license).
+std::string V7FixturePath() {
+  const std::string markers = MarkersFixturePath();
+  return markers.substr(0, markers.rfind('/') + 1) + "record-small-v7.dat";
+}
+
+TEST(Capture, EveryPassOverOneOpenFileStartsAgainFromTheFirstEvent) {
+  for (const std::string& path :
+       {FixturePath(), MarkersFixturePath(), ClockFixturePath(), V7FixturePath()}) {
+    std::string error;
+    std::vector<std::tuple<uint64_t, int, CaptureKind, uint64_t>> fresh;
+    for (const CaptureEvent& ev : ReadAll(path, &error))
+      fresh.emplace_back(ev.ts, ev.cpu, ev.kind, ev.seq);
+    ASSERT_TRUE(error.empty()) << error;
+    CaptureFile file;
+    ASSERT_TRUE(file.Open(path, &error)) << error;
+    const auto metadata = Pass(file, CaptureFilter::kMetadata);
+    const CaptureScan scan = file.scan();
+    const auto first = Pass(file, CaptureFilter::kAll);
+    const auto second = Pass(file, CaptureFilter::kAll);
+    EXPECT_EQ(first, fresh) << path;
+    EXPECT_EQ(second, fresh) << path;
+    EXPECT_LT(metadata.size(), fresh.size());
+    // The metadata pass counts what a full pass delivers, without decoding it.
+    ASSERT_FALSE(fresh.empty());
+    EXPECT_EQ(scan.events, fresh.size()) << path;
+    EXPECT_EQ(scan.first_ts, std::get<0>(fresh.front()));
+    EXPECT_EQ(scan.last_ts, std::get<0>(fresh.back()));
+    EXPECT_EQ(file.scan().events, fresh.size());
+  }
+}
+
+TEST(Capture, APassStoppedEarlyDoesNotShortenTheNext) {
+  std::string error;
+  CaptureFile file;
+  ASSERT_TRUE(file.Open(FixturePath(), &error)) << error;
+  uint64_t n = 0;
+  ASSERT_TRUE(file.Read([&n](const CaptureEvent&) { return ++n < 100; }, &error)) << error;
+  EXPECT_EQ(n, 100u);
+  EXPECT_EQ(Pass(file, CaptureFilter::kAll).size(), ReadAll(FixturePath(), &error).size());
+}
+
+TEST(Capture, KernelSymbolsAreStillParsedForOtherCallersOfLibtraceevent) {
+  // capture_c.c skips tep_parse_kallsyms() only while it opens a capture.
+  std::string error;
+  ASSERT_FALSE(ReadAll(FixturePath(), &error).empty()) << error;
+  tep_handle* tep = tep_alloc();
+  ASSERT_NE(tep, nullptr);
+  ASSERT_EQ(tep_parse_kallsyms(tep,
+                               "ffffffff81000000 T hmb_test_symbol\n"
+                               "ffffffff81000100 T hmb_test_next\n"),
+            0);
+  const char* name = tep_find_function(tep, 0xffffffff81000010ull);
+  EXPECT_STREQ(name ? name : "(none)", "hmb_test_symbol");
+  tep_free(tep);
 }
 
 TEST(Capture, MissingFileIsAnErrorNamingTheFileAndWhy) {

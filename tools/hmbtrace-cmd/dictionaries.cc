@@ -41,15 +41,34 @@ DictionaryStore::Update DictionaryStore::Add(const CaptureEvent& ev) {
   return u;
 }
 
-bool CollectDictionaries(const std::string& path, DictionaryStore* store, std::string* error) {
-  const bool ok = ReadCapture(
-      path,
+namespace {
+
+bool CollectFrom(CaptureFile& file,
+                 DictionaryStore* store,
+                 std::string* error,
+                 const CaptureFile::Tick& tick = nullptr) {
+  const bool ok = file.Read(
       [store](const CaptureEvent& ev) {
         store->Add(ev);
         return true;
       },
-      error, CaptureFilter::kMetadata);
+      error, CaptureFilter::kMetadata, tick);
   store->RestartStream();
+  return ok;
+}
+
+}  // namespace
+
+bool CollectDictionaries(const std::string& path,
+                         DictionaryStore* store,
+                         std::string* error,
+                         CaptureScan* scan) {
+  CaptureFile file;
+  if (!file.Open(path, error))
+    return false;
+  const bool ok = CollectFrom(file, store, error);
+  if (scan)
+    *scan = file.scan();
   return ok;
 }
 
@@ -57,25 +76,21 @@ bool ReadCaptureWithDictionaries(const std::string& path,
                                  DictionaryStore* store,
                                  const CaptureCallback& fn,
                                  std::string* error,
-                                 bool streams_stdout) {
-  Progress progress(path, streams_stdout);
-  uint64_t events = 0;  // of the first pass: the second pass's total
-  const bool collected = ReadCapture(
-      path,
-      [&](const CaptureEvent& ev) {
-        store->Add(ev);
-        events++;
-        progress.Tick(1, 2, 0);
-        return true;
-      },
-      error);
-  store->RestartStream();
-  if (!collected)
+                                 const ReadOptions& options) {
+  CaptureFile file;
+  if (!file.Open(path, error))
     return false;
-  const bool ok = ReadCapture(
-      path,
+  Progress progress(path, !options.quiet && Progress::Wanted(options.streams_stdout), stderr);
+  if (!CollectFrom(file, store, error, [&progress](uint64_t walked) {
+        progress.Set(1, 2, walked, 0);
+      }))
+    return false;
+  const CaptureScan scan = file.scan();  // the second pass's events
+  if (options.on_scan)
+    options.on_scan(scan);
+  const bool ok = file.Read(
       [&](const CaptureEvent& ev) {
-        progress.Tick(2, 2, events);
+        progress.Tick(2, 2, scan.events);
         return fn(ev);
       },
       error);

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -65,18 +66,40 @@ class DictionaryStore {
 };
 
 // First pass over `path`: every dictionary and device it carries (only
-// hmb_state and hmb_dict events are decoded).
-bool CollectDictionaries(const std::string& path, DictionaryStore* store, std::string* error);
+// hmb_state and hmb_dict events are decoded). `scan`, if given: what a
+// full pass would deliver (capture.h).
+bool CollectDictionaries(const std::string& path,
+                         DictionaryStore* store,
+                         std::string* error,
+                         CaptureScan* scan = nullptr);
 
-// Both passes: every dictionary into `store`, then every event to `fn`, so
-// that records are decoded with their generation's dictionary even where
-// its hmb_dict events come later in the capture. Shows its progress on a
-// terminal (progress.h); `streams_stdout`: `fn` prints to stdout as it goes.
+struct ReadOptions {
+  // `fn` prints to stdout as it goes (progress.h).
+  bool streams_stdout = false;
+  // No progress line at all.
+  bool quiet = false;
+  // Called between the passes, with what the second pass will deliver.
+  std::function<void(const CaptureScan&)> on_scan;
+};
+
+// Both passes, over one open of the file: every dictionary into `store`,
+// then every event to `fn`, so that records are decoded with their
+// generation's dictionary even where its hmb_dict events come later in the
+// capture. Shows its progress on a terminal (progress.h).
 bool ReadCaptureWithDictionaries(const std::string& path,
                                  DictionaryStore* store,
                                  const CaptureCallback& fn,
                                  std::string* error,
-                                 bool streams_stdout = false);
+                                 const ReadOptions& options);
+inline bool ReadCaptureWithDictionaries(const std::string& path,
+                                        DictionaryStore* store,
+                                        const CaptureCallback& fn,
+                                        std::string* error,
+                                        bool streams_stdout = false) {
+  ReadOptions options;
+  options.streams_stdout = streams_stdout;
+  return ReadCaptureWithDictionaries(path, store, fn, error, options);
+}
 
 }  // namespace hmbtrace
 

@@ -85,7 +85,8 @@ bool ExportCapture(const std::string& input,
                    DictionaryStore* dicts,
                    ExportSink* sink,
                    ExportSummary* summary,
-                   std::string* error) {
+                   std::string* error,
+                   const ReadOptions& read_options) {
   ExportModel model(dicts, sink);
   // The capture's other ftrace events, straight to the sink, and its
   // trace clock (one pass over every buffer).
@@ -111,13 +112,14 @@ bool ExportCapture(const std::string& input,
       return false;
     model.SetJoin(&join);
   }
-  if (!ReadCapture(
-          input,
+  // The dictionaries first, then the hmb events (one open, two passes).
+  if (!ReadCaptureWithDictionaries(
+          input, dicts,
           [&model](const CaptureEvent& ev) {
             model.Add(ev);
             return true;
           },
-          error))
+          error, read_options))
     return false;
   if (model.counts().hmb_events == 0) {
     *error = input + ": no hmb events; " + std::string(kRecordHint);
@@ -150,11 +152,7 @@ int RunExport(const ExportOptions& options) {
     return 2;
   }
   std::string error;
-  DictionaryStore dicts;
-  if (!CollectDictionaries(options.input, &dicts, &error)) {
-    std::fprintf(stderr, "hmbtrace-cmd export: %s\n", error.c_str());
-    return 1;
-  }
+  DictionaryStore dicts;  // filled by the first pass of the read below
   // Written beside the target, then renamed: no half-written file on failure.
   const std::string tmp = options.output + ".tmp";
   std::vector<char> buffer(kWriteBuffer);  // outlives the FILE that uses it
@@ -170,7 +168,9 @@ int RunExport(const ExportOptions& options) {
   else
     sink = std::make_unique<JsonTraceWriter>(file.get());
   ExportSummary summary;
-  bool ok = ExportCapture(options.input, &dicts, sink.get(), &summary, &error);
+  ReadOptions read_options;
+  read_options.quiet = options.quiet;
+  bool ok = ExportCapture(options.input, &dicts, sink.get(), &summary, &error, read_options);
   if (ok) {
     ok = sink->Finish(&error);
     if (!ok)

@@ -45,13 +45,14 @@ struct ExportSummary {
 
 // Every pass of an export of `input` into `sink`, which the caller then
 // finishes: its other ftrace events and trace clock; with the host's nvme
-// events, the command join; the hmb events (export_model.h). `dicts`
-// holds the capture's dictionaries (CollectDictionaries()).
+// events, the command join; the hmb events (export_model.h), after the
+// capture's dictionaries, which it collects into `dicts` (empty at first).
 bool ExportCapture(const std::string& input,
                    DictionaryStore* dicts,
                    ExportSink* sink,
                    ExportSummary* summary,
-                   std::string* error);
+                   std::string* error,
+                   const ReadOptions& read_options = {});
 
 }  // namespace hmbtrace
 

@@ -28,6 +28,12 @@ void Log2Histogram::Add(uint64_t value, uint64_t n) {
   total_ += n;
 }
 
+void Log2Histogram::Merge(const Log2Histogram& other) {
+  for (size_t b = 0; b < kBuckets; b++)
+    counts_[b] += other.counts_[b];
+  total_ += other.total_;
+}
+
 namespace {
 
 // bpftrace's labels: 1024 -> "1K", 3 << 20 -> "3M"; exact powers only
@@ -128,18 +134,6 @@ std::string Sparkline(const std::vector<uint64_t>& bins) {
 
 namespace {
 
-uint64_t TicksToNs(uint64_t ticks, uint64_t hz) {
-  const unsigned __int128 ns = static_cast<unsigned __int128>(ticks) * 1000000000u / hz;
-  return ns > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(ns);
-}
-
-Log2Histogram HistogramOf(const std::vector<uint64_t>& ticks, uint64_t hz) {
-  Log2Histogram h;
-  for (uint64_t t : ticks)
-    h.Add(hz ? TicksToNs(t, hz) : t);
-  return h;
-}
-
 std::string Duration(uint64_t ns) {
   char buf[32];
   if (ns >= 1000000000u)
@@ -160,11 +154,8 @@ std::string LatencyHistogramsText(const CoreStats& cores, uint16_t dev, uint64_t
   for (const auto& [key, cs] : cores) {
     if (key.first != dev)
       continue;
-    for (const auto& [name, ticks] : cs.latencies) {
-      Log2Histogram& h = merged[name];
-      for (uint64_t t : ticks)
-        h.Add(hz ? TicksToNs(t, hz) : t);
-    }
+    for (const auto& [name, lat] : cs.latencies)
+      merged[name].Merge(lat.plot);
   }
   if (merged.empty())
     return "";
@@ -174,8 +165,14 @@ std::string LatencyHistogramsText(const CoreStats& cores, uint16_t dev, uint64_t
   return out;
 }
 
+std::vector<uint64_t> ActivityBins(const CoreStat& cs, uint64_t begin, uint64_t end) {
+  if (!cs.activity.empty())
+    return cs.activity;
+  return BinByTime(cs.record_times, begin, end, kActivityBins);
+}
+
 std::string ActivityText(const CoreStat& cs, uint64_t begin, uint64_t end) {
-  const std::vector<uint64_t> bins = BinByTime(cs.record_times, begin, end, kActivityBins);
+  const std::vector<uint64_t> bins = ActivityBins(cs, begin, end);
   const uint64_t peak = *std::max_element(bins.begin(), bins.end());
   return "    activity |" + Sparkline(bins) + "| " + Duration(TimeBinNs(begin, end, kActivityBins)) +
          " per bin, peak " + std::to_string(peak) + " records\n";
@@ -183,13 +180,13 @@ std::string ActivityText(const CoreStat& cs, uint64_t begin, uint64_t end) {
 
 nlohmann::json CorePlotsJson(const CoreStat& cs, uint64_t hz, uint64_t begin, uint64_t end) {
   nlohmann::json hist = nlohmann::json::object();
-  for (const auto& [name, ticks] : cs.latencies)
-    hist[name] = {{"unit", hz ? "ns" : "ticks"}, {"buckets", HistogramOf(ticks, hz).Json()}};
+  for (const auto& [name, lat] : cs.latencies)
+    hist[name] = {{"unit", hz ? "ns" : "ticks"}, {"buckets", lat.plot.Json()}};
   return {{"latency_histograms", hist},
           {"activity",
            {{"begin_ns", begin},
             {"bin_ns", TimeBinNs(begin, end, kActivityBins)},
-            {"records", BinByTime(cs.record_times, begin, end, kActivityBins)}}}};
+            {"records", ActivityBins(cs, begin, end)}}}};
 }
 
 }  // namespace hmbtrace

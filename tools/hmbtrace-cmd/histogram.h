@@ -24,6 +24,7 @@ class Log2Histogram {
   static constexpr size_t kBuckets = 65;
 
   void Add(uint64_t value, uint64_t n = 1);
+  void Merge(const Log2Histogram& other);
   static size_t BucketOf(uint64_t value);
   static uint64_t BucketLow(size_t bucket);
   // Exclusive upper end; 0 for the last bucket, whose end is 2^64.
@@ -64,11 +65,14 @@ using CoreStats = std::map<std::pair<uint16_t, uint16_t>, CoreStat>;  // by (dev
 inline constexpr size_t kActivityBins = 50;
 
 // Latencies are bucketed in ns when the firmware clock rate is known
-// (hz != 0), else in ticks.
+// (hz != 0), else in ticks (CoreStat::AddLatency, with the same hz).
 // One log2 histogram per latency metric of device `dev`, all its cores
 // together: "  latency histograms (all cores, ns):" and per metric its
 // name and bpftrace-style lines. Empty when there are no latencies.
 std::string LatencyHistogramsText(const CoreStats& cores, uint16_t dev, uint64_t hz);
+// The core's records over [begin, end] in kActivityBins bins (what the
+// collector counted, or its record times binned).
+std::vector<uint64_t> ActivityBins(const CoreStat& cs, uint64_t begin, uint64_t end);
 // "    activity |SPARKLINE| BIN per bin, peak N records": the core's records
 // (host time) over [begin, end] of the capture, in kActivityBins bins.
 std::string ActivityText(const CoreStat& cs, uint64_t begin, uint64_t end);

@@ -84,9 +84,10 @@ TEST(Sparkline, PeakIsTheFullBlockZeroIsBlankAnythingElseVisible) {
 
 TEST(StatPlots, HistogramsInNanosecondsWhenTheClockRateIsKnown) {
   CoreStats cores;
-  cores[{0, 0}].latencies["nand_read.latency"] = {1000, 1000};  // 1 MHz: 1 ms each
-  cores[{0, 1}].latencies["nand_read.latency"] = {3};            // 3 us
-  cores[{1, 0}].latencies["other"] = {1};
+  cores[{0, 0}].AddLatency("nand_read.latency", 1000, 1000000);  // 1 MHz: 1 ms each
+  cores[{0, 0}].AddLatency("nand_read.latency", 1000, 1000000);
+  cores[{0, 1}].AddLatency("nand_read.latency", 3, 1000000);  // 3 us
+  cores[{1, 0}].AddLatency("other", 1, 0);
   const std::string text = LatencyHistogramsText(cores, 0, 1000000);
   EXPECT_NE(text.find("  latency histograms (all cores, ns):\n    nand_read.latency:\n"),
             std::string::npos)

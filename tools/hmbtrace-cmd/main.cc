@@ -114,7 +114,8 @@ int Main(int argc, char** argv) {
   export_cmd->add_flag("--compress", export_opts.compress,
                        "Protobuf only: write the packets zlib-compressed (2-3x smaller; "
                        "Perfetto reads them, protoc --decode does not)");
-  export_cmd->add_flag("-q,--quiet", export_opts.quiet, "Print no summary line");
+  export_cmd->add_flag("-q,--quiet", export_opts.quiet,
+                       "Print no summary line, and no progress line while reading");
 
   std::string sysfs_dir(kDefaultSysfsDir);
   std::string tracefs_dir(kDefaultTracefsDir);

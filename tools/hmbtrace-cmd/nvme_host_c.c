@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "nvme_host_c.h"
+#include "capture_c.h"
 #include "c_error.h"
 #include "trace_pageout_c.h"
 
@@ -100,7 +101,7 @@ int hmb_nvme_host_read(const char *path,
 	int ret;
 
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	top = hmb_tracecmd_open(path);	/* no kallsyms: none needed */
 	if (!top) {
 		set_err(err, err_len, "not a readable trace-cmd data file");
 		return -1;

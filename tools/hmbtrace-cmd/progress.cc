@@ -15,15 +15,15 @@ constexpr uint64_t kCheckEvery = 4096;
 constexpr auto kFirstDraw = std::chrono::seconds(1);
 constexpr auto kRedraw = std::chrono::milliseconds(100);
 
-bool Wanted(bool streams_stdout) {
+}  // namespace
+
+bool Progress::Wanted(bool streams_stdout) {
   if (std::getenv("HMBTRACE_NO_PROGRESS"))
     return false;
   if (!isatty(STDERR_FILENO))
     return false;
   return !(streams_stdout && isatty(STDOUT_FILENO));
 }
-
-}  // namespace
 
 Progress::Progress(std::string what, bool streams_stdout)
     : Progress(std::move(what), Wanted(streams_stdout), stderr) {}
@@ -56,6 +56,18 @@ void Progress::Tick(int pass, int passes, uint64_t total) {
   }
   if (++done_ % kCheckEvery)
     return;
+  Draw(pass, passes, total);
+}
+
+void Progress::Set(int pass, int passes, uint64_t done, uint64_t total) {
+  if (!enabled_)
+    return;
+  pass_ = pass;
+  done_ = done;
+  Draw(pass, passes, total);
+}
+
+void Progress::Draw(int pass, int passes, uint64_t total) {
   const Clock::time_point now = Clock::now();
   if (now - start_ < kFirstDraw || now - last_draw_ < kRedraw)
     return;

@@ -23,7 +23,8 @@ class Progress {
   // prints its results to stdout as it reads) it stays off when stdout is
   // a terminal too: the line would be torn by the results.
   Progress(std::string what, bool streams_stdout);
-  // Same, with the terminal test given: for tests.
+  // Same, with the terminal test given: for tests, and `enabled` false for
+  // a command told to be quiet.
   Progress(std::string what, bool enabled, FILE* out);
   ~Progress();
   Progress(const Progress&) = delete;
@@ -32,6 +33,11 @@ class Progress {
   // One more event read in pass `pass` of `passes`; `total` is the number
   // of events of the pass when known (a percentage is shown), else 0.
   void Tick(int pass, int passes, uint64_t total);
+  // `done` events read in pass `pass` so far (a pass that counts them
+  // itself).
+  void Set(int pass, int passes, uint64_t done, uint64_t total);
+  // For the constructor with `enabled`: the terminal test.
+  static bool Wanted(bool streams_stdout);
   // Erases the line if one was drawn.
   void Done();
 
@@ -45,6 +51,7 @@ class Progress {
 
  private:
   using Clock = std::chrono::steady_clock;
+  void Draw(int pass, int passes, uint64_t total);
 
   std::string what_;
   bool enabled_;

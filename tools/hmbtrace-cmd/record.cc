@@ -295,13 +295,17 @@ int RunRecord(const RecordOptions& options) {
 
   DictionaryStore dicts;
   StatCollector stat(&dicts);
+  ReadOptions read_options;
+  read_options.on_scan = [&stat](const CaptureScan& scan) {
+    stat.SetSpan(scan.first_ts, scan.last_ts);
+  };
   if (!ReadCaptureWithDictionaries(
           options.output, &dicts,
           [&stat](const CaptureEvent& ev) {
             stat.Add(ev);
             return true;
           },
-          &error))
+          &error, read_options))
     return fail(error);
   stat.Finish();
   if (stat.hmb_events() == 0)

@@ -9,9 +9,10 @@ namespace hmbtrace {
 namespace {
 
 std::string Prefix(uint64_t at, int cpu) {
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "[%03d]", cpu);
-  return HostTime(at) + " " + buf + " ";
+  std::string out;
+  AppendHostTime(&out, at);
+  AppendCpu(&out, cpu);
+  return out;
 }
 
 std::string_view AsText(std::span<const uint8_t> bytes) {
@@ -40,13 +41,25 @@ bool Reporter::FormatRecord(const CaptureEvent& ev, TimelineLine* line) {
   if (desc ? !Wanted(desc->name) : !options_.events.empty())
     return false;  // an event without a name matches no --event
   std::string& text = line->body;
-  text = "dev=" + std::to_string(ev.dev) + " core=" + std::to_string(ev.core) +
-         " seq=" + std::to_string(ev.seq) + " fw_ts=" + std::to_string(ev.fw_ts) + " " +
-         RecordText(dict, ev.event_id, ev.data);
-  if (ev.clock_format)
-    text += " " + FwTimeText(fw_time);
-  if (!desc || options_.raw)
-    text += " payload=" + Hex(ev.data);
+  text.clear();
+  text += "dev=";
+  AppendDecimal(&text, ev.dev);
+  text += " core=";
+  AppendDecimal(&text, ev.core);
+  text += " seq=";
+  AppendDecimal(&text, ev.seq);
+  text += " fw_ts=";
+  AppendDecimal(&text, ev.fw_ts);
+  text += ' ';
+  AppendRecordText(&text, dict, ev.event_id, ev.data);
+  if (ev.clock_format) {
+    text += ' ';
+    text += FwTimeText(fw_time);
+  }
+  if (!desc || options_.raw) {
+    text += " payload=";
+    text += Hex(ev.data);
+  }
   if (ev.data.size() < ev.len)
     text += " (len " + std::to_string(ev.len) + ", " + std::to_string(ev.data.size()) +
             " bytes captured)";

@@ -35,21 +35,38 @@ std::string Pad(const std::string& s, size_t width, bool left = false) {
   return left ? s + fill : fill + s;
 }
 
+uint64_t TicksToNs(uint64_t ticks, uint64_t hz) {
+  const unsigned __int128 ns = static_cast<unsigned __int128>(ticks) * 1000000000u / hz;
+  return ns > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(ns);
+}
+
 }  // namespace
 
-LatencySummary Summarize(std::vector<uint64_t>& values) {
+LatencySummary Summarize(const QuantileHistogram& h) {
   LatencySummary s;
-  if (values.empty())
-    return s;
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  s.count = n;
-  s.min = values.front();
-  s.max = values.back();
-  // Nearest rank: the smallest value with at least p% of values <= it.
-  s.median = values[(n + 1) / 2 - 1];
-  s.p99 = values[(n * 99 + 99) / 100 - 1];
+  s.count = h.count();
+  s.min = h.min();
+  s.max = h.max();
+  s.median = h.Median();
+  s.p99 = h.P99();
   return s;
+}
+
+void CoreStat::AddLatency(const std::string& name, uint64_t ticks, uint64_t hz) {
+  LatencyStat& lat = latencies[name];
+  lat.ticks.Add(ticks);
+  lat.plot.Add(hz ? TicksToNs(ticks, hz) : ticks);
+}
+
+uint64_t StatCollector::ClockHz(uint16_t dev) const {
+  const auto it = dicts_->devices().find(dev);
+  return it == dicts_->devices().end() ? 0 : it->second.clock_hz;
+}
+
+void StatCollector::SetSpan(uint64_t first_ts, uint64_t last_ts) {
+  span_set_ = true;
+  span_first_ = first_ts;
+  span_last_ = last_ts;
 }
 
 uint64_t ClockStat::not_converted_total() const {
@@ -148,15 +165,15 @@ void StatCollector::ConvertRecord(const CaptureEvent& ev) {
     cs.not_converted[static_cast<size_t>(t.miss)]++;
     return;
   }
-  cs.bounds.push_back(t.bound_ns);
+  cs.bounds.Add(t.bound_ns);
   if (t.stale)
     cs.converted_stale++;
   if (ev.ts >= t.host_ns)
-    cs.drain_delays.push_back(ev.ts - t.host_ns);
+    cs.drain_delays.Add(ev.ts - t.host_ns);
   else if (t.host_ns - ev.ts > t.bound_ns)
     cs.after_drain++;
   else
-    cs.drain_delays.push_back(0);  // within the bound of its drain
+    cs.drain_delays.Add(0);  // within the bound of its drain
 }
 
 void StatCollector::AddRecord(const CaptureEvent& ev) {
@@ -169,7 +186,16 @@ void StatCollector::AddRecord(const CaptureEvent& ev) {
     cs.first_seq = ev.seq;
   cs.records++;
   cs.last_seq = ev.seq;
-  cs.record_times.push_back(ev.ts);
+  if (span_set_) {
+    if (cs.activity.empty())
+      cs.activity.assign(kActivityBins, 0);
+    const uint64_t bin_ns = TimeBinNs(span_first_, span_last_, kActivityBins);
+    const uint64_t offset =
+        std::min(std::max(ev.ts, span_first_), std::max(span_last_, span_first_)) - span_first_;
+    cs.activity[std::min<uint64_t>(offset / bin_ns, kActivityBins - 1)]++;
+  } else {
+    cs.record_times.push_back(ev.ts);
+  }
   if (t.have) {
     if (ev.seq > t.expected)
       cs.gap_unexplained += ev.seq - t.expected;
@@ -184,8 +210,9 @@ void StatCollector::AddRecord(const CaptureEvent& ev) {
   cs.events[EventName(desc, ev.event_id)]++;
   if (!desc)
     return;
+  const uint64_t hz = ClockHz(ev.dev);
   if (auto lat = RoleFieldValue(*desc, desc->latency_field, ev.data))
-    cs.latencies[desc->name + "." + desc->fields[desc->latency_field].name].push_back(*lat);
+    cs.AddLatency(desc->name + "." + desc->fields[desc->latency_field].name, *lat, hz);
   if (desc->role != HMB_TRACE_ROLE_BEGIN && desc->role != HMB_TRACE_ROLE_END)
     return;
   const auto key = RoleFieldValue(*desc, desc->key_field, ev.data);
@@ -207,8 +234,7 @@ void StatCollector::AddRecord(const CaptureEvent& ev) {
   }
   const EventDesc* begin = dict->Find(desc->pair_id);
   if (ev.fw_ts >= it->second)
-    cs.latencies[EventName(begin, desc->pair_id) + "->" + desc->name].push_back(ev.fw_ts -
-                                                                                it->second);
+    cs.AddLatency(EventName(begin, desc->pair_id) + "->" + desc->name, ev.fw_ts - it->second, hz);
   t.open.erase(it);
 }
 
@@ -276,19 +302,15 @@ std::string StatCollector::ClockText(uint16_t dev) const {
     for (uint32_t g : cs.generations)
       out += " " + std::to_string(g);
   }
-  out += "\n    records converted " + std::to_string(cs.bounds.size());
-  if (!cs.bounds.empty()) {
-    std::vector<uint64_t> b = cs.bounds;
-    const LatencySummary s = Summarize(b);
-    out += ", bound median " + BoundText(s.median) + " max " + BoundText(s.max);
-  }
+  out += "\n    records converted " + std::to_string(cs.bounds.count());
+  if (!cs.bounds.empty())
+    out += ", bound median " + BoundText(cs.bounds.Median()) + " max " +
+           BoundText(cs.bounds.max());
   if (cs.converted_stale)
     out += ", " + std::to_string(cs.converted_stale) + " with a stale fit";
-  if (!cs.drain_delays.empty()) {
-    std::vector<uint64_t> d = cs.drain_delays;
-    const LatencySummary s = Summarize(d);
-    out += "; drain delay median " + BoundText(s.median) + " max " + BoundText(s.max);
-  }
+  if (!cs.drain_delays.empty())
+    out += "; drain delay median " + BoundText(cs.drain_delays.Median()) + " max " +
+           BoundText(cs.drain_delays.max());
   out += "\n";
   if (cs.not_converted_total()) {
     out += "    records not converted " + std::to_string(cs.not_converted_total()) + ":";
@@ -317,7 +339,7 @@ nlohmann::json StatCollector::ClockJson(uint16_t dev) const {
   c["stale_fits"] = cs.stale_fits;
   c["refused_fits"] = cs.refused;
   c["producer_gens"] = cs.generations;
-  c["records_converted"] = cs.bounds.size();
+  c["records_converted"] = cs.bounds.count();
   c["records_converted_with_stale_fit"] = cs.converted_stale;
   c["records_after_their_drain"] = cs.after_drain;
   json not_converted = json::object();
@@ -325,12 +347,9 @@ nlohmann::json StatCollector::ClockJson(uint16_t dev) const {
     not_converted[std::string(ClockMissName(static_cast<ClockMiss>(i)))] = cs.not_converted[i];
   not_converted["total"] = cs.not_converted_total();
   c["records_not_converted"] = not_converted;
-  for (const auto& [name, values] :
-       {std::pair{"bound_ns", &cs.bounds}, std::pair{"drain_delay_ns", &cs.drain_delays}}) {
-    std::vector<uint64_t> v = *values;
-    const LatencySummary s = Summarize(v);
-    c[name] = v.empty() ? json(nullptr) : json{{"median", s.median}, {"max", s.max}};
-  }
+  for (const auto& [name, h] :
+       {std::pair{"bound_ns", &cs.bounds}, std::pair{"drain_delay_ns", &cs.drain_delays}})
+    c[name] = h->empty() ? json(nullptr) : json{{"median", h->Median()}, {"max", h->max()}};
   return c;
 }
 
@@ -433,14 +452,13 @@ std::string StatCollector::Text(const std::string& file) const {
       out += "\n";
     }
     if (cs.records)
-      out += ActivityText(cs, first_ts_, last_ts_);
+      out += ActivityText(cs, PlotBegin(), PlotEnd());
     if (!cs.latencies.empty()) {
-      out += "    " + Pad("latency", 28, true) + Pad("count", 8) + Pad("min", 12) +
+      out += "    " + Pad("latency (median/p99 +-0.4%)", 28, true) + Pad("count", 8) + Pad("min", 12) +
              Pad("median", 12) + Pad("p99", 12) + Pad("max", 12) + "  ticks |" + Pad("min", 10) +
              Pad("median", 10) + Pad("p99", 10) + Pad("max", 10) + "  us\n";
-      for (const auto& [name, values] : cs.latencies) {
-        std::vector<uint64_t> v = values;
-        const LatencySummary s = Summarize(v);
+      for (const auto& [name, lat] : cs.latencies) {
+        const LatencySummary s = Summarize(lat.ticks);
         out += "    " + Pad(name, 28, true) + Pad(std::to_string(s.count), 8) +
                Pad(std::to_string(s.min), 12) + Pad(std::to_string(s.median), 12) +
                Pad(std::to_string(s.p99), 12) + Pad(std::to_string(s.max), 12) + "        |";
@@ -466,6 +484,9 @@ nlohmann::json StatCollector::Json(const std::string& file) const {
   doc["hmb_dict_events"] = dicts_seen_;
   doc["hmb_clock_events"] = clock_events_;
   doc["markers"] = markers_;
+  // Medians and p99s (latency, clock bound, drain delay) come from
+  // log-linear histograms: within this fraction of the exact value.
+  doc["percentile_relative_error"] = QuantileHistogram::kRelativeError;
   if (any_) {
     doc["first_ts_ns"] = first_ts_;
     doc["last_ts_ns"] = last_ts_;
@@ -524,9 +545,8 @@ nlohmann::json StatCollector::Json(const std::string& file) const {
     c["seq_check"] = cs.seq_agrees() ? "agrees" : "disagrees";
     c["events"] = json(cs.events);
     json lat = json::array();
-    for (const auto& [name, values] : cs.latencies) {
-      std::vector<uint64_t> v = values;
-      const LatencySummary s = Summarize(v);
+    for (const auto& [name, stat] : cs.latencies) {
+      const LatencySummary s = Summarize(stat.ticks);
       json l;
       l["name"] = name;
       l["count"] = s.count;
@@ -541,7 +561,7 @@ nlohmann::json StatCollector::Json(const std::string& file) const {
     c["latency"] = lat;
     c["spans_end_without_begin"] = cs.end_without_begin;
     c["spans_begin_without_end"] = cs.begin_without_end;
-    c.update(CorePlotsJson(cs, hz, first_ts_, last_ts_));
+    c.update(CorePlotsJson(cs, hz, PlotBegin(), PlotEnd()));
     d["cores"].push_back(c);
   }
   json devs = json::array();
@@ -555,13 +575,17 @@ int RunStat(const std::string& input, bool json, bool commands) {
   DictionaryStore dicts;
   std::string error;
   StatCollector stat(&dicts);
+  ReadOptions options;
+  options.on_scan = [&stat](const CaptureScan& scan) {
+    stat.SetSpan(scan.first_ts, scan.last_ts);
+  };
   if (!ReadCaptureWithDictionaries(
           input, &dicts,
           [&stat](const CaptureEvent& ev) {
             stat.Add(ev);
             return true;
           },
-          &error)) {
+          &error, options)) {
     std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", error.c_str());
     return 1;
   }

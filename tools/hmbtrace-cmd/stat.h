@@ -21,14 +21,24 @@
 #include "capture.h"
 #include "clock_set.h"
 #include "dictionaries.h"
+#include "histogram.h"
+#include "quantile_histogram.h"
 
 namespace hmbtrace {
 
 struct LatencySummary {
   uint64_t count = 0, min = 0, median = 0, p99 = 0, max = 0;
 };
-// Nearest-rank percentiles; sorts `values`.
-LatencySummary Summarize(std::vector<uint64_t>& values);
+// Nearest-rank percentiles: count, min and max exact, the median and p99
+// within QuantileHistogram::kRelativeError.
+LatencySummary Summarize(const QuantileHistogram& h);
+
+// One latency metric of a core: its values in ticks for the percentiles,
+// and the log2 histogram stat draws (in ns when the clock rate is known).
+struct LatencyStat {
+  QuantileHistogram ticks;
+  Log2Histogram plot;
+};
 
 struct CoreStat {
   uint64_t records = 0;
@@ -44,13 +54,19 @@ struct CoreStat {
   uint64_t lost_unmatched = 0;
   uint64_t seq_backwards = 0;  // a sequence number not above the previous one
   std::map<std::string, uint64_t> events;
-  std::map<std::string, std::vector<uint64_t>> latencies;  // ticks, by metric name
-  std::vector<uint64_t> record_times;  // host ns of each record: the activity plot
+  std::map<std::string, LatencyStat> latencies;  // by metric name
+  // The activity plot: records per slice of the capture's time span
+  // (kActivityBins slices), counted as they come when the span is known
+  // beforehand (StatCollector::SetSpan); else the host time of each record.
+  std::vector<uint64_t> activity;
+  std::vector<uint64_t> record_times;
   uint64_t end_without_begin = 0;
   uint64_t begin_without_end = 0;  // at the end of the capture
 
   uint64_t lost_total() const;
   bool seq_agrees() const { return gap_unexplained == 0 && lost_unmatched == 0; }
+  // `ticks` of metric `name`; `hz` the firmware clock rate, 0 if unknown.
+  void AddLatency(const std::string& name, uint64_t ticks, uint64_t hz);
 };
 
 // Per device: its clock fits, and the records' converted times.
@@ -60,8 +76,8 @@ struct ClockStat {
   uint64_t stale_fits = 0;             // of them, stale
   uint64_t refused = 0;                // unusable numbers
   std::vector<uint32_t> generations;   // with a fit, in order
-  std::vector<uint64_t> bounds;        // ns, per converted record
-  std::vector<uint64_t> drain_delays;  // ns: ftrace time - converted time
+  QuantileHistogram bounds;            // ns, per converted record
+  QuantileHistogram drain_delays;      // ns: ftrace time - converted time
   uint64_t converted_stale = 0;        // records converted with a stale fit
   uint64_t after_drain = 0;            // records converted to after their drain, beyond the bound
   std::array<uint64_t, static_cast<size_t>(ClockMiss::kCount)> not_converted{};
@@ -74,6 +90,12 @@ class StatCollector {
   // `dicts` must already hold the capture's dictionaries (a first pass),
   // and is fed hmb_state events again here to follow generations per CPU.
   explicit StatCollector(DictionaryStore* dicts) : dicts_(dicts) {}
+
+  // The host time of the first and last event that Add() will be given
+  // (a first pass's CaptureScan): the activity plot is then counted as
+  // records come, in memory that does not grow with the capture. Without
+  // it, each record's time is kept until the end.
+  void SetSpan(uint64_t first_ts, uint64_t last_ts);
 
   void Add(const CaptureEvent& ev);
   void Finish();
@@ -112,6 +134,10 @@ class StatCollector {
   // Checks the pending group of hmb_lost events against the sequence.
   static void FlushLost(SeqTracker& t, CoreStat& cs);
   SeqTracker& Track(const CaptureEvent& ev, CoreStat& cs);
+  uint64_t ClockHz(uint16_t dev) const;  // of the device's latest hmb_state
+  // The span the activity plot covers.
+  uint64_t PlotBegin() const { return span_set_ ? span_first_ : first_ts_; }
+  uint64_t PlotEnd() const { return span_set_ ? span_last_ : last_ts_; }
 
   DictionaryStore* dicts_;
   std::map<std::pair<uint16_t, uint16_t>, CoreStat> cores_;
@@ -125,6 +151,8 @@ class StatCollector {
   uint64_t clock_events_ = 0;
   uint64_t first_ts_ = 0, last_ts_ = 0;
   bool any_ = false;
+  bool span_set_ = false;
+  uint64_t span_first_ = 0, span_last_ = 0;
 };
 
 // The subcommand: returns the exit code.

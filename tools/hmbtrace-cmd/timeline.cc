@@ -9,6 +9,20 @@
 
 namespace hmbtrace {
 
+void AppendCpu(std::string* out, int cpu) {
+  // " [%03d] ", as trace-cmd report prints the CPU.
+  if (cpu >= 0 && cpu < 1000) {
+    const char text[] = {' ', '[', static_cast<char>('0' + cpu / 100),
+                         static_cast<char>('0' + cpu / 10 % 10), static_cast<char>('0' + cpu % 10),
+                         ']', ' '};
+    out->append(text, sizeof(text));
+    return;
+  }
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), " [%03d] ", cpu);
+  *out += buf;
+}
+
 void Timeline::Add(TimelineLine line) {
   now_ = std::max(now_, line.ts);
   uint64_t at = line.ts;
@@ -79,9 +93,10 @@ void Timeline::ReleaseUntil(uint64_t until, std::string* out) {
           pins_.erase(p);
       }
     }
-    char cpu[16];
-    std::snprintf(cpu, sizeof(cpu), " [%03d] ", h.cpu);
-    *out += HostTime(at) + cpu + h.body + "\n";
+    AppendHostTime(out, at);
+    AppendCpu(out, h.cpu);
+    *out += h.body;
+    *out += '\n';
     released_ = at;
     any_released_ = true;
     held_.erase(it);

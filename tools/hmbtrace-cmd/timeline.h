@@ -58,6 +58,9 @@ struct TimelineLine {
   std::string body;  // the line after "<time> [<cpu>] ", no newline
 };
 
+// " [NNN] ": a report line's CPU, as trace-cmd report prints it ("[%03d]").
+void AppendCpu(std::string* out, int cpu);
+
 class Timeline {
  public:
   explicit Timeline(uint64_t margin_ns) : margin_(margin_ns) {}
