@@ -100,6 +100,18 @@ bool ReadCommandCapture(const std::string& path,
   DictionaryStore dicts;
   ClockSet clocks;
   CommandJoin& join = out->join;
+  // The host's commands first: with none, the firmware's command records
+  // are only counted (nothing to join them to; memory stays flat).
+  char err[256] = "";
+  const int rc =
+      hmb_nvme_host_read(path.c_str(), OnHostEvent, &join, &out->host_malformed, err, sizeof(err));
+  if (rc < 0) {
+    *error = path + ": " + err;
+    return false;
+  }
+  out->host_events = rc == 0;
+  if (join.commands().empty() && !story)
+    join.CountFwRecordsOnly();
   const bool ok = ReadCaptureWithDictionaries(
       path, &dicts,
       [&](const CaptureEvent& ev) {
@@ -162,14 +174,6 @@ bool ReadCommandCapture(const std::string& path,
       error);
   if (!ok)
     return false;
-  char err[256] = "";
-  const int rc =
-      hmb_nvme_host_read(path.c_str(), OnHostEvent, &join, &out->host_malformed, err, sizeof(err));
-  if (rc < 0) {
-    *error = path + ": " + err;
-    return false;
-  }
-  out->host_events = rc == 0;
   join.Finish();
   return true;
 }

@@ -153,6 +153,10 @@ void CommandJoin::FwLost(uint16_t dev, uint16_t core, uint64_t ts) {
 
 void CommandJoin::FwRecord(const FwCommandRecord& rec) {
   FwSeen(rec.dev, rec.core, rec.producer_gen, rec.converted ? rec.host_ns : rec.ftrace_ns);
+  if (count_only_) {
+    fw_counted_++;
+    return;
+  }
   fw_.push_back(rec);
   fw_breaks_.push_back(cores_[{rec.dev, rec.core}].breaks);
   queue_core_[{rec.dev, rec.qid}] = rec.core;
@@ -305,7 +309,8 @@ void CommandJoin::Finish() {
   MatchKind(FwCommandRecord::Kind::kComplete);
 
   counts_.host_commands = commands_.size();
-  counts_.fw_records = fw_.size();
+  counts_.fw_records = fw_.size() + fw_counted_;
+  counts_.fw_unmatched[static_cast<size_t>(FwUnmatched::kNoHostCommand)] += fw_counted_;
   for (JoinedCommand& c : commands_) {
     if (c.fetch < 0)
       c.why_no_fetch = WhyMissing(c);

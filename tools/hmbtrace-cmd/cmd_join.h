@@ -142,6 +142,11 @@ class CommandJoin {
   void HostComplete(uint32_t ctrl, uint16_t qid, uint16_t cid, uint16_t status, uint64_t ts);
   // Firmware side, in stream order per core (the capture's order).
   void FwRecord(const FwCommandRecord& rec);
+  // With no host command to join them to (a capture without the host's
+  // nvme events), firmware command records are counted (as unmatched,
+  // kNoHostCommand), not kept: memory does not grow with a long
+  // firmware-only capture. Call before the first FwRecord().
+  void CountFwRecordsOnly() { count_only_ = true; }
   // Any firmware record of (dev, core), also those naming no command: the
   // extent of the firmware's capture, and where order stays trustworthy.
   void FwSeen(uint16_t dev, uint16_t core, uint32_t producer_gen, uint64_t ts);
@@ -178,6 +183,8 @@ class CommandJoin {
 
   std::map<uint32_t, uint16_t> ctrl_map_;
   std::vector<JoinedCommand> commands_;
+  bool count_only_ = false;
+  uint64_t fw_counted_ = 0;  // records counted, not kept (CountFwRecordsOnly())
   std::unordered_map<uint64_t, size_t> open_;  // key (dev) -> open setup's index
   std::vector<FwCommandRecord> fw_;
   std::vector<uint64_t> fw_breaks_;  // per record: its core's breaks when it came

@@ -31,6 +31,18 @@ FwCommandRecord Rec(Kind kind,
   return r;
 }
 
+TEST(CommandJoin, WithNoHostCommandFirmwareRecordsAreCountedNotKept) {
+  CommandJoin join;
+  join.CountFwRecordsOnly();
+  for (uint64_t i = 0; i < 1000; i++)
+    join.FwRecord(Rec(i % 2 ? Kind::kComplete : Kind::kFetch, 1, i / 2 % 4096, 1000 * i, 10, i));
+  join.Finish();
+  EXPECT_TRUE(join.fw_records().empty());
+  EXPECT_EQ(join.counts().fw_records, 1000u);
+  EXPECT_EQ(join.counts().fw_unmatched[static_cast<size_t>(FwUnmatched::kNoHostCommand)], 1000u);
+  EXPECT_EQ(join.counts().host_commands, 0u);
+}
+
 TEST(CommandJoin, JoinsByWindowEvenWhenCidsRepeat) {
   CommandJoin j;
   // The same (qid, cid) twice, and another cid interleaved.
