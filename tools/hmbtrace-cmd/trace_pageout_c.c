@@ -27,6 +27,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <trace-cmd.h>
+
 #define TRACE_PAGE 4096u
 /* /proc/self/maps larger than this: pages are paged out instead. */
 #define MAPS_MAX (256u * 1024u)

@@ -22,7 +22,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <trace-cmd.h>
+/* Only pointers to them here: the header can be used from C++ (a test). */
+struct tracecmd_input;
+struct tep_record;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* CPU indexes past this (as libtracecmd's multi-buffer walk counts them) are not paged out. */
 #define TRACE_PAGEOUT_MAX_CPUS 1024
@@ -58,5 +64,9 @@ void trace_pageout_behind(struct trace_pageout *p, struct tracecmd_input *handle
 /* At the end of a walk: gives back what is left of every CPU's pages passed. */
 void trace_pageout_flush(struct trace_pageout *p);
 void trace_pageout_free(struct trace_pageout *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* HMBTRACE_TRACE_PAGEOUT_C_H_ */
