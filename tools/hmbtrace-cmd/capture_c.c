@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "capture_c.h"
 #include "c_error.h"
+#include "trace_pageout_c.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,9 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,20 +26,6 @@
 #define NOT_READABLE                                                    \
 	"not a readable trace-cmd data file (truncated, corrupt, or not made by trace-cmd record); " \
 	"copy it again, or record again with `trace-cmd record -B hmb -e hmb`"
-
-/* Pages of a CPU further back than this are given back (see walk_one). */
-#define PAGEOUT_MAX_CPUS 1024
-#define TRACE_PAGE 4096u
-/* Pages passed are given back this many at a time (one madvise). */
-#define GIVE_BACK_PAGES 64u
-/* /proc/self/maps larger than this: pages are paged out instead. */
-#define MAPS_MAX (256u * 1024u)
-
-/* Pages a CPU has moved past and not yet given back: [lo, hi). */
-struct passed {
-	uintptr_t last;	/* the page the CPU's last record was on */
-	uintptr_t lo, hi;
-};
 
 struct hmb_capture {
 	struct tracecmd_input *top;
@@ -55,11 +40,6 @@ struct hmb_capture {
 	void (*tick)(uint64_t walked, void *data);
 	uint64_t tick_every;
 	uint64_t walked;	/* records of this walk */
-	/* Per handle and CPU: the pages passed (see give_back()). */
-	struct passed *passed;
-	dev_t dev;	/* the file's, to recognise its mappings */
-	ino_t ino;
-	char *maps;	/* MAPS_MAX bytes: /proc/self/maps read into it */
 };
 
 /*
@@ -258,12 +238,6 @@ struct hmb_capture *hmb_capture_open(const char *path, char *err,
 		hmb_capture_close(cap);
 		return NULL;
 	}
-	/* Without it, only the paging out is lost. */
-	cap->passed = calloc((size_t)cap->nr_handles * PAGEOUT_MAX_CPUS,
-			     sizeof(*cap->passed));
-	cap->dev = st.st_dev;
-	cap->ino = st.st_ino;
-	cap->maps = malloc(MAPS_MAX);
 	return cap;
 }
 
@@ -273,8 +247,6 @@ void hmb_capture_close(struct hmb_capture *cap)
 		return;
 	close_handles(cap);
 	free(cap->path);
-	free(cap->passed);
-	free(cap->maps);
 	free(cap);
 }
 
@@ -288,161 +260,13 @@ struct walk {
 	int (*cb)(const struct hmb_capture_event *ev, void *data);
 	void *data;
 	int stopped;
+	/* The pages passed, given back behind the walk (trace_pageout_c.h). */
+	struct trace_pageout pageout;
 };
 
 void hmb_capture_set_metadata_only(struct hmb_capture *cap, int on)
 {
 	cap->metadata_only = on;
-}
-
-/*
- * libtracecmd maps a file's pages in large pieces and keeps a piece mapped
- * while any page in it is in use, so a walk over a long capture would keep
- * most of the file resident. Pages a CPU has moved past are not read again
- * by the walk, so they are given back, GIVE_BACK_PAGES at a time:
- *   - inside a read-only private mapping of the capture file (how
- *     libtracecmd maps trace data), with MADV_DONTNEED: the process's page
- *     table entries go, the page cache keeps the pages, and a later read
- *     (the next pass) maps the same bytes again - a page that can never
- *     have been written has no private copy to lose;
- *   - anywhere else (libtracecmd reading a compressed capture into memory
- *     it allocated), with MADV_PAGEOUT, which never changes what memory
- *     reads (anonymous pages go to swap, if any).
- * Which one is decided from /proc/self/maps for each range, just before the
- * madvise: nothing else maps or unmaps in between (one thread).
- */
-static int maps_hex(const char **p, const char *end, unsigned long long *v)
-{
-	const char *start = *p;
-
-	*v = 0;
-	while (*p < end) {
-		char c = **p;
-		unsigned d;
-
-		if (c >= '0' && c <= '9')
-			d = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned)(c - 'a' + 10);
-		else
-			break;
-		*v = *v * 16 + d;
-		(*p)++;
-	}
-	return *p > start;
-}
-
-static int maps_dec(const char **p, const char *end, unsigned long long *v)
-{
-	const char *start = *p;
-
-	*v = 0;
-	while (*p < end && **p >= '0' && **p <= '9') {
-		*v = *v * 10 + (unsigned)(**p - '0');
-		(*p)++;
-	}
-	return *p > start;
-}
-
-/* Whether [lo, hi) lies in one read-only mapping of the capture file. */
-static int in_file_mapping(struct hmb_capture *cap, uintptr_t lo, uintptr_t hi)
-{
-	size_t len = 0;
-	ssize_t n;
-	const char *p, *end;
-	int fd;
-
-	if (!cap->maps)
-		return 0;
-	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	while (len < MAPS_MAX &&
-	       (n = read(fd, cap->maps + len, MAPS_MAX - len)) > 0)
-		len += (size_t)n;
-	close(fd);
-	if (len == MAPS_MAX)
-		return 0;	/* maybe cut short: do not guess */
-	p = cap->maps;
-	end = cap->maps + len;
-	/* "start-end perms offset major:minor inode path" per line */
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		unsigned long long start, stop, off, major, minor, inode;
-		const char *perms;
-
-		if (!eol)
-			eol = end;
-		if (maps_hex(&p, eol, &start) && p < eol && *p++ == '-' &&
-		    maps_hex(&p, eol, &stop) && p < eol && *p++ == ' ' &&
-		    eol - p > 5) {
-			perms = p;
-			p += 5;
-			if (maps_hex(&p, eol, &off) && p < eol && *p++ == ' ' &&
-			    maps_hex(&p, eol, &major) && p < eol && *p++ == ':' &&
-			    maps_hex(&p, eol, &minor) && p < eol && *p++ == ' ' &&
-			    maps_dec(&p, eol, &inode) && start <= lo && hi <= stop)
-				return perms[0] == 'r' && perms[1] == '-' &&
-				       perms[3] == 'p' &&
-				       major == major(cap->dev) &&
-				       minor == minor(cap->dev) &&
-				       inode == (unsigned long long)cap->ino;
-		}
-		p = eol + 1;
-	}
-	return 0;
-}
-
-static void give_back(struct hmb_capture *cap, uintptr_t lo, uintptr_t hi)
-{
-	if (lo >= hi)
-		return;
-	if (in_file_mapping(cap, lo, hi))
-		madvise((void *)lo, hi - lo, MADV_DONTNEED);
-	else
-		madvise((void *)lo, hi - lo, MADV_PAGEOUT);
-}
-
-static void page_out_behind(struct hmb_capture *cap,
-			    struct tracecmd_input *handle,
-			    const struct tep_record *record, int cpu)
-{
-	uintptr_t page = (uintptr_t)record->data & ~(uintptr_t)(TRACE_PAGE - 1);
-	struct passed *ps;
-	int h;
-
-	if (!cap->passed || cpu < 0 || cpu >= PAGEOUT_MAX_CPUS)
-		return;
-	for (h = 0; h < cap->nr_handles && cap->handles[h] != handle; h++)
-		;
-	if (h == cap->nr_handles)
-		return;
-	ps = &cap->passed[(size_t)h * PAGEOUT_MAX_CPUS + (size_t)cpu];
-	if (ps->last && ps->last != page) {
-		if (ps->hi != ps->last || ps->hi - ps->lo >= GIVE_BACK_PAGES * TRACE_PAGE) {
-			give_back(cap, ps->lo, ps->hi);
-			ps->lo = ps->last;
-		}
-		ps->hi = ps->last + TRACE_PAGE;
-	}
-	ps->last = page;
-}
-
-/* At the end of a walk: what is left of every CPU's pages passed. */
-static void give_back_all(struct hmb_capture *cap)
-{
-	size_t i, n = (size_t)cap->nr_handles * PAGEOUT_MAX_CPUS;
-
-	if (!cap->passed)
-		return;
-	for (i = 0; i < n; i++) {
-		struct passed *ps = &cap->passed[i];
-
-		give_back(cap, ps->lo, ps->hi);
-		if (ps->last)
-			give_back(cap, ps->last, ps->last + TRACE_PAGE);
-		memset(ps, 0, sizeof(*ps));
-	}
 }
 
 static void scan_event(struct hmb_capture *cap, uint64_t ts)
@@ -473,7 +297,7 @@ static int walk_one(struct tracecmd_input *handle, struct tep_record *record,
 	struct hmb_capture *cap = w->cap;
 	struct hmb_capture_event ev;
 
-	page_out_behind(cap, handle, record, cpu);
+	trace_pageout_behind(&w->pageout, handle, record, cpu);
 	if (cap->tick && ++cap->walked % cap->tick_every == 0)
 		cap->tick(cap->walked, w->data);
 	if (cap->metadata_only) {
@@ -512,7 +336,7 @@ int hmb_capture_iterate(struct hmb_capture *cap,
 				  void *data),
 			void *data, char *err, size_t err_len)
 {
-	struct walk w = { cap, cb, data, 0 };
+	struct walk w = { cap, cb, data, 0, { 0 } };
 	int ret;
 
 	if (!cap->events.tep) {
@@ -540,9 +364,13 @@ int hmb_capture_iterate(struct hmb_capture *cap,
 	cap->walked_once = 1;
 	cap->walked = 0;
 	memset(&cap->scan, 0, sizeof(cap->scan));
+	/* Per walk: the handles are opened again for each. */
+	trace_pageout_init(&w.pageout, cap->handles, cap->nr_handles,
+			   cap->st.st_dev, cap->st.st_ino);
 	ret = tracecmd_iterate_events_multi(cap->handles, cap->nr_handles,
 					    walk_one, &w);
-	give_back_all(cap);
+	trace_pageout_flush(&w.pageout);
+	trace_pageout_free(&w.pageout);
 	if (ret < 0 && !w.stopped) {
 		set_err(err, err_len, "reading the events failed (truncated or corrupt)");
 		return -1;

@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <trace-cmd.h>
 
@@ -212,6 +213,7 @@ int hmb_ftrace_read(const char *path,
 	struct tracecmd_input **handles = NULL;
 	struct tracecmd_input *top;
 	struct ftrace_walk *w;
+	struct stat st;
 	int n, i, nr = 0, ret = 0;
 
 	memset(info, 0, sizeof(*info));
@@ -265,8 +267,12 @@ int hmb_ftrace_read(const char *path,
 		ret = -1;
 		goto out;
 	}
-	trace_pageout_init(&w->pageout, handles, nr);
+	/* Without the file's identity (stat failed), pages are paged out only. */
+	if (stat(path, &st) != 0)
+		memset(&st, 0, sizeof(st));
+	trace_pageout_init(&w->pageout, handles, nr, st.st_dev, st.st_ino);
 	ret = tracecmd_iterate_events_multi(handles, nr, ftrace_one, w);
+	trace_pageout_flush(&w->pageout);
 	trace_pageout_free(&w->pageout);
 	if (ret < 0 && !w->stopped) {
 		set_err(err, err_len, "reading the events failed (truncated or corrupt)");

@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <trace-cmd.h>
 
@@ -98,6 +99,7 @@ int hmb_nvme_host_read(const char *path,
 	struct nvme_walk w = { 0 };
 	struct tracecmd_input *top;
 	struct tep_handle *tep;
+	struct stat st;
 	int ret;
 
 	tracecmd_set_loglevel(TEP_LOG_NONE);
@@ -115,9 +117,16 @@ int hmb_nvme_host_read(const char *path,
 	}
 	w.cb = cb;
 	w.data = data;
-	/* The nvme events are in the top buffer (hmbtrace-cmd record). */
-	trace_pageout_init(&w.pageout, &top, 1);
+	/*
+	 * The nvme events are in the top buffer (hmbtrace-cmd record). The
+	 * file's identity only picks MADV_DONTNEED in its mappings: without
+	 * it (stat failed), the pages passed are paged out instead.
+	 */
+	if (stat(path, &st) != 0)
+		memset(&st, 0, sizeof(st));
+	trace_pageout_init(&w.pageout, &top, 1, st.st_dev, st.st_ino);
 	ret = tracecmd_iterate_events(top, NULL, 0, nvme_one, &w);
+	trace_pageout_flush(&w.pageout);
 	trace_pageout_free(&w.pageout);
 	tracecmd_close(top);
 	if (malformed)
