@@ -17,31 +17,25 @@
 namespace hmbtrace {
 namespace {
 
-// Through text and a JSON parser, as a viewer would read it.
-nlohmann::json ExportFixture(const std::string& path = FixturePath()) {
-  DictionaryStore dicts;
+// Every pass, as `hmbtrace-cmd export --format json` runs them
+// (ExportCapture()), through text and a JSON parser, as a viewer would
+// read it.
+nlohmann::json ExportAll(const std::string& path) {
+  DictionaryStore dicts;  // ExportCapture() collects the dictionaries into it
   std::string error;
-  EXPECT_TRUE(CollectDictionaries(path, &dicts, &error)) << error;
   char* data = nullptr;
   size_t size = 0;
   std::FILE* f = open_memstream(&data, &size);
   JsonTraceWriter writer(f);
-  ExportModel model(&dicts, &writer);
-  EXPECT_TRUE(ReadCapture(
-      path,
-      [&model](const CaptureEvent& ev) {
-        model.Add(ev);
-        return true;
-      },
-      &error))
-      << error;
-  model.Finish();
+  ExportSummary summary;
+  EXPECT_TRUE(ExportCapture(path, &dicts, &writer, &summary, &error)) << error;
   EXPECT_TRUE(writer.Finish(&error)) << error;
   std::fclose(f);
   const std::string text(data, size);
   std::free(data);
   return nlohmann::json::parse(text);
 }
+
 
 // pid -> tid -> thread name
 std::map<int, std::map<int, std::string>> Threads(const nlohmann::json& doc) {
@@ -53,7 +47,7 @@ std::map<int, std::map<int, std::string>> Threads(const nlohmann::json& doc) {
 }
 
 TEST(ExportJson, OneEventPerRecordOnItsCoresThreads) {
-  const nlohmann::json doc = ExportFixture();
+  const nlohmann::json doc = ExportAll(FixturePath());
   auto threads = Threads(doc);
   std::map<int, uint64_t> per_core;
   for (const auto& e : doc["traceEvents"]) {
@@ -69,7 +63,7 @@ TEST(ExportJson, OneEventPerRecordOnItsCoresThreads) {
 }
 
 TEST(ExportJson, BeginsAndEndsAreBalancedAndNestOnEveryThread) {
-  const nlohmann::json doc = ExportFixture();
+  const nlohmann::json doc = ExportAll(FixturePath());
   std::map<std::pair<int, int>, int> depth;
   std::map<std::pair<int, int>, double> last_ts;
   uint64_t begins = 0;
@@ -93,7 +87,7 @@ TEST(ExportJson, BeginsAndEndsAreBalancedAndNestOnEveryThread) {
 }
 
 TEST(ExportJson, NamesTheDeviceProcessAndMarkersThread) {
-  const nlohmann::json doc = ExportFixture(MarkersFixturePath());
+  const nlohmann::json doc = ExportAll(MarkersFixturePath());
   bool process = false, marker = false;
   int markers_pid = -1;
   for (const auto& e : doc["traceEvents"]) {
@@ -112,7 +106,7 @@ TEST(ExportJson, NamesTheDeviceProcessAndMarkersThread) {
 }
 
 TEST(ExportJson, RecordsAreAtTheirConvertedTimeWithTheirBound) {
-  const nlohmann::json doc = ExportFixture(ClockFixturePath());
+  const nlohmann::json doc = ExportAll(ClockFixturePath());
   std::map<uint64_t, nlohmann::json> by_fw_ts;
   for (const auto& e : doc["traceEvents"])
     if (e["ph"] != "M" && e.contains("args") && e["args"].contains("fw_ts"))
@@ -125,24 +119,6 @@ TEST(ExportJson, RecordsAreAtTheirConvertedTimeWithTheirBound) {
   EXPECT_DOUBLE_EQ(early["ts"].get<double>(), 1000100.0);
   EXPECT_EQ(early["args"]["fw_time"], "not converted: no clock fit");
   EXPECT_EQ(by_fw_ts.at(9100105006u)["args"]["fw_time_stale_fit"], true);
-}
-
-// Every pass, as `hmbtrace-cmd export --format json` runs them.
-nlohmann::json ExportAll(const std::string& path) {
-  DictionaryStore dicts;
-  std::string error;
-  // ExportCapture() collects the dictionaries into it.
-  char* data = nullptr;
-  size_t size = 0;
-  std::FILE* f = open_memstream(&data, &size);
-  JsonTraceWriter writer(f);
-  ExportSummary summary;
-  EXPECT_TRUE(ExportCapture(path, &dicts, &writer, &summary, &error)) << error;
-  EXPECT_TRUE(writer.Finish(&error)) << error;
-  std::fclose(f);
-  const std::string text(data, size);
-  std::free(data);
-  return nlohmann::json::parse(text);
 }
 
 TEST(ExportJson, HostCommandsAreSlicesOnTheirQueuesThreadsWithFlowsToTheFetch) {

@@ -130,29 +130,26 @@ pp::Trace Parse(const std::string& bytes) {
   return trace;
 }
 
+// Every pass, as `hmbtrace-cmd export` runs them (ExportCapture()): the
+// file's bytes.
+std::string ExportBytes(const std::string& path, bool compress, ExportSummary* summary) {
+  DictionaryStore dicts;  // ExportCapture() collects the dictionaries into it
+  std::string error;
+  MemoryFile file;
+  ProtoTraceWriter writer(file.get(), compress);
+  EXPECT_TRUE(ExportCapture(path, &dicts, &writer, summary, &error)) << error;
+  EXPECT_TRUE(writer.Finish(&error)) << error;
+  return file.Close();
+}
+
 pp::Trace ExportFixture(const std::string& path,
                         ExportCounts* counts = nullptr,
                         bool compress = false,
                         std::string* raw = nullptr) {
-  DictionaryStore dicts;
-  std::string error;
-  EXPECT_TRUE(CollectDictionaries(path, &dicts, &error)) << error;
-  MemoryFile file;
-  ProtoTraceWriter writer(file.get(), compress);
-  ExportModel model(&dicts, &writer);
-  EXPECT_TRUE(ReadCapture(
-      path,
-      [&model](const CaptureEvent& ev) {
-        model.Add(ev);
-        return true;
-      },
-      &error))
-      << error;
-  model.Finish();
-  EXPECT_TRUE(writer.Finish(&error)) << error;
+  ExportSummary summary;
+  const std::string bytes = ExportBytes(path, compress, &summary);
   if (counts)
-    *counts = model.counts();
-  const std::string bytes = file.Close();
+    *counts = summary.counts;
   if (raw)
     *raw = bytes;
   return Parse(bytes);
@@ -552,6 +549,8 @@ class RecordingSink : public ExportSink {
     events[e.track].push_back({static_cast<int>(e.type), e.ts});
     next_->Event(e);
   }
+  void Ftrace(const ExportFtraceEvent& e) override { next_->Ftrace(e); }
+  void Clock(const ExportClock& c) override { next_->Clock(c); }
   bool Finish(std::string* error) override { return next_->Finish(error); }
 
   std::map<uint64_t, std::vector<std::pair<int, uint64_t>>> events;
@@ -574,22 +573,13 @@ int ModelType(pp::TrackEvent::Type t) {
 }
 
 TEST(ExportProto, TimestampsAreDeltasOnTheIncrementalClockAndResolveToTheModelsTimes) {
-  DictionaryStore dicts;
+  DictionaryStore dicts;  // ExportCapture() collects the dictionaries into it
   std::string error;
-  ASSERT_TRUE(CollectDictionaries(FixturePath(), &dicts, &error)) << error;
   MemoryFile file;
   ProtoTraceWriter writer(file.get());
   RecordingSink sink(&writer);
-  ExportModel model(&dicts, &sink);
-  ASSERT_TRUE(ReadCapture(
-      FixturePath(),
-      [&model](const CaptureEvent& ev) {
-        model.Add(ev);
-        return true;
-      },
-      &error))
-      << error;
-  model.Finish();
+  ExportSummary summary;
+  ASSERT_TRUE(ExportCapture(FixturePath(), &dicts, &sink, &summary, &error)) << error;
   ASSERT_TRUE(sink.Finish(&error)) << error;
   const std::string bytes = file.Close();
 
@@ -684,17 +674,11 @@ TEST(ExportProto, FormatComesFromTheOptionOrTheExtension) {
 
 // What the export writes of a capture, through every pass (ExportCapture).
 pp::Trace ExportAll(const std::string& path, ExportSummary* summary = nullptr) {
-  DictionaryStore dicts;
-  std::string error;
-  // ExportCapture() collects the dictionaries into it.
-  MemoryFile file;
-  ProtoTraceWriter writer(file.get());
   ExportSummary s;
-  EXPECT_TRUE(ExportCapture(path, &dicts, &writer, &s, &error)) << error;
-  EXPECT_TRUE(writer.Finish(&error)) << error;
+  const std::string bytes = ExportBytes(path, false, &s);
   if (summary)
     *summary = s;
-  return Parse(file.Close());
+  return Parse(bytes);
 }
 
 // The host's commands as the nvme driver's events say, read on their own
