@@ -197,8 +197,8 @@ rm -f "$share/exit-status" "$share/guest.log" "$console" "$share/timings.txt"
 # its own code (text_poke_bp: each enable or disable of a trace event flips
 # static keys, e.g. sched_switch's for the cmdline record): both vCPUs spin at
 # 100% on the just-patched NOP in __schedule with interrupts off, for good
-# (tests/e2e/scenarios/toggle hung in 4 of 6 runs; with thread=single in none
-# of 8). HMBTRACE_QEMU_ACCEL=tcg brings the multi-threaded TCG back.
+# (tests/e2e/scenarios/toggle hung in 3 of 5 runs; with thread=single in none
+# of 10). HMBTRACE_QEMU_ACCEL=tcg brings the multi-threaded TCG back.
 qemu_args=(-accel "${HMBTRACE_QEMU_ACCEL:-tcg,thread=single}" -nodefaults -no-user-config -nographic -no-reboot
 	-m "$mem" -smp "$smp"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
