@@ -78,6 +78,44 @@ std::string NvmeOpcodeName(uint8_t opcode) {
   return buf;
 }
 
+// Admin commands (queue 0) have their own opcodes (NVMe base spec, Figure
+// "Opcodes for Admin Commands").
+std::string NvmeAdminOpcodeName(uint8_t opcode) {
+  switch (opcode) {
+    case 0x00:
+      return "delete_io_sq";
+    case 0x01:
+      return "create_io_sq";
+    case 0x02:
+      return "get_log_page";
+    case 0x04:
+      return "delete_io_cq";
+    case 0x05:
+      return "create_io_cq";
+    case 0x06:
+      return "identify";
+    case 0x08:
+      return "abort";
+    case 0x09:
+      return "set_features";
+    case 0x0a:
+      return "get_features";
+    case 0x0c:
+      return "async_event_request";
+    case 0x18:
+      return "keep_alive";
+    default:
+      break;
+  }
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "admin opc 0x%02x", opcode);
+  return buf;
+}
+
+std::string NvmeCommandName(uint16_t qid, uint8_t opcode) {
+  return qid == 0 ? NvmeAdminOpcodeName(opcode) : NvmeOpcodeName(opcode);
+}
+
 std::vector<std::string> NvmeHostEventArgs() {
   // The top instance on the "local" clock, the one the module's clock fits
   // and the hmb instance use: on a machine whose sched_clock is unstable

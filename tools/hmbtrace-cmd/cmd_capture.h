@@ -72,6 +72,12 @@ int WriteCommandListJson(const std::string& input, const std::string& path);
 
 // "read", "write", "flush", ... or "opc 0xNN".
 std::string NvmeOpcodeName(uint8_t opcode);
+// An admin command's (queue 0: NVMe base spec, "Opcodes for Admin
+// Commands"), e.g. "identify", "admin opc 0x7f".
+std::string NvmeAdminOpcodeName(uint8_t opcode);
+// The name of a command on queue `qid`: admin opcodes on queue 0, I/O
+// opcodes elsewhere.
+std::string NvmeCommandName(uint16_t qid, uint8_t opcode);
 
 // The host nvme events record adds for the join (top instance), as
 // trace-cmd arguments: -C local -e nvme:nvme_setup_cmd -e

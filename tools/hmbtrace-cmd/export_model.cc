@@ -112,39 +112,6 @@ void RecordArgs(const CaptureEvent& ev,
   }
 }
 
-// Admin commands (queue 0) have their own opcodes (NVMe base spec, Figure
-// "Opcodes for Admin Commands").
-std::string AdminOpcodeName(uint8_t opcode) {
-  switch (opcode) {
-    case 0x00:
-      return "delete_io_sq";
-    case 0x01:
-      return "create_io_sq";
-    case 0x02:
-      return "get_log_page";
-    case 0x04:
-      return "delete_io_cq";
-    case 0x05:
-      return "create_io_cq";
-    case 0x06:
-      return "identify";
-    case 0x08:
-      return "abort";
-    case 0x09:
-      return "set_features";
-    case 0x0a:
-      return "get_features";
-    case 0x0c:
-      return "async_event_request";
-    case 0x18:
-      return "keep_alive";
-    default:
-      break;
-  }
-  char buf[24];
-  std::snprintf(buf, sizeof(buf), "admin opc 0x%02x", opcode);
-  return buf;
-}
 
 }  // namespace
 
@@ -591,7 +558,7 @@ void ExportModel::AddHostCommands() {
     const ExportHostCommand& h = commands[i];
     end_until(h.setup_ns, false);
     Core& q = QueueFor(h.ctrl, h.qid);
-    const std::string name = h.qid == 0 ? AdminOpcodeName(h.opcode) : NvmeOpcodeName(h.opcode);
+    const std::string name = NvmeCommandName(h.qid, h.opcode);
     size_t lane = 0;
     if (h.completed) {
       lane = FreeLane(q, h.setup_ns, true);
