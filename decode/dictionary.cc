@@ -340,14 +340,6 @@ class Parser {
 
 }  // namespace
 
-bool FieldDesc::is_integer() const {
-  return IntegerWidth(type) != 0;
-}
-
-bool FieldDesc::is_signed() const {
-  return type >= HMB_TRACE_TYPE_S8 && type <= HMB_TRACE_TYPE_S64;
-}
-
 std::optional<Dictionary> Dictionary::Parse(std::span<const uint8_t> bytes,
                                             std::string* error) {
   // Device memory may change while we read it: take one snapshot and parse

@@ -45,8 +45,9 @@ struct FieldDesc {
   uint8_t display = HMB_TRACE_DISPLAY_DEC;
   std::vector<ValueDesc> values;
 
-  bool is_integer() const;
-  bool is_signed() const;
+  // Types 1..8 are the integers (hmb_trace_abi.h), S8..S64 the signed ones.
+  bool is_integer() const { return type >= HMB_TRACE_TYPE_U8 && type <= HMB_TRACE_TYPE_S64; }
+  bool is_signed() const { return type >= HMB_TRACE_TYPE_S8 && type <= HMB_TRACE_TYPE_S64; }
 };
 
 // One event type.

@@ -2,6 +2,8 @@
 
 #include "format.h"
 
+#include <bit>
+#include <cstring>
 #include <string_view>
 
 namespace hmbtrace {
@@ -177,6 +179,30 @@ std::optional<std::span<const uint8_t>> FieldBytes(
 }
 
 uint64_t LoadLe(std::span<const uint8_t> bytes) {
+  if constexpr (std::endian::native == std::endian::little) {
+    // The integer widths, one load each (the hot path of every reader).
+    switch (bytes.size()) {
+      case 1:
+        return bytes[0];
+      case 2: {
+        uint16_t v;
+        std::memcpy(&v, bytes.data(), sizeof(v));
+        return v;
+      }
+      case 4: {
+        uint32_t v;
+        std::memcpy(&v, bytes.data(), sizeof(v));
+        return v;
+      }
+      case 8: {
+        uint64_t v;
+        std::memcpy(&v, bytes.data(), sizeof(v));
+        return v;
+      }
+      default:
+        break;
+    }
+  }
   uint64_t v = 0;
   for (size_t i = bytes.size(); i-- > 0;)
     v = v << 8 | bytes[i];

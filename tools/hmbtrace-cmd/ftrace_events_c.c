@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "ftrace_events_c.h"
 #include "c_error.h"
+#include "capture_c.h"
 #include "trace_pageout_c.h"
 
 #include <stdlib.h>
@@ -218,7 +219,7 @@ int hmb_ftrace_read(const char *path,
 
 	memset(info, 0, sizeof(*info));
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	top = hmb_tracecmd_open(path);	/* no kallsyms: fields go out raw */
 	if (!top) {
 		set_err(err, err_len, "not a readable trace-cmd data file");
 		return -1;
