@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "export_json.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -8,7 +9,8 @@
 namespace hmbtrace {
 
 namespace {
-constexpr size_t kFlushAt = 1u << 16;
+// Output is written in pieces of this size.
+constexpr size_t kBufferSize = 1u << 18;
 
 std::string Hex64(uint64_t v) {
   char buf[24];
@@ -22,39 +24,48 @@ JsonTraceWriter::JsonTraceWriter(std::FILE* out) : out_(out) {
 }
 
 void JsonTraceWriter::Flush() {
-  if (!out_buf_.empty() && std::fwrite(out_buf_.data(), 1, out_buf_.size(), out_) != out_buf_.size())
+  const size_t n = static_cast<size_t>(pos_ - buf_.get());
+  if (n && std::fwrite(buf_.get(), 1, n, out_) != n)
     failed_ = true;
-  out_buf_.clear();
+  pos_ = buf_.get();
+}
+
+void JsonTraceWriter::Grow(size_t n) {
+  Flush();
+  const size_t size = std::max(kBufferSize, n);
+  if (static_cast<size_t>(end_ - pos_) < size) {
+    buf_ = std::make_unique<char[]>(size);
+    pos_ = buf_.get();
+    end_ = pos_ + size;
+  }
 }
 
 void JsonTraceWriter::PutString(std::string_view s) {
-  out_buf_ += '"';
-  // Runs of characters that need no escape go in one append.
-  size_t run = 0;
-  for (size_t i = 0; i < s.size(); i++) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c != '"' && c != '\\' && c >= 0x20)
-      continue;
-    out_buf_.append(s.data() + run, i - run);
-    run = i + 1;
-    if (c >= 0x20) {
-      out_buf_ += '\\';
-      out_buf_ += static_cast<char>(c);
+  // At most 6 bytes per character (\u00XX) and the quotes.
+  char* p = Room(6 * s.size() + 2);
+  *p++ = '"';
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c != '"' && c != '\\' && c >= 0x20) {
+      *p++ = ch;
+    } else if (c >= 0x20) {
+      *p++ = '\\';
+      *p++ = ch;
     } else {
       static constexpr char kHex[] = "0123456789abcdef";
       const char esc[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
-      out_buf_.append(esc, sizeof(esc));
+      std::memcpy(p, esc, sizeof(esc));
+      p += sizeof(esc);
     }
   }
-  out_buf_.append(s.data() + run, s.size() - run);
-  out_buf_ += '"';
+  *p++ = '"';
+  pos_ = p;
 }
 
 template <typename T>
 void JsonTraceWriter::PutNumber(T v) {
-  char buf[24];
-  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  out_buf_.append(buf, r.ptr);
+  char* p = Room(24);
+  pos_ = std::to_chars(p, p + 24, v).ptr;
 }
 
 void JsonTraceWriter::PutTs(uint64_t ts) {
@@ -63,15 +74,18 @@ void JsonTraceWriter::PutTs(uint64_t ts) {
   const unsigned ns = static_cast<unsigned>(ts % 1000);
   const char frac[4] = {'.', static_cast<char>('0' + ns / 100), static_cast<char>('0' + ns / 10 % 10),
                         static_cast<char>('0' + ns % 10)};
-  out_buf_.append(frac, sizeof(frac));
+  Put(std::string_view(frac, sizeof(frac)));
 }
 
 void JsonTraceWriter::Begin(const char* ph, std::string_view name, int pid, int tid) {
   Put(first_ ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
   first_ = false;
   Put(ph);
-  Put("\",\"name\":");
-  PutString(name);
+  Put("\"");
+  if (!name.empty()) {
+    Put(",\"name\":");
+    PutString(name);
+  }
   Put(",\"pid\":");
   PutNumber(pid);
   Put(",\"tid\":");
@@ -79,6 +93,7 @@ void JsonTraceWriter::Begin(const char* ph, std::string_view name, int pid, int 
 }
 
 void JsonTraceWriter::Track(const ExportTrack& t) {
+  WriteHeld();
   Where w;
   w.pid = t.pid;
   w.name = t.name;
@@ -116,6 +131,16 @@ void JsonTraceWriter::Track(const ExportTrack& t) {
   Put(",\"args\":{\"sort_index\":" + std::to_string(t.rank) + "}}");
 }
 
+void JsonTraceWriter::WriteHeld() {
+  if (!held_)
+    return;
+  held_ = false;
+  Begin("B", held_name_, held_where_->pid, held_where_->tid);
+  Put(",\"ts\":");
+  PutTs(held_ts_);
+  Put("}");
+}
+
 void JsonTraceWriter::Event(const ExportEvent& e) {
   if (e.track != last_track_) {
     auto it = tracks_.find(e.track);
@@ -127,62 +152,92 @@ void JsonTraceWriter::Event(const ExportEvent& e) {
     last_where_ = &it->second;  // nodes of an unordered_map stay put
   }
   const Where& w = *last_where_;
+  if (held_ && e.type == ExportEvent::Type::kEnd && e.track == held_track_ && e.ts >= held_ts_) {
+    // The held begin and this end: one complete event.
+    held_ = false;
+    Begin("X", held_name_, w.pid, w.tid);
+    Put(",\"ts\":");
+    PutTs(held_ts_);
+    Put(",\"dur\":");
+    PutTs(e.ts - held_ts_);
+    Write(nullptr, e, w);
+    return;
+  }
+  WriteHeld();
   switch (e.type) {
     case ExportEvent::Type::kBegin:
-      Begin("B", e.name, w.pid, w.tid);
+      if (e.args.empty() && e.flow_ids.empty() && e.terminating_flow_ids.empty()) {
+        held_ = true;
+        held_ts_ = e.ts;
+        held_track_ = e.track;
+        held_where_ = &w;
+        held_name_.assign(e.name);
+        return;
+      }
+      Write("B", e, w);
       break;
     case ExportEvent::Type::kEnd:
-      Begin("E", e.name, w.pid, w.tid);
+      Write("E", e, w);
       break;
     case ExportEvent::Type::kInstant:
-      Begin("i", e.name, w.pid, w.tid);
-      Put(",\"s\":\"t\"");
+      Write("i", e, w);
       break;
     case ExportEvent::Type::kCounter:
-      Begin("C", w.name, w.pid, w.tid);
+      Write("C", e, w);
       break;
   }
-  Put(",\"ts\":");
-  PutTs(e.ts);
+}
+
+void JsonTraceWriter::Write(const char* ph, const ExportEvent& e, const Where& w) {
+  if (ph) {
+    Begin(ph, e.type == ExportEvent::Type::kCounter ? std::string_view(w.name) : e.name, w.pid,
+          w.tid);
+    Put(",\"ts\":");
+    PutTs(e.ts);
+  }
   for (uint64_t id : e.flow_ids)
     Put(",\"bind_id\":\"0x" + Hex64(id) + "\",\"flow_out\":true");
   for (uint64_t id : e.terminating_flow_ids)
     Put(",\"bind_id\":\"0x" + Hex64(id) + "\",\"flow_in\":true");
-  Put(",\"args\":{");
-  bool first = true;
-  if (e.type == ExportEvent::Type::kCounter) {
-    PutString(w.unit.empty() ? std::string_view("value") : std::string_view(w.unit));
-    Put(":");
-    PutNumber(e.counter);
-    first = false;
-  }
-  for (const ExportArg& a : e.args) {
-    if (!first)
-      Put(",");
-    first = false;
-    PutString(a.name);
-    Put(":");
-    switch (a.type) {
-      case ExportArg::Type::kUint:
-        PutNumber(a.u);
-        break;
-      case ExportArg::Type::kInt:
-        PutNumber(a.i);
-        break;
-      case ExportArg::Type::kBool:
-        Put(a.u ? "true" : "false");
-        break;
-      case ExportArg::Type::kString:
-        PutString(a.text());
-        break;
+  if (e.type != ExportEvent::Type::kCounter && e.args.empty()) {
+    Put("}");
+  } else {
+    Put(",\"args\":{");
+    bool first = true;
+    if (e.type == ExportEvent::Type::kCounter) {
+      PutString(w.unit.empty() ? std::string_view("value") : std::string_view(w.unit));
+      Put(":");
+      PutNumber(e.counter);
+      first = false;
     }
+    for (const ExportArg& a : e.args) {
+      if (!first)
+        Put(",");
+      first = false;
+      PutString(a.name);
+      Put(":");
+      switch (a.type) {
+        case ExportArg::Type::kUint:
+          PutNumber(a.u);
+          break;
+        case ExportArg::Type::kInt:
+          PutNumber(a.i);
+          break;
+        case ExportArg::Type::kBool:
+          Put(a.u ? "true" : "false");
+          break;
+        case ExportArg::Type::kString:
+          PutString(a.text());
+          break;
+      }
+    }
+    Put("}}");
   }
-  Put("}}");
-  if (out_buf_.size() >= kFlushAt)
-    Flush();
+
 }
 
 bool JsonTraceWriter::Finish(std::string* error) {
+  WriteHeld();
   Put("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"hmbtrace-cmd export\",");
   Put("\"clock\":");
   PutString("host trace clock" + (trace_clock_.empty() ? "" : " \"" + trace_clock_ + "\"") +

@@ -7,7 +7,11 @@
 // tracks a thread (named as the track: "core K", "state"), counters "C"
 // events named as their track; the trace_marker track is the thread
 // "markers" of the process "trace_marker". Slices are "B"/"E" pairs,
-// instants "i" (thread scope). Timestamps are µs with ns decimals. A flow
+// except that a begin with no arguments and no flow followed at once by
+// its end (a latency slice: ExportModel writes the two together) is one
+// "X" event with its "dur"; instants are "i" (thread scope, the format's
+// default, so no "s"). An "E" has no name and an event with no arguments
+// no "args" (optional in the format). Timestamps are µs with ns decimals. A flow
 // (host command -> firmware fetch) is the event's "bind_id" with
 // "flow_out" at its start and "flow_in" at its end (trace-event flow v2).
 
@@ -16,6 +20,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -43,7 +49,21 @@ class JsonTraceWriter : public ExportSink {
     std::string unit;
   };
   void Begin(const char* ph, std::string_view name, int pid, int tid);
-  void Put(std::string_view s) { out_buf_.append(s); }
+  // Writes `e` on `w` as phase `ph` (its "ts", flows and arguments).
+  void Write(const char* ph, const ExportEvent& e, const Where& w);
+  // Writes the begin held back (if any) as a "B".
+  void WriteHeld();
+  // Room for `n` more bytes at pos_ (writes out what is there first).
+  char* Room(size_t n) {
+    if (static_cast<size_t>(end_ - pos_) < n)
+      Grow(n);
+    return pos_;
+  }
+  void Grow(size_t n);
+  void Put(std::string_view s) {
+    std::memcpy(Room(s.size()), s.data(), s.size());
+    pos_ += s.size();
+  }
   void PutString(std::string_view s);
   void PutTs(uint64_t ts_ns);
   template <typename T>
@@ -51,11 +71,21 @@ class JsonTraceWriter : public ExportSink {
   void Flush();
 
   std::FILE* out_;
-  std::string out_buf_;
+  // Output not yet written: [buf_, pos_) of [buf_, end_).
+  std::unique_ptr<char[]> buf_;
+  char* pos_ = nullptr;
+  char* end_ = nullptr;
   std::unordered_map<uint64_t, Where> tracks_;
   std::unordered_map<int, int> next_tid_;  // per pid
   uint64_t last_track_ = 0;                // the last event's track
   const Where* last_where_ = nullptr;
+  // A begin with no arguments and no flow, held until the next event says
+  // whether it is one "X" with its end.
+  bool held_ = false;
+  uint64_t held_ts_ = 0;
+  uint64_t held_track_ = 0;
+  const Where* held_where_ = nullptr;
+  std::string held_name_;
   std::string trace_clock_;
   bool first_ = true;
   bool failed_ = false;
