@@ -3,11 +3,12 @@
 #
 # The readers of captures, next to `trace-cmd report` of the same file in the
 # same run: hmbtrace-cmd report, stat, export (protobuf, plain and
-# --compress) and export --format json. Prints per command the wall and CPU time, records/s, peak RSS, the
-# ratio of its time to trace-cmd report's, and the output's bytes per record.
+# --compress) and export --format json. Prints per command the wall and CPU
+# time, records/s, peak RSS, the ratio of its time to trace-cmd report's, and
+# the output's bytes per record: medians of ROUNDS runs (default 3).
 # A benchmark, not a test: it never fails on a figure.
 #
-# Usage: bench_readers.sh HMBTRACE_CMD [RECORDS [WORKDIR]]
+# Usage: [ROUNDS=N] bench_readers.sh HMBTRACE_CMD [RECORDS [WORKDIR]]
 #   RECORDS  firmware records in the synthetic capture (default 1000000;
 #            made once by make_big_capture.py and kept in WORKDIR)
 #   WORKDIR  default ${TMPDIR:-/tmp}/hmbtrace-bench
@@ -32,40 +33,52 @@ d = json.load(sys.stdin)
 print(sum(c["records"] for dev in d["devices"] for c in dev["cores"]))')
 echo "capture: $dat, $n firmware records, $(stat -c %s "$dat") bytes"
 
-# run NAME OUTFILE COMMAND...: one line of figures; OUTFILE "-" for stdout to /dev/null.
-base_wall= base_cpu=
+# Every command runs ROUNDS times (default 3), the commands taking turns, so
+# that a noisy minute on this shared machine hits them all alike; each
+# figure printed is the median of its runs.
+rounds=${ROUNDS:-3}
+results=$work/results.txt
+: >"$results"
+
+# run NAME OUTFILE COMMAND...: one run, appended to $results; OUTFILE "-"
+# for stdout to /dev/null.
 run() {
 	local name=$1 out=$2; shift 2
-	local t=$work/time.txt
-	if [[ $out == - ]]; then
-		/usr/bin/time -f '%e %U %S %M' -o "$t" "$@" >/dev/null
-	else
-		rm -f "$out"
-		/usr/bin/time -f '%e %U %S %M' -o "$t" "$@" >/dev/null
-	fi
-	read -r wall user sys rss_kb < <(tail -n 1 "$t")
-	local cpu bytes=""
-	cpu=$(python3 -c "print($user + $sys)")
+	local t=$work/time.txt bytes=0
+	# The previous command's output is written back first, not during this one.
+	sync
+	[[ $out != - ]] && rm -f "$out"
+	/usr/bin/time -f '%e %U %S %M' -o "$t" "$@" >/dev/null
 	[[ $out != - ]] && bytes=$(stat -c %s "$out")
-	if [[ -z $base_wall ]]; then
-		base_wall=$wall base_cpu=$cpu
-	fi
-	python3 - "$name" "$n" "$wall" "$cpu" "$rss_kb" "$base_wall" "$base_cpu" "$bytes" <<'PY'
-import sys
-name, n, wall, cpu, rss, bw, bc, out = sys.argv[1:]
-n, wall, cpu, rss, bw, bc = int(n), float(wall), float(cpu), int(rss), float(bw), float(bc)
-per = f"{int(out) / n:8.1f}" if out else "       -"
-print(f"{name:<22} {wall:8.2f} {cpu:8.2f} {n / max(wall, 1e-9) / 1e6:9.3f} {rss / 1024:8.1f}"
-      f" {wall / bw:8.3f} {cpu / bc:8.3f} {per}")
-PY
+	printf '%s\t%s\t%s\n' "$name" "$(tail -n 1 "$t")" "$bytes" >>"$results"
 }
-printf '%-22s %8s %8s %9s %8s %8s %8s %8s\n' command wall_s cpu_s Mrec/s rss_MB \
-	x_wall x_cpu B/rec
-run "trace-cmd report" - trace-cmd report -i "$dat"
-run "hmbtrace-cmd report" - "$cmd" report -i "$dat"
-run "hmbtrace-cmd stat" - "$cmd" stat -i "$dat"
-run "export (protobuf)" "$work/out.pftrace" "$cmd" export -q -i "$dat" -o "$work/out.pftrace"
-run "export --compress" "$work/out.pftrace" "$cmd" export -q --compress -i "$dat" -o "$work/out.pftrace"
-run "export --format json" "$work/out.json" "$cmd" export -q -i "$dat" -o "$work/out.json"
+for ((r = 1; r <= rounds; r++)); do
+	echo "round $r of $rounds" >&2
+	run "trace-cmd report" - trace-cmd report -i "$dat"
+	run "hmbtrace-cmd report" - "$cmd" report -i "$dat"
+	run "hmbtrace-cmd stat" - "$cmd" stat -i "$dat"
+	run "export (protobuf)" "$work/out.pftrace" "$cmd" export -q -i "$dat" -o "$work/out.pftrace"
+	run "export --compress" "$work/out.pftrace" "$cmd" export -q --compress -i "$dat" -o "$work/out.pftrace"
+	run "export --format json" "$work/out.json" "$cmd" export -q -i "$dat" -o "$work/out.json"
+done
 rm -f "$work/out.pftrace" "$work/out.json" "$work/time.txt"
-echo "x_wall, x_cpu: the command's time / trace-cmd report's (goal: <= 0.33)"
+python3 - "$n" "$results" <<'PY'
+import statistics, sys
+n = int(sys.argv[1])
+runs = {}
+for line in open(sys.argv[2]):
+    name, fig, out = line.rstrip("\n").split("\t")
+    wall, user, sys_, rss = fig.split()
+    runs.setdefault(name, []).append((float(wall), float(user) + float(sys_), int(rss), int(out)))
+med = {k: [statistics.median(r[i] for r in v) for i in range(4)] for k, v in runs.items()}
+bw, bc = med["trace-cmd report"][0], med["trace-cmd report"][1]
+print(f"{'command':<22} {'wall_s':>8} {'cpu_s':>8} {'Mrec/s':>9} {'rss_MB':>8} {'x_wall':>8} {'x_cpu':>8}"
+      f" {'x_cpu max':>9} {'B/rec':>8}")
+for name, (wall, cpu, rss, out) in med.items():
+    worst = max(r[1] for r in runs[name]) / bc
+    per = f"{out / n:8.1f}" if out else "       -"
+    print(f"{name:<22} {wall:8.2f} {cpu:8.2f} {n / max(wall, 1e-9) / 1e6:9.3f} {rss / 1024:8.1f}"
+          f" {wall / bw:8.3f} {cpu / bc:8.3f} {worst:9.3f} {per}")
+print(f"medians of {len(runs['trace-cmd report'])} runs each; x_wall, x_cpu: the command's time /"
+      " trace-cmd report's (goal: <= 0.33); x_cpu max: its slowest run / trace-cmd's median")
+PY
