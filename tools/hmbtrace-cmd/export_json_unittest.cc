@@ -66,22 +66,33 @@ TEST(ExportJson, BeginsAndEndsAreBalancedAndNestOnEveryThread) {
   const nlohmann::json doc = ExportAll(FixturePath());
   std::map<std::pair<int, int>, int> depth;
   std::map<std::pair<int, int>, double> last_ts;
-  uint64_t begins = 0;
+  uint64_t begins = 0, completes = 0;
   for (const auto& e : doc["traceEvents"]) {
     const std::string ph = e["ph"];
-    if (ph != "B" && ph != "E")
+    if (ph != "B" && ph != "E" && ph != "X")
       continue;
     const auto track = std::make_pair(e["pid"].get<int>(), e["tid"].get<int>());
     const double ts = e["ts"];
     EXPECT_GE(ts, last_ts[track]);
     last_ts[track] = ts;
     int& d = depth[track];
+    if (ph == "X") {
+      // A complete slice: on a free thread, and the next event after its end.
+      EXPECT_EQ(d, 0) << "X overlapping a slice on tid " << track.second;
+      ASSERT_TRUE(e.contains("dur"));
+      EXPECT_GE(e["dur"].get<double>(), 0.0);
+      last_ts[track] = ts + e["dur"].get<double>();
+      completes++;
+      continue;
+    }
     d += ph == "B" ? 1 : -1;
     begins += ph == "B";
     EXPECT_GE(d, 0) << "E without B on tid " << track.second;
     EXPECT_LE(d, 1) << "overlapping slices on tid " << track.second;
   }
+  // Pairs stay B/E; latency slices are X.
   EXPECT_GT(begins, 100u);
+  EXPECT_GT(completes, 100u);
   for (const auto& [track, d] : depth)
     EXPECT_EQ(d, 0) << "tid " << track.second;
 }
@@ -112,11 +123,16 @@ TEST(ExportJson, RecordsAreAtTheirConvertedTimeWithTheirBound) {
     if (e["ph"] != "M" && e.contains("args") && e["args"].contains("fw_ts"))
       by_fw_ts[e["args"]["fw_ts"].get<uint64_t>()] = e;
   ASSERT_EQ(by_fw_ts.size(), 11u);
+  // A record's time: an instant's or an end's "ts"; a latency slice (X)
+  // ends at it.
+  const auto at = [](const nlohmann::json& e) {
+    return e["ts"].get<double>() + (e["ph"] == "X" ? e["dur"].get<double>() : 0.0);
+  };
   const nlohmann::json& r = by_fw_ts.at(9001700086u);
-  EXPECT_DOUBLE_EQ(r["ts"].get<double>(), 1001700.0);
+  EXPECT_DOUBLE_EQ(at(r), 1001700.0);
   EXPECT_EQ(r["args"]["fw_time_bound_ns"], 2102u);
   const nlohmann::json& early = by_fw_ts.at(8998999950u);
-  EXPECT_DOUBLE_EQ(early["ts"].get<double>(), 1000100.0);
+  EXPECT_DOUBLE_EQ(at(early), 1000100.0);
   EXPECT_EQ(early["args"]["fw_time"], "not converted: no clock fit");
   EXPECT_EQ(by_fw_ts.at(9100105006u)["args"]["fw_time_stale_fit"], true);
 }
