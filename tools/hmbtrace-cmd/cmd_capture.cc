@@ -248,7 +248,7 @@ nlohmann::json CommandStatJson(const CommandCapture& cap) {
     if (!cmd.joined())
       continue;
     const Split s = SplitOf(j, cmd);
-    auto& p = phases[NvmeOpcodeName(cmd.host.opcode)];
+    auto& p = phases[NvmeCommandName(cmd.host.qid, cmd.host.opcode)];
     p[0].push_back(s.submit_to_fetch);
     p[1].push_back(s.fetch_to_complete);
     p[2].push_back(s.complete_to_host);
@@ -449,7 +449,7 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
   for (size_t i = 0; i < found.size(); i++) {
     const JoinedCommand& c = *found[i];
     out += "nvme" + std::to_string(c.host.ctrl) + " qid=" + std::to_string(qid) +
-           " cid=" + std::to_string(cid) + " " + NvmeOpcodeName(c.host.opcode) +
+           " cid=" + std::to_string(cid) + " " + NvmeCommandName(c.host.qid, c.host.opcode) +
            " nsid=" + std::to_string(c.host.nsid) + "\n";
     const std::vector<StoryRecord>& records = windows[i].records;
     struct Line {

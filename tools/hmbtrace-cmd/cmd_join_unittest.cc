@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
+#include "cmd_capture.h"
+
 namespace hmbtrace {
 namespace {
 
@@ -205,6 +210,30 @@ TEST(CommandJoin, ASecondRecordOfAKindIsADuplicate) {
   j.FwRecord(Rec(Kind::kFetch, 1, 2, 1200, 10, 1));
   j.Finish();
   EXPECT_EQ(j.fw_unmatched()[1], FwUnmatched::kDuplicate);
+}
+
+TEST(CommandStat, AdminCommandsAreSplitUnderTheirAdminNames) {
+  // Opcode 0x02 is get_log_page on the admin queue and read on an I/O
+  // queue: the latency split must not count the one as the other.
+  CommandCapture cap;
+  cap.host_events = true;
+  cap.join.HostSetup(0, 0, 5, 0x02, 0, 1000);
+  cap.join.HostSetup(0, 1, 6, 0x02, 1, 1100);
+  cap.join.FwRecord(Rec(Kind::kFetch, 0, 5, 1200, 10, 0));
+  cap.join.FwRecord(Rec(Kind::kFetch, 1, 6, 1250, 10, 1));
+  cap.join.FwRecord(Rec(Kind::kComplete, 0, 5, 1800, 10, 2));
+  cap.join.FwRecord(Rec(Kind::kComplete, 1, 6, 1850, 10, 3));
+  cap.join.HostComplete(0, 0, 5, 0, 2000);
+  cap.join.HostComplete(0, 1, 6, 0, 2100);
+  cap.join.Finish();
+  ASSERT_EQ(cap.join.counts().joined, 2u);
+  std::set<std::string> names;
+  const nlohmann::json doc = CommandStatJson(cap);
+  for (const auto& row : doc["latency_split"]) {
+    names.insert(row["opcode"].get<std::string>());
+    EXPECT_EQ(row["count"], 1u) << row.dump();
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"get_log_page", "read"}));
 }
 
 TEST(Percentile, NearestRank) {
