@@ -148,6 +148,43 @@ def pages_of(events):
     return pages
 
 
+def header_of(f, systems, kallsyms):
+    """The file up to its first CPU's data (trace-cmd.dat(5), version 6): f's
+    parts (parse()) with these event systems and kallsyms; the top buffer
+    empty, the instance's CPU table zero. Returns (bytes, the table's offset):
+    CPU c's (offset, size) go at table + 16 * c."""
+    out = bytearray(b'\x17\x08Dtracing6\0' + f['init'])
+    for name, text in f['headers']:
+        out += name + b'\0' + struct.pack('<Q', len(text)) + text
+    out += struct.pack('<I', len(f['ftrace']))
+    for text in f['ftrace']:
+        out += struct.pack('<Q', len(text)) + text
+    out += struct.pack('<I', len(systems))
+    for sysname, formats in systems:
+        out += sysname + b'\0' + struct.pack('<I', len(formats))
+        for text in formats:
+            out += struct.pack('<Q', len(text)) + text
+    out += struct.pack('<I', len(kallsyms)) + kallsyms
+    out += struct.pack('<I', len(f['printk'])) + f['printk']
+    out += struct.pack('<Q', len(f['cmdlines'])) + f['cmdlines']
+    out += struct.pack('<I', f['cpus']) + b'options  \0'
+    buffer_at = None
+    for oid, data in f['options']:
+        out += struct.pack('<HI', oid, len(data))
+        if oid == 3:
+            buffer_at = len(out)
+        out += data
+    out += struct.pack('<H', 0)
+    out += b'flyrecord\0' + bytes(16 * f['cpus'])
+    out += struct.pack('<Q', len(f['top_clock'])) + f['top_clock']
+    struct.pack_into('<Q', out, buffer_at, len(out))
+    out += b'flyrecord\0'
+    table = len(out)
+    out += bytes(16 * f['cpus'])
+    out += struct.pack('<Q', len(f['clock'])) + f['clock']
+    return out, table
+
+
 def common(event_id):
     return struct.pack('<HBBi', event_id, 0, 0, 0)
 
@@ -253,35 +290,7 @@ def main(src, clock_format, dst):
             formats = formats + [text]
         systems.append((sysname, formats))
 
-    out = bytearray(b'\x17\x08Dtracing6\0' + f['init'])
-    for name, text in f['headers']:
-        out += name + b'\0' + struct.pack('<Q', len(text)) + text
-    out += struct.pack('<I', len(f['ftrace']))
-    for text in f['ftrace']:
-        out += struct.pack('<Q', len(text)) + text
-    out += struct.pack('<I', len(systems))
-    for sysname, formats in systems:
-        out += sysname + b'\0' + struct.pack('<I', len(formats))
-        for text in formats:
-            out += struct.pack('<Q', len(text)) + text
-    out += struct.pack('<I', len(f['kallsyms'])) + f['kallsyms']
-    out += struct.pack('<I', len(f['printk'])) + f['printk']
-    out += struct.pack('<Q', len(f['cmdlines'])) + f['cmdlines']
-    out += struct.pack('<I', f['cpus']) + b'options  \0'
-    buffer_at = None
-    for oid, data in f['options']:
-        out += struct.pack('<HI', oid, len(data))
-        if oid == 3:
-            buffer_at = len(out)
-        out += data
-    out += struct.pack('<H', 0)
-    out += b'flyrecord\0' + bytes(16 * f['cpus'])
-    out += struct.pack('<Q', len(f['top_clock'])) + f['top_clock']
-    struct.pack_into('<Q', out, buffer_at, len(out))
-    out += b'flyrecord\0'
-    table = len(out)
-    out += bytes(16 * f['cpus'])
-    out += struct.pack('<Q', len(f['clock'])) + f['clock']
+    out, table = header_of(f, systems, f['kallsyms'])
     for c in range(f['cpus']):
         out += bytes(-len(out) % PAGE)
         pages = b''.join(pages_of(sorted(cpu[c], key=lambda e: e[0])))

@@ -17,9 +17,8 @@ libtraceevent parses when the file is opened; this one carries
 /proc/kallsyms too (unless --no-kallsyms or it cannot be read), so the
 benchmark pays what a user pays.
 
-The file layout (trace-cmd.dat(5), version 6) is written as
-make_clock_capture.py writes it, one CPU's pages at a time, so memory stays
-small at 10 M records.
+The file's header is make_clock_capture.py's (header_of()); the pages follow
+one CPU's at a time, so memory stays small at 10 M records.
 """
 import os
 import struct
@@ -29,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TESTDATA = os.path.join(HERE, '..', '..', '..', 'plugins', 'traceevent', 'testdata')
 sys.path.insert(0, TESTDATA)
 
-from make_clock_capture import parse, events_of, pages_of, PAGE, ID_RECORD  # noqa: E402
+from make_clock_capture import parse, events_of, header_of, pages_of, PAGE, ID_RECORD  # noqa: E402
 
 
 def main(argv):
@@ -72,35 +71,7 @@ def main(argv):
         return out
 
     out = open(dst, 'wb')
-    head = bytearray(b'\x17\x08Dtracing6\0' + f['init'])
-    for name, text in f['headers']:
-        head += name + b'\0' + struct.pack('<Q', len(text)) + text
-    head += struct.pack('<I', len(f['ftrace']))
-    for text in f['ftrace']:
-        head += struct.pack('<Q', len(text)) + text
-    head += struct.pack('<I', len(f['systems']))
-    for sysname, formats in f['systems']:
-        head += sysname + b'\0' + struct.pack('<I', len(formats))
-        for text in formats:
-            head += struct.pack('<Q', len(text)) + text
-    head += struct.pack('<I', len(kallsyms)) + kallsyms
-    head += struct.pack('<I', len(f['printk'])) + f['printk']
-    head += struct.pack('<Q', len(f['cmdlines'])) + f['cmdlines']
-    head += struct.pack('<I', f['cpus']) + b'options  \0'
-    buffer_at = None
-    for oid, data in f['options']:
-        head += struct.pack('<HI', oid, len(data))
-        if oid == 3:
-            buffer_at = len(head)
-        head += data
-    head += struct.pack('<H', 0)
-    head += b'flyrecord\0' + bytes(16 * f['cpus'])
-    head += struct.pack('<Q', len(f['top_clock'])) + f['top_clock']
-    struct.pack_into('<Q', head, buffer_at, len(head))
-    head += b'flyrecord\0'
-    table = len(head)
-    head += bytes(16 * f['cpus'])
-    head += struct.pack('<Q', len(f['clock'])) + f['clock']
+    head, table = header_of(f, f['systems'], kallsyms)
     out.write(head)
     pos, where = len(head), []
     for c in range(f['cpus']):
