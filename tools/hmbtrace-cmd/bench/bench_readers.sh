@@ -45,9 +45,10 @@ results=$work/results.txt
 run() {
 	local name=$1 out=$2; shift 2
 	local t=$work/time.txt bytes=0
-	# The previous command's output is written back first, not during this one.
-	sync
+	# The previous output is deleted and the disk told so (ext4's discard),
+	# and everything written back, before the clock starts, not during it.
 	[[ $out != - ]] && rm -f "$out"
+	sync
 	/usr/bin/time -f '%e %U %S %M' -o "$t" "$@" >/dev/null
 	[[ $out != - ]] && bytes=$(stat -c %s "$out")
 	printf '%s\t%s\t%s\n' "$name" "$(tail -n 1 "$t")" "$bytes" >>"$results"
