@@ -53,25 +53,27 @@ void RecordArgs(const CaptureEvent& ev,
                 const EventDesc* desc,
                 const FwTime& fw_time,
                 std::vector<ExportArg>* args) {
-  args->push_back(Uint("seq", ev.seq));
-  args->push_back(Uint("fw_ts", ev.fw_ts));
+  // Each argument is made in place: the hot path of every export.
+  const auto add = [args](std::string_view name, ExportArg::Type type) -> ExportArg& {
+    ExportArg& a = args->emplace_back();
+    a.name = name;
+    a.type = type;
+    return a;
+  };
+  add("seq", ExportArg::Type::kUint).u = ev.seq;
+  add("fw_ts", ExportArg::Type::kUint).u = ev.fw_ts;
   if (ev.clock_format) {
     if (fw_time.converted()) {
-      args->push_back(Uint("fw_time_bound_ns", fw_time.bound_ns));
-      if (fw_time.stale) {
-        ExportArg a;
-        a.name = "fw_time_stale_fit";
-        a.type = ExportArg::Type::kBool;
-        a.u = 1;
-        args->push_back(std::move(a));
-      }
+      add("fw_time_bound_ns", ExportArg::Type::kUint).u = fw_time.bound_ns;
+      if (fw_time.stale)
+        add("fw_time_stale_fit", ExportArg::Type::kBool).u = 1;
     } else {
       args->push_back(
           Str("fw_time", "not converted: " + std::string(ClockMissName(fw_time.miss)), true));
     }
   }
   if (!desc) {
-    args->push_back(Uint("event_id", ev.event_id));
+    add("event_id", ExportArg::Type::kUint).u = ev.event_id;
     args->push_back(Str("payload", Hex(ev.data)));
     return;
   }
@@ -96,19 +98,16 @@ void RecordArgs(const CaptureEvent& ev,
       auto it = std::find_if(f.values.begin(), f.values.end(),
                              [&](const ValueDesc& d) { return d.value == *v; });
       if (it != f.values.end()) {
-        args->push_back(View(f.name, it->name));
+        ExportArg& a = add(f.name, ExportArg::Type::kString);
+        a.view = it->name;
+        a.interned_string = true;
         continue;
       }
     }
-    if (f.is_signed()) {
-      ExportArg a;
-      a.name = f.name;
-      a.type = ExportArg::Type::kInt;
-      a.i = static_cast<int64_t>(*v);
-      args->push_back(std::move(a));
-    } else {
-      args->push_back(Uint(f.name, *v));
-    }
+    if (f.is_signed())
+      add(f.name, ExportArg::Type::kInt).i = static_cast<int64_t>(*v);
+    else
+      add(f.name, ExportArg::Type::kUint).u = *v;
   }
 }
 

@@ -218,31 +218,49 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
     s.Fixed64(47, id);
   for (uint64_t id : e.terminating_flow_ids)
     s.Fixed64(48, id);
-  window_.push_back({e.ts, order_++, offset, s.size() - offset});
-  live_ += s.size() - offset;
-  std::push_heap(window_.begin(), window_.end(), Later{});
+  const Pending p{e.ts, order_++, offset, s.size() - offset};
+  live_ += p.size;
+  if (in_order_.empty() || in_order_.back().ts <= p.ts) {
+    in_order_.push_back(p);
+  } else {
+    window_.push_back(p);
+    std::push_heap(window_.begin(), window_.end(), Later{});
+  }
   newest_ = std::max(newest_, e.ts);
   Drain(false);
 }
 
 void ProtoTraceWriter::Drain(bool all) {
-  while (!window_.empty() &&
-         (all || window_.size() > kMaxPending || live_ > kMaxPendingBytes ||
-          window_.front().ts + kReorderWindowNs <= newest_)) {
-    std::pop_heap(window_.begin(), window_.end(), Later{});
-    WritePending(window_.back());
-    live_ -= window_.back().size;
-    window_.pop_back();
+  for (;;) {
+    // The earliest event waiting: the front of the queue or of the heap.
+    const bool from_heap =
+        !window_.empty() && (in_order_.empty() || Later{}(in_order_.front(), window_.front()));
+    if (!from_heap && in_order_.empty())
+      break;
+    const Pending& first = from_heap ? window_.front() : in_order_.front();
+    if (!all && in_order_.size() + window_.size() <= kMaxPending && live_ <= kMaxPendingBytes &&
+        first.ts + kReorderWindowNs > newest_)
+      break;
+    WritePending(first);
+    live_ -= first.size;
+    if (from_heap) {
+      std::pop_heap(window_.begin(), window_.end(), Later{});
+      window_.pop_back();
+    } else {
+      in_order_.pop_front();
+    }
   }
-  if (window_.empty()) {
+  if (window_.empty() && in_order_.empty()) {
     slab_.clear();
   } else if (slab_.size() > kSlabCompactAt && live_ < slab_.size() / 2) {
     // Most of the slab is events already written: keep the rest only.
     pw::Buffer live;
-    for (Pending& p : window_) {
+    const auto keep = [&](Pending& p) {
       live.Append(slab_.view(p.offset, p.size));
       p.offset = live.size() - p.size;
-    }
+    };
+    std::for_each(in_order_.begin(), in_order_.end(), keep);
+    std::for_each(window_.begin(), window_.end(), keep);
     slab_.swap(live);
   }
 }

@@ -47,6 +47,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -159,7 +160,12 @@ class ProtoTraceWriter : public ExportSink {
   perfetto::protos::TracePacket packet_;  // reused, for the rare packets
   std::string buf_;                       // reused: one packet's bytes
   proto_wire::Buffer slab_;               // encoded events in the window
-  std::vector<Pending> window_;           // a heap (Later): earliest first
+  // The window: events that came in time order (most: instants, ends)
+  // queue in `in_order_`; the others (a latency slice's begin, back-dated)
+  // wait in the heap `window_` (Later: earliest first). The earlier of the
+  // two fronts leaves first.
+  std::deque<Pending> in_order_;
+  std::vector<Pending> window_;
   proto_wire::Buffer interned_;  // InternedData entries not yet written
   InternTable names_{2, {}, {}}, arg_names_{3, {}, {}}, arg_values_{29, {}, {}};
   size_t live_ = 0;  // bytes of the events in the window
