@@ -13,6 +13,7 @@
 #include "export_model.h"
 #include "export_proto.h"
 #include "ftrace_events_c.h"
+#include "write_behind.h"
 
 namespace hmbtrace {
 namespace {
@@ -156,7 +157,7 @@ int RunExport(const ExportOptions& options) {
   // Written beside the target, then renamed: no half-written file on failure.
   const std::string tmp = options.output + ".tmp";
   std::vector<char> buffer(kWriteBuffer);  // outlives the FILE that uses it
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(tmp.c_str(), "wb"));
+  std::unique_ptr<std::FILE, FileCloser> file(OpenWriteBehind(tmp));
   if (!file) {
     std::fprintf(stderr, "hmbtrace-cmd export: %s: %s\n", tmp.c_str(), std::strerror(errno));
     return 1;
