@@ -32,7 +32,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
                                 'plugins', 'traceevent', 'testdata'))
-from make_clock_capture import PAGE, common, events_of, pages_of, parse, with_dynamic  # noqa: E402
+from make_clock_capture import (PAGE, common, events_of, formats_of, pages_of, parse,  # noqa: E402
+                                with_dynamic)
 
 
 def event_ids(f):
@@ -147,17 +148,7 @@ def generate(template, out_path, n, no_firmware=(), no_completion=(), markers=()
                              for c in names) + b'\n'
         f['clock'], f['top_clock'] = pick(f['clock']), pick(f['top_clock'])
         f['options'] = [(oid, pick(data) if oid == 4 and data.strip() else data) for oid, data in f['options']]
-    out = bytearray(b'\x17\x08Dtracing6\0' + f['init'])
-    for name, text in f['headers']:
-        out += name + b'\0' + struct.pack('<Q', len(text)) + text
-    out += struct.pack('<I', len(f['ftrace']))
-    for text in f['ftrace']:
-        out += struct.pack('<Q', len(text)) + text
-    out += struct.pack('<I', len(f['systems']))
-    for sysname, formats in f['systems']:
-        out += sysname + b'\0' + struct.pack('<I', len(formats))
-        for text in formats:
-            out += struct.pack('<Q', len(text)) + text
+    out = formats_of(f, f['systems'])
     out += struct.pack('<I', 0)  # no kallsyms
     out += struct.pack('<I', 0)  # no printk formats
     out += struct.pack('<Q', len(f['cmdlines'])) + f['cmdlines']

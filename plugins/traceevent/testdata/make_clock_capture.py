@@ -148,11 +148,9 @@ def pages_of(events):
     return pages
 
 
-def header_of(f, systems, kallsyms):
-    """The file up to its first CPU's data (trace-cmd.dat(5), version 6): f's
-    parts (parse()) with these event systems and kallsyms; the top buffer
-    empty, the instance's CPU table zero. Returns (bytes, the table's offset):
-    CPU c's (offset, size) go at table + 16 * c."""
+def formats_of(f, systems):
+    """A version 6 file's start (trace-cmd.dat(5)): magic, f's init and
+    headers (parse()), the ftrace formats and these event systems."""
     out = bytearray(b'\x17\x08Dtracing6\0' + f['init'])
     for name, text in f['headers']:
         out += name + b'\0' + struct.pack('<Q', len(text)) + text
@@ -164,6 +162,15 @@ def header_of(f, systems, kallsyms):
         out += sysname + b'\0' + struct.pack('<I', len(formats))
         for text in formats:
             out += struct.pack('<Q', len(text)) + text
+    return out
+
+
+def header_of(f, systems, kallsyms):
+    """The file up to its first CPU's data (trace-cmd.dat(5), version 6): f's
+    parts (parse()) with these event systems and kallsyms; the top buffer
+    empty, the instance's CPU table zero. Returns (bytes, the table's offset):
+    CPU c's (offset, size) go at table + 16 * c."""
+    out = formats_of(f, systems)
     out += struct.pack('<I', len(kallsyms)) + kallsyms
     out += struct.pack('<I', len(f['printk'])) + f['printk']
     out += struct.pack('<Q', len(f['cmdlines'])) + f['cmdlines']
