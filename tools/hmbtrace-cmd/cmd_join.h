@@ -36,6 +36,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -47,32 +48,34 @@ namespace hmbtrace {
 
 // One host command: nvme_setup_cmd and, if the capture has it,
 // nvme_complete_rq of the same (ctrl, qid, cid).
+// (Members by size: one is kept per command of the capture.)
 struct HostCommand {
-  uint32_t ctrl = 0;
-  uint16_t qid = 0;
-  uint16_t cid = 0;
-  uint8_t opcode = 0;
-  uint32_t nsid = 0;
   uint64_t setup_ns = 0;
   std::optional<uint64_t> complete_ns;
+  uint32_t ctrl = 0;
+  uint32_t nsid = 0;
+  uint16_t qid = 0;
+  uint16_t cid = 0;
   uint16_t status = 0;
+  uint8_t opcode = 0;
 };
 
 // One firmware record that names a command.
+// (Members by size: two are kept per command of the capture.)
 struct FwCommandRecord {
   enum class Kind : uint8_t { kFetch, kComplete };
-  Kind kind = Kind::kFetch;
-  uint16_t dev = 0;
-  uint16_t core = 0;
-  uint32_t producer_gen = 0;
   uint64_t seq = 0;
-  uint16_t qid = 0;
-  uint16_t cid = 0;
   uint64_t fw_ts = 0;
   uint64_t ftrace_ns = 0;  // when the module drained it
+  uint64_t host_ns = 0;    // converted time
+  uint64_t bound_ns = 0;   // its bound
+  uint32_t producer_gen = 0;
+  uint16_t dev = 0;
+  uint16_t core = 0;
+  uint16_t qid = 0;
+  uint16_t cid = 0;
+  Kind kind = Kind::kFetch;
   bool converted = false;
-  uint64_t host_ns = 0;   // converted time
-  uint64_t bound_ns = 0;  // its bound
 };
 
 enum class FwUnmatched : uint8_t {
@@ -156,10 +159,10 @@ class CommandJoin {
   // Joins everything fed; call once.
   void Finish();
 
-  const std::vector<JoinedCommand>& commands() const { return commands_; }
-  const std::vector<FwCommandRecord>& fw_records() const { return fw_; }
+  const std::deque<JoinedCommand>& commands() const { return commands_; }
+  const std::deque<FwCommandRecord>& fw_records() const { return fw_; }
   // Per fw_records() index: why it is unmatched (kNone: joined).
-  const std::vector<FwUnmatched>& fw_unmatched() const { return fw_why_; }
+  const std::deque<FwUnmatched>& fw_unmatched() const { return fw_why_; }
   const JoinCounts& counts() const { return counts_; }
   // The host device that `ctrl` is joined with.
   uint16_t DevOf(uint32_t ctrl) const;
@@ -182,13 +185,15 @@ class CommandJoin {
   uint16_t CoreOfQueue(uint16_t dev, uint16_t qid) const;
 
   std::map<uint32_t, uint16_t> ctrl_map_;
-  std::vector<JoinedCommand> commands_;
+  // Deques: a long capture's commands and records grow them without the
+  // copy (and twice the memory) of a vector's reallocation.
+  std::deque<JoinedCommand> commands_;
   bool count_only_ = false;
   uint64_t fw_counted_ = 0;  // records counted, not kept (CountFwRecordsOnly())
   std::unordered_map<uint64_t, size_t> open_;  // key (dev) -> open setup's index
-  std::vector<FwCommandRecord> fw_;
-  std::vector<uint64_t> fw_breaks_;  // per record: its core's breaks when it came
-  std::vector<FwUnmatched> fw_why_;
+  std::deque<FwCommandRecord> fw_;
+  std::deque<uint64_t> fw_breaks_;  // per record: its core's breaks when it came
+  std::deque<FwUnmatched> fw_why_;
   std::map<std::pair<uint16_t, uint16_t>, CoreTrack> cores_;
   // Keys with a record that time and order could not place.
   std::unordered_set<uint64_t> undecided_;
