@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "export_json.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -9,8 +8,8 @@
 namespace hmbtrace {
 
 namespace {
-// Output is written in pieces of this size.
-constexpr size_t kBufferSize = 1u << 18;
+// Output is written in pieces of about this size.
+constexpr size_t kFlushAt = 1u << 18;
 
 std::string Hex64(uint64_t v) {
   char buf[24];
@@ -24,25 +23,16 @@ JsonTraceWriter::JsonTraceWriter(std::FILE* out) : out_(out) {
 }
 
 void JsonTraceWriter::Flush() {
-  const size_t n = static_cast<size_t>(pos_ - buf_.get());
-  if (n && std::fwrite(buf_.get(), 1, n, out_) != n)
+  if (!out_buf_.empty() &&
+      std::fwrite(out_buf_.data(), 1, out_buf_.size(), out_) != out_buf_.size())
     failed_ = true;
-  pos_ = buf_.get();
-}
-
-void JsonTraceWriter::Grow(size_t n) {
-  Flush();
-  const size_t size = std::max(kBufferSize, n);
-  if (static_cast<size_t>(end_ - pos_) < size) {
-    buf_ = std::make_unique<char[]>(size);
-    pos_ = buf_.get();
-    end_ = pos_ + size;
-  }
+  out_buf_.clear();
 }
 
 void JsonTraceWriter::PutString(std::string_view s) {
   // At most 6 bytes per character (\u00XX) and the quotes.
-  char* p = Room(6 * s.size() + 2);
+  char* const start = out_buf_.Room(6 * s.size() + 2);
+  char* p = start;
   *p++ = '"';
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
@@ -59,13 +49,13 @@ void JsonTraceWriter::PutString(std::string_view s) {
     }
   }
   *p++ = '"';
-  pos_ = p;
+  out_buf_.Advance(static_cast<size_t>(p - start));
 }
 
 template <typename T>
 void JsonTraceWriter::PutNumber(T v) {
-  char* p = Room(24);
-  pos_ = std::to_chars(p, p + 24, v).ptr;
+  char* const p = out_buf_.Room(24);
+  out_buf_.Advance(static_cast<size_t>(std::to_chars(p, p + 24, v).ptr - p));
 }
 
 void JsonTraceWriter::PutTs(uint64_t ts) {
@@ -160,7 +150,7 @@ void JsonTraceWriter::Event(const ExportEvent& e) {
     PutTs(held_ts_);
     Put(",\"dur\":");
     PutTs(e.ts - held_ts_);
-    Write(nullptr, e, w);
+    Rest(e, w);
     return;
   }
   WriteHeld();
@@ -189,12 +179,14 @@ void JsonTraceWriter::Event(const ExportEvent& e) {
 }
 
 void JsonTraceWriter::Write(const char* ph, const ExportEvent& e, const Where& w) {
-  if (ph) {
-    Begin(ph, e.type == ExportEvent::Type::kCounter ? std::string_view(w.name) : e.name, w.pid,
-          w.tid);
-    Put(",\"ts\":");
-    PutTs(e.ts);
-  }
+  Begin(ph, e.type == ExportEvent::Type::kCounter ? std::string_view(w.name) : e.name, w.pid,
+        w.tid);
+  Put(",\"ts\":");
+  PutTs(e.ts);
+  Rest(e, w);
+}
+
+void JsonTraceWriter::Rest(const ExportEvent& e, const Where& w) {
   for (uint64_t id : e.flow_ids)
     Put(",\"bind_id\":\"0x" + Hex64(id) + "\",\"flow_out\":true");
   for (uint64_t id : e.terminating_flow_ids)
@@ -233,7 +225,8 @@ void JsonTraceWriter::Write(const char* ph, const ExportEvent& e, const Where& w
     }
     Put("}}");
   }
-
+  if (out_buf_.size() >= kFlushAt)
+    Flush();
 }
 
 bool JsonTraceWriter::Finish(std::string* error) {

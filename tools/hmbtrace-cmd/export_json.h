@@ -20,12 +20,11 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <memory>
 #include <string>
 #include <unordered_map>
 
 #include "export_model.h"
+#include "proto_wire.h"
 
 namespace hmbtrace {
 
@@ -49,21 +48,13 @@ class JsonTraceWriter : public ExportSink {
     std::string unit;
   };
   void Begin(const char* ph, std::string_view name, int pid, int tid);
-  // Writes `e` on `w` as phase `ph` (its "ts", flows and arguments).
+  // Writes `e` on `w` as phase `ph`: Begin(), its "ts", then Rest().
   void Write(const char* ph, const ExportEvent& e, const Where& w);
+  // The rest of `e`'s JSON object: flows and arguments.
+  void Rest(const ExportEvent& e, const Where& w);
   // Writes the begin held back (if any) as a "B".
   void WriteHeld();
-  // Room for `n` more bytes at pos_ (writes out what is there first).
-  char* Room(size_t n) {
-    if (static_cast<size_t>(end_ - pos_) < n)
-      Grow(n);
-    return pos_;
-  }
-  void Grow(size_t n);
-  void Put(std::string_view s) {
-    std::memcpy(Room(s.size()), s.data(), s.size());
-    pos_ += s.size();
-  }
+  void Put(std::string_view s) { out_buf_.Append(s); }
   void PutString(std::string_view s);
   void PutTs(uint64_t ts_ns);
   template <typename T>
@@ -71,10 +62,7 @@ class JsonTraceWriter : public ExportSink {
   void Flush();
 
   std::FILE* out_;
-  // Output not yet written: [buf_, pos_) of [buf_, end_).
-  std::unique_ptr<char[]> buf_;
-  char* pos_ = nullptr;
-  char* end_ = nullptr;
+  proto_wire::Buffer out_buf_;  // output not yet written, as text
   std::unordered_map<uint64_t, Where> tracks_;
   std::unordered_map<int, int> next_tid_;  // per pid
   uint64_t last_track_ = 0;                // the last event's track
