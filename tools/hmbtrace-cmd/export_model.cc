@@ -21,30 +21,31 @@ std::string Text(std::span<const uint8_t> bytes) {
   return Printable(s);
 }
 
-ExportArg Uint(std::string_view name, uint64_t v) {
-  ExportArg a;
+// Arguments are made in place in the event's vector (reused from event to
+// event): no temporary ExportArg per field on the hot path.
+ExportArg& Add(std::vector<ExportArg>* args, std::string_view name, ExportArg::Type type) {
+  ExportArg& a = args->emplace_back();
   a.name = name;
-  a.u = v;
+  a.type = type;
   return a;
+}
+
+void AddUint(std::vector<ExportArg>* args, std::string_view name, uint64_t v) {
+  Add(args, name, ExportArg::Type::kUint).u = v;
 }
 
 // A value that outlives the event (dictionary names, constants).
-ExportArg View(std::string_view name, std::string_view v) {
-  ExportArg a;
-  a.name = name;
-  a.type = ExportArg::Type::kString;
+void AddView(std::vector<ExportArg>* args, std::string_view name, std::string_view v) {
+  ExportArg& a = Add(args, name, ExportArg::Type::kString);
   a.view = v;
   a.interned_string = true;
-  return a;
 }
 
-ExportArg Str(std::string_view name, std::string v, bool interned = false) {
-  ExportArg a;
-  a.name = name;
-  a.type = ExportArg::Type::kString;
+void AddStr(std::vector<ExportArg>* args, std::string_view name, std::string v,
+            bool interned = false) {
+  ExportArg& a = Add(args, name, ExportArg::Type::kString);
   a.s = std::move(v);
   a.interned_string = interned;
-  return a;
 }
 
 // The fields of a record (enum fields by name), its sequence number,
@@ -53,28 +54,20 @@ void RecordArgs(const CaptureEvent& ev,
                 const EventDesc* desc,
                 const FwTime& fw_time,
                 std::vector<ExportArg>* args) {
-  // Each argument is made in place: the hot path of every export.
-  const auto add = [args](std::string_view name, ExportArg::Type type) -> ExportArg& {
-    ExportArg& a = args->emplace_back();
-    a.name = name;
-    a.type = type;
-    return a;
-  };
-  add("seq", ExportArg::Type::kUint).u = ev.seq;
-  add("fw_ts", ExportArg::Type::kUint).u = ev.fw_ts;
+  AddUint(args, "seq", ev.seq);
+  AddUint(args, "fw_ts", ev.fw_ts);
   if (ev.clock_format) {
     if (fw_time.converted()) {
-      add("fw_time_bound_ns", ExportArg::Type::kUint).u = fw_time.bound_ns;
+      AddUint(args, "fw_time_bound_ns", fw_time.bound_ns);
       if (fw_time.stale)
-        add("fw_time_stale_fit", ExportArg::Type::kBool).u = 1;
+        Add(args, "fw_time_stale_fit", ExportArg::Type::kBool).u = 1;
     } else {
-      args->push_back(
-          Str("fw_time", "not converted: " + std::string(ClockMissName(fw_time.miss)), true));
+      AddStr(args, "fw_time", "not converted: " + std::string(ClockMissName(fw_time.miss)), true);
     }
   }
   if (!desc) {
-    add("event_id", ExportArg::Type::kUint).u = ev.event_id;
-    args->push_back(Str("payload", Hex(ev.data)));
+    AddUint(args, "event_id", ev.event_id);
+    AddStr(args, "payload", Hex(ev.data));
     return;
   }
   for (size_t i = 0; i < desc->fields.size(); i++) {
@@ -83,11 +76,11 @@ void RecordArgs(const CaptureEvent& ev,
       if (f.type == HMB_TRACE_TYPE_STRING && f.offset <= ev.data.size()) {
         const size_t n = f.size ? std::min<size_t>(f.size, ev.data.size() - f.offset)
                                 : ev.data.size() - f.offset;
-        args->push_back(Str(f.name, Text(ev.data.subspan(f.offset, n))));
+        AddStr(args, f.name, Text(ev.data.subspan(f.offset, n)));
       } else if (f.offset <= ev.data.size()) {
         const size_t n = f.size ? std::min<size_t>(f.size, ev.data.size() - f.offset)
                                 : ev.data.size() - f.offset;
-        args->push_back(Str(f.name, Hex(ev.data.subspan(f.offset, n))));
+        AddStr(args, f.name, Hex(ev.data.subspan(f.offset, n)));
       }
       continue;
     }
@@ -98,16 +91,14 @@ void RecordArgs(const CaptureEvent& ev,
       auto it = std::find_if(f.values.begin(), f.values.end(),
                              [&](const ValueDesc& d) { return d.value == *v; });
       if (it != f.values.end()) {
-        ExportArg& a = add(f.name, ExportArg::Type::kString);
-        a.view = it->name;
-        a.interned_string = true;
+        AddView(args, f.name, it->name);
         continue;
       }
     }
     if (f.is_signed())
-      add(f.name, ExportArg::Type::kInt).i = static_cast<int64_t>(*v);
+      Add(args, f.name, ExportArg::Type::kInt).i = static_cast<int64_t>(*v);
     else
-      add(f.name, ExportArg::Type::kUint).u = *v;
+      AddUint(args, f.name, *v);
   }
 }
 
@@ -144,7 +135,7 @@ void ExportModel::EndUnfinished(Lane& lane, uint64_t at, std::string_view why) {
   e.track = lane.uuid;
   e.ts = std::max(at, lane.last);
   e.name = {};
-  e.args.push_back(View("unfinished", why));
+  AddView(&e.args, "unfinished", why);
   Emit(e);
   lane = Lane{lane.uuid, false, e.ts};
   counts_.unfinished++;
@@ -278,8 +269,8 @@ void ExportModel::AddState(const CaptureEvent& ev) {
   e.track = d.state;
   e.ts = ev.ts;
   e.name = name;
-  e.args.push_back(Uint("producer_gen", ev.producer_gen));
-  e.args.push_back(Str("name", Printable(ev.name)));
+  AddUint(&e.args, "producer_gen", ev.producer_gen);
+  AddStr(&e.args, "name", Printable(ev.name));
   Emit(e);
 }
 
@@ -313,9 +304,9 @@ void ExportModel::AddLost(const CaptureEvent& ev) {
   e.ts = std::max(at, c.lanes[0].last);
   c.lanes[0].last = e.ts;
   e.name = "lost";
-  e.args.push_back(Uint("count", ev.count));
-  e.args.push_back(View("reason", LostReasonName(ev.reason)));
-  e.args.push_back(Uint("at_seq", ev.at_seq));
+  AddUint(&e.args, "count", ev.count);
+  AddView(&e.args, "reason", LostReasonName(ev.reason));
+  AddUint(&e.args, "at_seq", ev.at_seq);
   Emit(e);
   // The device's running total: a step at every loss.
   d.lost_total += ev.count;
@@ -415,7 +406,7 @@ void ExportModel::AddRecord(const CaptureEvent& ev) {
         e.ts = std::max(ts, lane.last);
         e.name = {};
         RecordArgs(ev, desc, fw_time, &e.args);
-        e.args.push_back(View("end", name));
+        AddView(&e.args, "end", name);
         lane = Lane{lane.uuid, false, e.ts};
         core.open.erase(it);
         Emit(e);
@@ -575,18 +566,18 @@ void ExportModel::AddHostCommands() {
     e.ts = std::max(h.setup_ns, l.last);
     l.last = e.ts;
     e.name = name;
-    e.args.push_back(Uint("cid", h.cid));
-    e.args.push_back(Uint("nsid", h.nsid));
-    e.args.push_back(Uint("opcode", h.opcode));
+    AddUint(&e.args, "cid", h.cid);
+    AddUint(&e.args, "nsid", h.nsid);
+    AddUint(&e.args, "opcode", h.opcode);
     if (h.completed)
-      e.args.push_back(Uint("status", h.status));
+      AddUint(&e.args, "status", h.status);
     else
-      e.args.push_back(View("completion", HostUnmatchedName(HostUnmatched::kNotCompleted)));
-    e.args.push_back(View("fw_fetch", h.flow ? std::string_view("joined")
-                                             : HostUnmatchedName(h.why_no_fetch)));
-    e.args.push_back(View("fw_complete", h.why_no_complete == HostUnmatched::kNone
-                                             ? std::string_view("joined")
-                                             : HostUnmatchedName(h.why_no_complete)));
+      AddView(&e.args, "completion", HostUnmatchedName(HostUnmatched::kNotCompleted));
+    AddView(&e.args, "fw_fetch",
+            h.flow ? std::string_view("joined") : HostUnmatchedName(h.why_no_fetch));
+    AddView(&e.args, "fw_complete",
+            h.why_no_complete == HostUnmatched::kNone ? std::string_view("joined")
+                                                      : HostUnmatchedName(h.why_no_complete));
     if (h.flow) {
       e.flow_ids.push_back(h.flow);
       counts_.flows++;
