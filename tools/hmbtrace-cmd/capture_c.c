@@ -143,16 +143,52 @@ static int probe_instances(struct tracecmd_input *top, const struct stat *st)
 	return 0;
 }
 
-static void close_handles(struct hmb_capture *cap)
+int hmb_tracecmd_open_instances(struct tracecmd_input *top, struct tracecmd_input ***handles,
+				int *nr, char *err, size_t err_len)
+{
+	int n = tracecmd_buffer_instances(top), i;
+
+	if (n < 0)
+		n = 0;
+	*nr = 0;
+	*handles = calloc((size_t)n + 1, sizeof(**handles));
+	if (!*handles) {
+		set_err(err, err_len, "out of memory");
+		return -1;
+	}
+	(*handles)[(*nr)++] = top;
+	for (i = 0; i < n; i++) {
+		struct tracecmd_input *h = tracecmd_buffer_instance_handle(top, i);
+
+		if (!h) {
+			const char *name = tracecmd_buffer_instance_name(top, i);
+
+			set_err(err, err_len,
+				"cannot read the buffer of instance \"%s\" (truncated or corrupt)",
+				name ? name : "?");
+			return -1;
+		}
+		(*handles)[(*nr)++] = h;
+	}
+	return 0;
+}
+
+void hmb_tracecmd_close_all(struct tracecmd_input **handles, int nr)
 {
 	int i;
 
 	/* Instance handles hold a reference on the top one: close them first. */
-	for (i = cap->nr_handles - 1; i > 0; i--)
-		tracecmd_close(cap->handles[i]);
-	if (cap->top)
+	for (i = nr - 1; i >= 0; i--)
+		tracecmd_close(handles[i]);
+	free(handles);
+}
+
+static void close_handles(struct hmb_capture *cap)
+{
+	if (cap->handles)
+		hmb_tracecmd_close_all(cap->handles, cap->nr_handles);
+	else if (cap->top)
 		tracecmd_close(cap->top);
-	free(cap->handles);
 	cap->top = NULL;
 	cap->handles = NULL;
 	cap->nr_handles = 0;
@@ -161,8 +197,6 @@ static void close_handles(struct hmb_capture *cap)
 /* The top buffer and every instance's; 0, or -1 with a message in err. */
 static int open_handles(struct hmb_capture *cap, char *err, size_t err_len)
 {
-	int n, i;
-
 	/* No plugins: this tool decodes hmb events itself. */
 	cap->top = hmb_tracecmd_open(cap->path);
 	if (!cap->top || probe_instances(cap->top, &cap->st)) {
@@ -170,29 +204,8 @@ static int open_handles(struct hmb_capture *cap, char *err, size_t err_len)
 		return -1;
 	}
 	hmb_event_set_init(&cap->events, tracecmd_get_tep(cap->top));
-	n = tracecmd_buffer_instances(cap->top);
-	if (n < 0)
-		n = 0;
-	cap->handles = calloc((size_t)n + 1, sizeof(*cap->handles));
-	if (!cap->handles) {
-		set_err(err, err_len, "out of memory");
-		return -1;
-	}
-	cap->handles[cap->nr_handles++] = cap->top;
-	for (i = 0; i < n; i++) {
-		struct tracecmd_input *h = tracecmd_buffer_instance_handle(cap->top, i);
-
-		if (!h) {
-			const char *name = tracecmd_buffer_instance_name(cap->top, i);
-
-			set_err(err, err_len,
-				"cannot read the buffer of instance \"%s\" (truncated or corrupt)",
-				name ? name : "?");
-			return -1;
-		}
-		cap->handles[cap->nr_handles++] = h;
-	}
-	return 0;
+	return hmb_tracecmd_open_instances(cap->top, &cap->handles, &cap->nr_handles, err,
+					   err_len);
 }
 
 struct hmb_capture *hmb_capture_open(const char *path, char *err,

@@ -215,7 +215,7 @@ int hmb_ftrace_read(const char *path,
 	struct tracecmd_input *top;
 	struct ftrace_walk *w;
 	struct stat st;
-	int n, i, nr = 0, ret = 0;
+	int i, nr = 0, ret = 0;
 
 	memset(info, 0, sizeof(*info));
 	tracecmd_set_loglevel(TEP_LOG_NONE);
@@ -225,36 +225,26 @@ int hmb_ftrace_read(const char *path,
 		return -1;
 	}
 	copy_clock(info->top_clock, sizeof(info->top_clock), tracecmd_get_trace_clock(top));
-	n = tracecmd_buffer_instances(top);
-	if (n < 0)
-		n = 0;
 	w = calloc(1, sizeof(*w));
-	handles = calloc((size_t)n + 1, sizeof(*handles));
-	if (!w || !handles) {
+	if (!w) {
 		set_err(err, err_len, "out of memory");
 		ret = -1;
 		goto out;
 	}
-	handles[nr++] = top;
 	/*
 	 * The caller has read the file's instance buffers already (capture.h),
 	 * so opening them cannot crash libtracecmd here (capture_c.c's probe).
 	 */
-	for (i = 0; i < n; i++) {
-		struct tracecmd_input *h = tracecmd_buffer_instance_handle(top, i);
-		const char *name = tracecmd_buffer_instance_name(top, i);
+	if (hmb_tracecmd_open_instances(top, &handles, &nr, err, err_len)) {
+		ret = -1;
+		goto out;
+	}
+	for (i = 1; i < nr; i++) {
+		const char *name = tracecmd_buffer_instance_name(top, i - 1);
 
-		if (!h) {
-			set_err(err, err_len,
-				"cannot read the buffer of instance \"%s\" (truncated or corrupt)",
-				name ? name : "?");
-			ret = -1;
-			goto out;
-		}
-		handles[nr++] = h;
 		if (name && !strcmp(name, "hmb"))
 			copy_clock(info->hmb_clock, sizeof(info->hmb_clock),
-				   tracecmd_get_trace_clock(h));
+				   tracecmd_get_trace_clock(handles[i]));
 	}
 	if (!cb)
 		goto out;
@@ -282,11 +272,10 @@ int hmb_ftrace_read(const char *path,
 		ret = 0;
 	}
 out:
-	/* Instance handles hold a reference on the top one: close them first. */
-	for (i = nr - 1; i > 0; i--)
-		tracecmd_close(handles[i]);
-	tracecmd_close(top);
-	free(handles);
+	if (handles)
+		hmb_tracecmd_close_all(handles, nr);
+	else
+		tracecmd_close(top);
 	free(w);
 	return ret;
 }
