@@ -24,7 +24,8 @@
  *
  * Bounded loss: those numbers come from the area, so none is believed
  * beyond what the consumer can know. A reset's unread tail is at most a
- * ring (hmb_consumer_capacity()); a gap at most what the pages between can
+ * ring plus what the producer can have written since the core was last
+ * confirmed (reset_bound(); a ring without a clock); a gap at most what the pages between can
  * hold (gap_plausible()); a page is a lap only if the head hint got there
  * too (lap_plausible()); and with a clock and a rate from the owner
  * (hmb_consumer.now_ns, max_rate) no gap, in records or in pages, exceeds
@@ -310,36 +311,68 @@ static void report_lost(struct hmb_consumer *c, uint16_t core, uint64_t n,
 			enum hmb_lost_reason r, uint64_t at);
 
 /*
+ * The most records of the old generation that a reset can have left unread
+ * on @cc: with the time bound, a ring plus what the producer can have
+ * written since next_seq was confirmed (time_bound()); an honest producer
+ * within max_rate never exceeds it, however long the reader lagged.
+ * Without a clock, or before anything of the core was confirmed (attached
+ * to a running producer, reset before the first drain), a ring: then an
+ * honest tail longer than a ring is refused too (see the ABI spec).
+ */
+static uint64_t reset_bound(struct hmb_consumer *c,
+			    const struct hmb_consumer_core *cc)
+{
+	if (!timed(c) || !cc->seen_known)
+		return hmb_consumer_capacity(&c->geo);
+	return time_bound(c, cc);
+}
+
+/*
  * The producer re-initialised: records of the old generation we had not read
  * are gone. When the new meta page says how far each core of the old
- * generation got (prev_gen/prev_next_seq), charge the difference to "reset";
- * otherwise it cannot be counted (see the ABI spec). A difference larger
- * than the old ring can hold is not believed (a torn or corrupt 64-bit
- * value): it is counted as implausible and charges nothing.
+ * generation got (prev_gen/prev_next_seq), the tail prev_next_seq - next_seq
+ * is charged: the last ring's worth of it (hmb_consumer_capacity(), the most
+ * the old ring could still hold) to "reset", the rest, older, to
+ * "overwritten" (it was overwritten before the reset, and would have been
+ * charged so had the reader read on):
+ *
+ *   next_seq          prev_next_seq - ring          prev_next_seq
+ *      |---- overwritten ----|-------- reset ----------|
+ *
+ * A tail beyond reset_bound() is not believed (a torn or corrupt 64-bit
+ * value): it is counted as implausible and charges nothing. Cores whose tail
+ * is not counted are left in reset_uncountable (no prev_gen of ours: the
+ * spec's "tail uncountable") or reset_refused (implausible).
  */
 static void account_reset(struct hmb_consumer *c, const struct hmb_geometry *g)
 {
+	uint64_t cap = hmb_consumer_capacity(&c->geo);
 	uint16_t k;
 
 	for (k = 0; k < c->geo.nr_cores && k < g->nr_cores; k++) {
 		struct hmb_consumer_core *cc = &c->core[k];
 		const uint8_t *cd;
-		uint64_t prev;
+		uint64_t prev, tail, kept;
 
-		if (k >= 32 || !(c->core_mask & (1u << k)))
+		if (!(c->core_mask & (1u << k)))
 			continue;
 		cd = core_desc_ptr(c, g, k);
 		if (!cd || hmb_load32(cd + CORE_OFF_PREV_GEN) !=
 			   c->geo.producer_gen)
 			continue;
 		prev = hmb_load64(cd + CORE_OFF_PREV_NEXT_SEQ);
+		c->reset_uncountable &= ~(1u << k);
 		if (prev <= cc->next_seq)
 			continue;
-		if (prev - cc->next_seq > hmb_consumer_capacity(&c->geo)) {
+		tail = prev - cc->next_seq;
+		if (tail > reset_bound(c, cc)) {
+			c->reset_refused |= 1u << k;
 			implausible(c, HMB_ERR_IMPLAUSIBLE);
 			continue;
 		}
-		report_lost(c, k, prev - cc->next_seq, HMB_LOST_RESET, prev);
+		kept = tail < cap ? tail : cap;
+		report_lost(c, k, tail - kept, HMB_LOST_OVERWRITTEN, prev - kept);
+		report_lost(c, k, kept, HMB_LOST_RESET, prev);
 	}
 }
 
@@ -532,6 +565,11 @@ static enum hmb_consumer_state take_meta(struct hmb_consumer *c,
 	}
 	/* One reset per change observed, however far the number moved. */
 	c->resets = sat_add(c->resets, 1);
+	/* Every core of ours in the old generation, until counted. */
+	c->reset_uncountable = c->core_mask &
+			       (c->geo.nr_cores >= 32 ? ~0u :
+				(1u << c->geo.nr_cores) - 1);
+	c->reset_refused = 0;
 	if (c->state == HMB_CONSUMER_ATTACHED ||
 	    c->state == HMB_CONSUMER_PRODUCER_INIT)
 		account_reset(c, g);

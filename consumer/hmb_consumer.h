@@ -247,6 +247,16 @@ struct hmb_consumer {
 	 * never rewound, so no record is delivered twice.
 	 */
 	uint64_t resets;
+	/*
+	 * Of the last reset, the cores (bit k: core k) of the old generation
+	 * whose unread tail was not counted: reset_uncountable when the new
+	 * meta page did not say how far the core got (prev_gen not the old
+	 * generation, the core gone, or the reset found the consumer broken),
+	 * reset_refused when it said more than reset_bound() allows. Valid
+	 * from the HMB_EVENT_RESET callback on, until the next reset.
+	 */
+	uint32_t reset_uncountable;
+	uint32_t reset_refused;
 	uint64_t errors[HMB_ERR_NR];	/* saturate at UINT64_MAX, as lost[] */
 	enum hmb_consumer_broken_reason broken_reason;
 	uint32_t broken_gen;		/* producer_gen when it broke */
@@ -290,8 +300,9 @@ uint32_t hmb_consumer_drain_core(struct hmb_consumer *c, uint16_t core,
 
 /**
  * hmb_consumer_capacity() - records one ring of @g can hold at most
- * (pages_per_core pages of records of 8 bytes): the bound of a reset's
- * unread tail and of an invalid charge, and how far ahead of a confirmed
+ * (pages_per_core pages of records of 8 bytes): the bound of an invalid
+ * charge, of the part of a reset's unread tail charged to "reset" (and of
+ * the whole tail without a clock), and how far ahead of a confirmed
  * position the producer can be before time counts (hmb_consumer.max_rate).
  */
 uint64_t hmb_consumer_capacity(const struct hmb_geometry *g);

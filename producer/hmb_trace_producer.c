@@ -379,7 +379,7 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 		gen = get32(&m->producer_gen);
 	if (gen + 1 == 0)
 		gen = 0;
-	prev_cores = previous_cores(m, cfg->page_size);
+	prev_cores = cfg->prev_unknown ? 0 : previous_cores(m, cfg->page_size);
 	for (c = 0; c < prev_cores && c < cfg->nr_cores; c++)
 		prev_next[c] = get64(&core_desc_at(area, c)->next_seq);
 

@@ -60,6 +60,12 @@ struct hmb_trace_producer_config {
 	uint32_t dict_len;		/* bytes reserved, rounded up to pages */
 	uint64_t clock_hz;
 	uint8_t build_id[HMB_TRACE_BUILD_ID_LEN];
+	/*
+	 * Non-zero: this (re)initialisation does not know how far the cores
+	 * of the previous generation got (a cold boot that lost the firmware's
+	 * counters): prev_gen and prev_next_seq stay 0, "tail uncountable".
+	 */
+	uint8_t prev_unknown;
 	uint16_t nr_events;
 	const struct hmb_trace_event_desc *events;
 };

@@ -409,6 +409,7 @@ void Simulator::FirmwareReset(uint64_t after) {
     std::copy(next_build->build_id().begin(), next_build->build_id().end(),
               producer_config_.build_id);
   }
+  producer_config_.prev_unknown = config_.reset_forgets;
   const int err = hmb_trace_producer_init(&producer_, area_.data(),
                                           area_.size(), &producer_config_);
   nlohmann::json fault = {
@@ -421,6 +422,8 @@ void Simulator::FirmwareReset(uint64_t after) {
   };
   if (config_.new_build_at_reset)
     fault["new_build_id"] = Hex(next_build->build_id());
+  // Whether the new meta page says how far each core got (prev_next_seq).
+  fault["prev_published"] = !config_.reset_forgets;
   // The firmware that comes back forgot what the control channel set: it
   // produces, every event is on (Documentation/hmb-trace-abi.rst, "Control
   // channel"). Every other core is parked, so no record is in its gate.
@@ -812,9 +815,12 @@ void Simulator::CoreLoop(uint16_t core) {
       continue;
     }
     uint64_t now = NowNs();
+    const bool unpaced =
+        config_.full_speed_after && total >= config_.full_speed_after;
     const uint64_t deadline =
-        pacing_origin +
-        PacingOffsetNs(pacing_index, config_.rate, config_.burst);
+        unpaced ? 0
+                : pacing_origin +
+                      PacingOffsetNs(pacing_index, config_.rate, config_.burst);
     if (now < deadline) {
       Nap(cs, std::min(deadline, now + kPollNs));
       continue;

@@ -51,6 +51,9 @@ struct SimConfig {
   // Workload, per core.
   uint64_t rate = 10000;  // records/s; 0: as fast as possible
   uint32_t burst = 1;
+  // Once a core has produced this many records in total (over the whole
+  // run), it writes as fast as it can, unpaced; 0: never.
+  uint64_t full_speed_after = 0;
   double duration_s = 0;  // 0: no limit
   uint64_t count = 0;     // 0: no limit
   uint64_t seed = 1;
@@ -62,6 +65,9 @@ struct SimConfig {
   // Each reset brings back a different firmware build (FirmwareBuild::Next):
   // same records, a different dictionary and build id.
   bool new_build_at_reset = false;
+  // Each reset is a cold boot that lost the cores' counts: the new meta
+  // page says nothing of the old generation (prev_gen 0, tail uncountable).
+  bool reset_forgets = false;
   // Start control: wait for this path to exist, then for start_delay_s,
   // before the first record (the area is initialised before either).
   std::string wait_for;

@@ -233,6 +233,11 @@ int Main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber.description(""))
       ->type_name("N");
+  app.add_option("--full-speed-after", config.full_speed_after,
+                 "Once a core has produced N records in total, it writes as "
+                 "fast as it can (a burst that laps the ring); 0: never")
+      ->capture_default_str()
+      ->type_name("N");
   app.add_option("--duration", config.duration_s,
                  "Stop after this many seconds; 0: no limit")
       ->capture_default_str()
@@ -253,6 +258,10 @@ int Main(int argc, char** argv) {
                  "Firmware reset (producer re-initialised, new generation) "
                  "after core 0 has produced N records in total; repeatable")
       ->type_name("N");
+  app.add_flag("--reset-forgets", config.reset_forgets,
+               "Each reset is a cold boot that lost the cores' counts: "
+               "prev_gen and prev_next_seq stay 0 (the old generation's "
+               "unread tail is uncountable)");
   app.add_flag("--new-build-at-reset", config.new_build_at_reset,
                "Each reset brings back another firmware build: new build_id,"
                " event names suffixed _b2, _b3..., cmd_fetch and cmd_complete"
