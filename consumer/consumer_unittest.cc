@@ -1319,6 +1319,66 @@ TEST(ConsumerTimeBound, ResetSeenLateIsBoundedFromTheLastPollOfTheOldGeneration)
   EXPECT_EQ(r.sink.core[0].last_seq, r.produced[0] - 1);
 }
 
+TEST(ConsumerTimeBound, AResetTailOfSeveralRingsIsChargedResetAndOverwritten) {
+  Rig r(4096, 4, 1);
+  r.Clock(kRate);
+  r.Emit(0, 100, 8);
+  r.consumer.DrainAll();
+  const uint64_t cap = hmb_consumer_capacity(&r.consumer.get()->geo);
+  ASSERT_EQ(cap, 4u * (4096 - 48) / 8);
+  // The reader looks away for a second; the firmware writes 5 rings' worth
+  // of the smallest records, then resets.
+  r.Tick(1000 * kMs);
+  r.Emit(0, 5 * cap);
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  r.consumer.DrainAll();
+  const auto& k = r.sink.core[0];
+  EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 0u);
+  EXPECT_EQ(r.consumer.get()->reset_refused, 0u);
+  EXPECT_EQ(r.consumer.get()->reset_uncountable, 0u);
+  // The last ring's worth to reset, the older rest to overwritten, in order.
+  EXPECT_EQ(k.lost[HMB_LOST_RESET], cap);
+  EXPECT_EQ(k.lost[HMB_LOST_OVERWRITTEN], 4 * cap);
+  ASSERT_EQ(k.lost_at.size(), 2u);
+  EXPECT_EQ(k.lost_at[0], 100 + 4 * cap);
+  EXPECT_EQ(k.lost_at[1], 100 + 5 * cap);
+  EXPECT_EQ(k.delivered + r.sink.LostTotal(0), 100 + 5 * cap);
+}
+
+TEST(ConsumerTimeBound, AResetTailBeyondTheClockIsImplausibleNotCharged) {
+  Rig r(4096, 4, 1);
+  r.Clock(kRate);
+  r.Emit(0, 100, 8);
+  r.consumer.DrainAll();
+  r.Emit(0, 37, 8);  // never read: the firmware resets first
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  // 1 ms after the last look, prev_next_seq 2^32 ahead: no producer at
+  // kRate gets there.
+  CoreDesc(r, 0)->prev_next_seq += 1ull << 32;
+  r.Tick(kMs);
+  r.consumer.DrainAll();
+  EXPECT_EQ(r.sink.LostTotal(0), 0u);
+  EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 1u);
+  EXPECT_EQ(r.consumer.get()->reset_refused, 1u);
+  EXPECT_EQ(r.sink.core[0].delivered, 100u);
+}
+
+TEST(ConsumerTimeBound, AResetThatForgotTheCountsIsUncountableNotCharged) {
+  Rig r(4096, 4, 2);
+  r.Clock(kRate);
+  r.Emit(0, 50, 8);
+  r.Emit(1, 50, 8);
+  r.consumer.DrainAll();
+  r.Emit(0, 20, 8);
+  r.cfg.prev_unknown = 1;  // a cold boot: prev_gen 0
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  r.consumer.DrainAll();
+  EXPECT_EQ(r.sink.LostTotal(0), 0u);
+  EXPECT_EQ(r.consumer.get()->reset_uncountable, 3u);
+  EXPECT_EQ(r.consumer.get()->reset_refused, 0u);
+  EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 0u);
+}
+
 TEST(ConsumerTimeBound, ABacklogFromBeforeTheFirstAttachIsNotBoundedByTheClock) {
   // The producer ran before the consumer first looked: how long is
   // unknown, so its backlog is charged as overwritten, not implausible.
