@@ -203,10 +203,8 @@ class Model {
         const bool last = gen == p_.producer_gen;
         const bool countable = last || (life.ended_seen && !c.uncountable);
         if (c.refused) {
-          // Only without the time bound (or before anything of the core
-          // was confirmed in the first generation), only beyond a ring.
-          const bool ring_only = !timed_ || (life.first_seen && !c.delivered && !c.charged);
-          if (!ring_only)
+          // Only without the time bound, only beyond a ring.
+          if (timed_)
             err += where + "an honest tail refused under the time bound\n";
           if (c.produced - seen <= life.capacity)
             err += where + "a tail within a ring refused\n";

@@ -1345,6 +1345,28 @@ TEST(ConsumerTimeBound, AResetTailOfSeveralRingsIsChargedResetAndOverwritten) {
   EXPECT_EQ(k.delivered + r.sink.LostTotal(0), 100 + 5 * cap);
 }
 
+TEST(ConsumerTimeBound, AFlightRecorderThatNeverDrainedCountsTheResetTail) {
+  Rig r(4096, 4, 2);
+  r.Clock(kRate);
+  r.Emit(0, 30, 8);  // before the attach: a backlog the hint tells
+  // Events off: the owner polls the meta page and drains nothing.
+  ASSERT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_ATTACHED);
+  const uint64_t cap = hmb_consumer_capacity(&r.consumer.get()->geo);
+  r.Tick(500 * kMs);
+  r.Emit(0, 6 * cap);
+  r.Emit(1, 3 * cap);
+  ASSERT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_ATTACHED);
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  r.Tick(kMs);
+  r.consumer.DrainAll();
+  EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 0u);
+  for (uint16_t k = 0; k < 2; k++) {
+    EXPECT_EQ(r.sink.core[k].delivered, 0u);
+    EXPECT_EQ(r.sink.core[k].lost[HMB_LOST_RESET], cap) << "core " << k;
+    EXPECT_EQ(r.sink.LostTotal(k), r.produced[k]) << "core " << k;
+  }
+}
+
 TEST(ConsumerTimeBound, AResetTailBeyondTheClockIsImplausibleNotCharged) {
   Rig r(4096, 4, 1);
   r.Clock(kRate);

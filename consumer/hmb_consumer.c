@@ -155,7 +155,7 @@ static uint64_t time_bound(struct hmb_consumer *c,
 	if (!timed(c) || !cc->seen_known)
 		return ~0ull;
 	now = c->now_ns(c->ctx);
-	return sat_add(hmb_consumer_capacity(&c->geo),
+	return sat_add(sat_add(hmb_consumer_capacity(&c->geo), cc->seen_ahead),
 		       records_in(c->max_rate, now > cc->seen_ns ?
 				  now - cc->seen_ns : 0));
 }
@@ -389,6 +389,7 @@ static void reset_positions(struct hmb_consumer *c)
 
 		cc->seen_ns = c->polled_ns;
 		cc->seen_known = c->polled_known;
+		cc->seen_ahead = 0;
 		cc->seen_end = 0;
 		cc->claim = 0;
 		cc->next_page = 0;
@@ -442,6 +443,7 @@ static void swap_positions(struct hmb_consumer *c)
 		p->invalid_pages = cc->invalid_pages;
 		p->seen_ns = cc->seen_ns;
 		p->seen_known = cc->seen_known;
+		p->seen_ahead = cc->seen_ahead;
 		p->seen_end = cc->seen_end;
 		cc->next_page = t.next_page;
 		cc->last_page = t.last_page;
@@ -453,6 +455,7 @@ static void swap_positions(struct hmb_consumer *c)
 		cc->invalid_pages = t.invalid_pages;
 		cc->seen_ns = t.seen_ns;
 		cc->seen_known = t.seen_known;
+		cc->seen_ahead = t.seen_ahead;
 		cc->seen_end = t.seen_end;
 		cc->claim = 0;
 	}
@@ -504,6 +507,35 @@ static int gen_after(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) > 0;
 }
 
+/*
+ * The first attach, to a producer that may have run for long: where each
+ * core is, nothing confirms yet, and what the producer wrote before is
+ * not bounded by time (a backlog from before the attach). With a clock,
+ * the core's next_seq hint, read once now, anchors the bound from here on:
+ * the producer was at most there at poll_ns (the hint is written after
+ * each append, so it lags by at most a record). A lying hint can only
+ * widen the bound for that core until its first confirmation, as a
+ * backlog does; an honest one keeps a generation the consumer never drains
+ * (events off: the flight recorder) bounded by time at its reset.
+ */
+static void anchor_positions(struct hmb_consumer *c)
+{
+	uint16_t k;
+
+	if (!timed(c))
+		return;
+	for (k = 0; k < c->geo.nr_cores; k++) {
+		struct hmb_consumer_core *cc = &c->core[k];
+		const uint8_t *cd = core_desc_ptr(c, &c->geo, k);
+
+		if (!cd)
+			continue;
+		cc->seen_ahead = hmb_load64(cd + CORE_OFF(next_seq));
+		cc->seen_ns = c->poll_ns;
+		cc->seen_known = 1;
+	}
+}
+
 /* A validated meta page @g, READY: attach, resume, or take a reset. */
 static enum hmb_consumer_state take_meta(struct hmb_consumer *c,
 					 const struct hmb_geometry *g)
@@ -512,6 +544,8 @@ static enum hmb_consumer_state take_meta(struct hmb_consumer *c,
 		c->attached_once = 1;
 		c->geo = *g;
 		reset_positions(c);
+		if (!c->polled_known)
+			anchor_positions(c);
 		return set_state(c, HMB_CONSUMER_ATTACHED, HMB_EVENT_ATTACHED);
 	}
 	if (g->producer_gen == c->geo.producer_gen) {
@@ -650,6 +684,7 @@ enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c)
 	if (!m)
 		return set_broken(c, HMB_BROKEN_UNMAPPED, 0, -1);
 	now = timed(c) ? c->now_ns(c->ctx) : 0; /* before the reads */
+	c->poll_ns = now;
 	/*
 	 * Like a seqlock read with two words: gen, fence, state ... copy ...
 	 * state, fence, gen. A copy that saw any store of a re-init sees
@@ -741,6 +776,7 @@ static void observed(const struct hmb_consumer *c,
 {
 	cc->seen_ns = c->drain_ns;
 	cc->seen_known = timed(c);
+	cc->seen_ahead = 0;
 	cc->claim = 0;
 }
 

@@ -169,6 +169,13 @@ struct hmb_consumer_core {
 	 */
 	uint64_t seen_ns;
 	uint8_t seen_known;
+	/*
+	 * How far past next_seq the producer claimed to be at seen_ns: 0 once
+	 * a drain confirmed next_seq; at the first attach, the core's next_seq
+	 * hint (anchor_positions()), so that a generation the consumer never
+	 * drained (the flight recorder) is still bounded by time.
+	 */
+	uint64_t seen_ahead;
 	uint64_t seen_end;	/* past the last record a read header showed */
 	/*
 	 * A position the clock rules out, seen on pages that agree with each
@@ -198,6 +205,7 @@ struct hmb_consumer_pos {
 	uint32_t invalid_pages;
 	uint64_t seen_ns;
 	uint8_t seen_known;
+	uint64_t seen_ahead;
 	uint64_t seen_end;
 };
 
@@ -232,6 +240,7 @@ struct hmb_consumer {
 	uint64_t (*now_ns)(void *ctx);
 	uint64_t max_rate;
 	uint64_t drain_ns;		/* now_ns() when this drain began */
+	uint64_t poll_ns;		/* now_ns() when this poll began */
 	/*
 	 * The last poll that found the area INIT or READY in the generation
 	 * attached to after it: a generation that is READY later wrote all
