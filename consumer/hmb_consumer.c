@@ -792,6 +792,9 @@ static void account_gap(struct hmb_consumer *c, uint16_t core, uint64_t first)
 	 * Torn and invalid records were on pages of the ring, so neither
 	 * charge exceeds its capacity; pages skipped with an unknown count
 	 * held at most a page of records each. The rest was overwritten.
+	 * These caps move records between reasons, never out of the gap, so
+	 * an honest producer that exceeded one would still be counted in
+	 * full; the gap itself is bounded by gap_plausible() and the clock.
 	 */
 	torn = cc->pending_torn < gap ? cc->pending_torn : gap;
 	if (torn > cap)
@@ -980,6 +983,9 @@ static enum visit_result deliver_copy(struct hmb_consumer *c, uint16_t core,
  * Between the page we last read from and page @pseq there can be at most
  * (pseq - last_page) pages of records. A first_seq beyond that is a lie that
  * would charge a huge loss and then make every real page look "backwards".
+ * An honest producer never exceeds it, however far behind the reader is:
+ * every record is on a page, every page holds at most data_size / 8
+ * records, and page numbers count every page opened (laps included).
  */
 static int gap_plausible(const struct hmb_geometry *g,
 			 const struct hmb_consumer_core *cc, uint64_t pseq,

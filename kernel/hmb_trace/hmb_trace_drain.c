@@ -120,8 +120,11 @@ static bool hmb_trace_drain_emits(const struct hmb_trace_drain *d)
 	return d->index == 0 || d->index < d->c.geo.nr_cores;
 }
 
-/* hmb_state, then (attached/reset) the dictionary, in this CPU's buffer. */
-static void hmb_trace_emit_metadata(struct hmb_trace_drain *d,
+/*
+ * hmb_state, then (attached/reset) the dictionary, in this CPU's buffer.
+ * Return: true if the buffer took the hmb_state.
+ */
+static bool hmb_trace_emit_metadata(struct hmb_trace_drain *d,
 				    enum hmb_trace_ev_state state)
 {
 	unsigned int ms = READ_ONCE(d->area->tun.dict_interval_ms);
@@ -140,20 +143,21 @@ static void hmb_trace_emit_metadata(struct hmb_trace_drain *d,
 	res = hmb_trace_write_state(d->area->index, state, &d->c.geo,
 				    d->area->name);
 	if (state == HMB_TRACE_EV_IMPLAUSIBLE)
-		return; /* not a state change: an owed dictionary stays owed */
+		return res == HMB_TRACE_WRITTEN; /* an owed dictionary stays owed */
 	if (res == HMB_TRACE_REFUSED) {
 		d->dict_due = true;
-		return;
+		return false;
 	}
 	if (state != HMB_TRACE_EV_ATTACHED && state != HMB_TRACE_EV_RESET) {
 		d->dict_due = false;
-		return;
+		return res == HMB_TRACE_WRITTEN;
 	}
 	ret = hmb_trace_dict_emit(d);
 	hmb_trace_clock_emit(d->area, d->c.geo.producer_gen);
 	/* A transient failure is retried on the next poll. */
 	d->dict_due = ret == -EAGAIN || ret == -ENOMEM;
 	d->next_dict = jiffies + msecs_to_jiffies(ms);
+	return res == HMB_TRACE_WRITTEN;
 }
 
 /*
@@ -305,8 +309,43 @@ static void hmb_trace_on_event(void *ctx, enum hmb_consumer_event ev,
 				    d->c.broken_gen);
 	if (!hmb_trace_drain_emits(d))
 		return;
+	/*
+	 * Nobody traces: the reset's losses wait in pending[] and the event
+	 * would go nowhere; it is written when tracing starts
+	 * (hmb_trace_owed_reset()), so the trace still shows the old
+	 * generation's tail before the reset and the new one after it.
+	 */
+	if (ev == HMB_EVENT_RESET && !d->tracing) {
+		d->reset_owed = true;
+		return;
+	}
 	/* enum hmb_trace_ev_state extends enum hmb_consumer_event. */
 	hmb_trace_emit_metadata(d, (enum hmb_trace_ev_state)ev);
+}
+
+/*
+ * Write a reset seen while nobody traced: first the losses of the old
+ * generation still pending on this context's cores, then hmb_state(reset)
+ * and the dictionary, as a live trace would have had them. Several resets
+ * while nobody traced show as one, after all their losses.
+ * Return: true when written; false if the buffer refused (next pass).
+ */
+static bool hmb_trace_owed_reset(struct hmb_trace_drain *d)
+{
+	unsigned int step = d->area->nr_drains;
+	unsigned int core;
+
+	lockdep_assert_held(&d->lock);
+	for (core = d->index; core < HMB_TRACE_MAX_CORES; core += step)
+		if (!hmb_trace_flush_lost(d, core))
+			return false;
+	if (!hmb_trace_emit_metadata(d, HMB_TRACE_EV_RESET))
+		return false;
+	d->reset_owed = false;
+	d->meta_due = false;
+	d->had_records = true;
+	d->last_record = jiffies;
+	return true;
 }
 
 static const struct hmb_consumer_ops hmb_trace_consumer_ops = {
@@ -492,6 +531,7 @@ static void hmb_trace_drain_pass(struct hmb_trace_drain *d,
 	lockdep_assert_held(&d->lock);
 
 	p->consuming = hmb_trace_area_consuming(a);
+	d->tracing = p->consuming;
 	d->c.max_rate = READ_ONCE(a->tun.max_rate);
 	/*
 	 * Not consuming, the meta page is still polled (status, the broken
@@ -500,6 +540,10 @@ static void hmb_trace_drain_pass(struct hmb_trace_drain *d,
 	if (hmb_consumer_poll(&d->c) != HMB_CONSUMER_ATTACHED ||
 	    !p->consuming)
 		return;
+	if (d->reset_owed && !hmb_trace_owed_reset(d)) {
+		p->refused = true;
+		return;
+	}
 	if (d->index >= d->c.geo.nr_cores)
 		goto metadata;
 	/* Our cores: index, index + step, ...; n_mine of them. */

@@ -54,6 +54,10 @@ struct hmb_trace_pending_lost {
  * @next_dict: jiffies at which the dictionary is re-emitted
  * @dict_due: the dictionary is owed to this CPU's buffer
  * @meta_due: hmb_state and the dictionary go before the next record
+ * @tracing: the pass under way drains (someone traces); set before its poll
+ * @reset_owed: a firmware reset was seen while nobody traced: its
+ *	hmb_state(reset) goes into the trace when tracing starts, after the
+ *	old generation's losses still in @pending, before anything newer
  * @last_record: jiffies of the last record written (quiet-spell rule)
  * @had_records: @last_record is valid
  * @pending: losses whose hmb_lost the buffer did not take yet, per core
@@ -89,6 +93,8 @@ struct hmb_trace_drain {
 	unsigned long next_dict;
 	bool dict_due;
 	bool meta_due;
+	bool tracing;
+	bool reset_owed;
 	bool had_records;
 	unsigned long last_record;
 	struct hmb_trace_pending_lost pending[HMB_TRACE_MAX_CORES]

@@ -276,12 +276,16 @@ def walk_core(F, core, evs, produced, first_expected=0, what="",
         pending = []
         delivered += 1
         expect = max(expect, s + 1)
-    # A life may end with the records a firmware reset took: one hmb_lost
-    # (reset) whose at_seq is the end of the life, and nothing after it.
-    for p in pending:
-        reason = LOST_REASONS.get(str(p.f["reason"]), p.f["reason"])
+    # A life may end with the records a firmware reset took: hmb_lost
+    # events contiguous to the end of the life, the last with reason reset
+    # (what the ring could still hold), any before it overwritten (the
+    # older part of a tail longer than a ring), and nothing after them.
+    reasons = [LOST_REASONS.get(str(p.f["reason"]), p.f["reason"]) for p in pending]
+    chain = bool(reasons) and reasons[-1] == "reset" and \
+        set(reasons[:-1]) <= {"overwritten"}
+    for p, reason in zip(pending, reasons):
         lost[reason] += p.f["count"]
-        if reason == "reset" and p.f["at_seq"] == expect + p.f["count"]:
+        if chain and p.f["at_seq"] == expect + p.f["count"]:
             expect = p.f["at_seq"]
         else:
             problems.append(f"{what}core {core}: hmb_lost with no record after it "
@@ -699,6 +703,64 @@ def cmd_reset(a):
     return F
 
 
+def cmd_flight_reset(a):
+    F = Failures()
+    truth, events, status = load_common(a)
+    lives = truth_produced(truth)
+    resets_t = [f for f in truth["faults"] if f["type"] == "reset"]
+    if not F.check(len(lives) == 2 and len(resets_t) == 1,
+                   f"truth: one reset, gen {lives[0][0]} -> {lives[-1][0]}",
+                   f"expected truth with one reset and two lives, saw {len(resets_t)} resets, "
+                   f"{len(lives)} lives"):
+        return F
+    off = parse_status(a.off_status)
+    dl_off = off.get("delivered", [])
+    F.check(isinstance(dl_off, list) and not any(dl_off) and
+            status_scalar(off, "resets") == 1,
+            f"nobody traced: nothing delivered ({dl_off}), the reset seen "
+            f"(resets {off.get('resets')})",
+            f"expected nothing delivered and resets 1 before tracing, saw delivered "
+            f"{dl_off}, resets {off.get('resets')}")
+    new_gen = resets_t[0]["new_producer_gen"]
+    rev = reset_events(events)
+    cpus = sorted({k % a.cpus for k in lives[0][1]})
+    for cpu in cpus:
+        r = [e for e in rev if e.cpu == cpu]
+        F.check(len(r) == 1 and r[0].f["producer_gen"] == new_gen,
+                f"CPU {cpu}: one hmb_state(reset) with producer_gen {new_gen}",
+                f"CPU {cpu}: expected one hmb_state(reset) with producer_gen {new_gen}, "
+                f"saw {[(e.f.get('producer_gen'), e.lineno) for e in r]}")
+    tot_del, tot_lost, streams = exact_delivery(F, events, truth, a.cpus, status,
+                                                allow_loss=True)
+    check_status_counters(F, status, truth, tot_del, tot_lost, allow_loss=True)
+    # The old generation: nothing delivered, a tail of several rings charged
+    # overwritten, then at most a ring to reset.
+    _, seg = core_streams(events)
+    for core in sorted(lives[0][1]):
+        old = split_lives(streams.get(core, []), seg).get(0, [])
+        recs = records_of(old)
+        by = defaultdict(int)
+        for e in old:
+            if e.name == "hmb_lost":
+                by[LOST_REASONS.get(str(e.f["reason"]), e.f["reason"])] += e.f["count"]
+        produced = lives[0][1][core]
+        # The ring's capacity (ABI spec, "Loss accounting"): records of 8 B.
+        cap = status_scalar(status, "pages_per_core") * \
+            ((status_scalar(status, "page_size") - 48) // 8)
+        F.check(not recs and by["overwritten"] > 0 and by["reset"] == min(produced, cap) and
+                by["overwritten"] + by["reset"] == produced,
+                f"core {core}: gen {lives[0][0]}'s {produced} records, never read, charged: "
+                f"overwritten {by['overwritten']}, reset {by['reset']} (a ring's capacity)",
+                f"core {core}: expected gen {lives[0][0]}'s tail of {produced} charged "
+                f"overwritten then reset, no record; saw {len(recs)} records, {dict(by)}")
+    F.check(status_scalar(status, "resets") == 1, "status resets = 1",
+            f"expected status resets = 1, saw {status.get('resets')}")
+    errs = {k: v for k, v in status.items() if k.startswith("errors/") and any(v)}
+    F.check(not errs, "status errors/* all 0 (nothing implausible)",
+            f"expected status errors/* all 0, saw {errs}")
+    return F
+
+
 def cmd_corrupt(a):
     F = Failures()
     truth, events, status = load_common(a)
@@ -939,6 +1001,9 @@ def main(argv=None):
     sp.set_defaults(func=cmd_markers)
     sp = common(sub.add_parser("reset", help="reset event, new life from seq 0"))
     sp.set_defaults(func=cmd_reset)
+    sp = common(sub.add_parser("flight-reset", help="a reset while nobody traced: tail charged"))
+    sp.add_argument("--off-status", required=True, help="status before tracing started")
+    sp.set_defaults(func=cmd_flight_reset)
     sp = common(sub.add_parser("corrupt", help="corrupted page: invalid loss, rest delivered"))
     sp.set_defaults(func=cmd_corrupt)
     sp = common(sub.add_parser("hotplug", help="exact delivery across CPU offline/online"))
