@@ -627,26 +627,37 @@ def cmd_markers(a):
     return F
 
 
-def cmd_reset(a):
-    F = Failures()
-    truth, events, status = load_common(a)
+def one_reset(F, truth, events, ncpus):
+    """The truth has one reset (two lives) and every CPU that carries
+    records has one hmb_state(reset) of the new generation. Returns
+    (lives, new_gen, cpus), or None if the truth is not of one reset."""
     lives = truth_produced(truth)
     resets_t = [f for f in truth["faults"] if f["type"] == "reset"]
     if not F.check(len(lives) == 2 and len(resets_t) == 1,
                    f"truth: one reset, gen {lives[0][0]} -> {lives[-1][0]}",
                    f"expected truth with one reset and two lives, saw {len(resets_t)} resets, "
                    f"{len(lives)} lives"):
-        return F
+        return None
     new_gen = resets_t[0]["new_producer_gen"]
     rev = reset_events(events)
-    streams, seg = core_streams(events)
-    cpus = sorted({k % a.cpus for k in lives[0][1]})
+    cpus = sorted({k % ncpus for k in lives[0][1]})
     for cpu in cpus:
         r = [e for e in rev if e.cpu == cpu]
         F.check(len(r) == 1 and r[0].f["producer_gen"] == new_gen,
-                f"CPU {cpu}: one hmb_state reset with producer_gen {new_gen}",
+                f"CPU {cpu}: one hmb_state(reset) with producer_gen {new_gen}",
                 f"CPU {cpu}: expected one hmb_state(reset) with producer_gen {new_gen}, "
                 f"saw {[(e.f.get('producer_gen'), e.lineno) for e in r]}")
+    return lives, new_gen, cpus
+
+
+def cmd_reset(a):
+    F = Failures()
+    truth, events, status = load_common(a)
+    got = one_reset(F, truth, events, a.cpus)
+    if not got:
+        return F
+    lives, new_gen, cpus = got
+    streams, seg = core_streams(events)
     problems = []
     produced_tot = truth_total(truth)
     tot_del = defaultdict(int)
@@ -706,13 +717,10 @@ def cmd_reset(a):
 def cmd_flight_reset(a):
     F = Failures()
     truth, events, status = load_common(a)
-    lives = truth_produced(truth)
-    resets_t = [f for f in truth["faults"] if f["type"] == "reset"]
-    if not F.check(len(lives) == 2 and len(resets_t) == 1,
-                   f"truth: one reset, gen {lives[0][0]} -> {lives[-1][0]}",
-                   f"expected truth with one reset and two lives, saw {len(resets_t)} resets, "
-                   f"{len(lives)} lives"):
+    got = one_reset(F, truth, events, a.cpus)
+    if not got:
         return F
+    lives = got[0]
     off = parse_status(a.off_status)
     dl_off = off.get("delivered", [])
     F.check(isinstance(dl_off, list) and not any(dl_off) and
@@ -721,15 +729,6 @@ def cmd_flight_reset(a):
             f"(resets {off.get('resets')})",
             f"expected nothing delivered and resets 1 before tracing, saw delivered "
             f"{dl_off}, resets {off.get('resets')}")
-    new_gen = resets_t[0]["new_producer_gen"]
-    rev = reset_events(events)
-    cpus = sorted({k % a.cpus for k in lives[0][1]})
-    for cpu in cpus:
-        r = [e for e in rev if e.cpu == cpu]
-        F.check(len(r) == 1 and r[0].f["producer_gen"] == new_gen,
-                f"CPU {cpu}: one hmb_state(reset) with producer_gen {new_gen}",
-                f"CPU {cpu}: expected one hmb_state(reset) with producer_gen {new_gen}, "
-                f"saw {[(e.f.get('producer_gen'), e.lineno) for e in r]}")
     tot_del, tot_lost, streams = exact_delivery(F, events, truth, a.cpus, status,
                                                 allow_loss=True)
     check_status_counters(F, status, truth, tot_del, tot_lost, allow_loss=True)
