@@ -59,24 +59,11 @@ static const char *const lost_names[HMB_LOST_NR] = {
 };
 
 static const char *const error_names[HMB_ERR_NR] = {
-	[HMB_ERR_BAD_MAGIC] = "bad_magic",
-	[HMB_ERR_BAD_GEOMETRY] = "bad_geometry",
-	[HMB_ERR_BAD_PAGE_HEADER] = "bad_page_header",
-	[HMB_ERR_BAD_RECORD] = "bad_record",
-	[HMB_ERR_SEQ_BACKWARDS] = "seq_backwards",
-	[HMB_ERR_PAGE_BACKWARDS] = "page_backwards",
-	[HMB_ERR_IMPLAUSIBLE] = "implausible",
-	[HMB_ERR_BAD_GENERATION] = "bad_generation",
+	HMB_ABI_NAMES(HMB_AREA_ERROR_LIST)
 };
 
 static const char *const broken_names[HMB_BROKEN_NR] = {
-	[HMB_BROKEN_NONE] = "none",
-	[HMB_BROKEN_BAD_MAGIC] = "bad_magic",
-	[HMB_BROKEN_BAD_ABI] = "bad_abi_version",
-	[HMB_BROKEN_BAD_STATE] = "bad_state",
-	[HMB_BROKEN_BAD_GEOMETRY] = "bad_geometry",
-	[HMB_BROKEN_GEN_BACKWARDS] = "generation_backwards",
-	[HMB_BROKEN_UNMAPPED] = "unmapped",
+	HMB_ABI_NAMES(HMB_BROKEN_REASON_LIST)
 };
 
 const char *hmb_lost_reason_name(enum hmb_lost_reason r)

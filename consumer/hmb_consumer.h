@@ -35,21 +35,11 @@ struct hmb_area {
 
 /*
  * enum hmb_lost_reason (why records were lost; indexes
- * hmb_consumer_core.lost[]) is event ABI: hmb_trace_events_abi.h.
+ * hmb_consumer_core.lost[]), enum hmb_consumer_error (invalid input by
+ * kind; indexes hmb_consumer.errors[]) and enum
+ * hmb_consumer_broken_reason are ABI, with their names:
+ * hmb_trace_events_abi.h.
  */
-
-/* Errors seen in the area; indexes hmb_consumer.errors[]. */
-enum hmb_consumer_error {
-	HMB_ERR_BAD_MAGIC = 0,		/* meta magic or ABI major mismatch */
-	HMB_ERR_BAD_GEOMETRY,		/* page size, cores, offsets out of range */
-	HMB_ERR_BAD_PAGE_HEADER,	/* commit/bytes/records inconsistent */
-	HMB_ERR_BAD_RECORD,		/* record length/event id out of range */
-	HMB_ERR_SEQ_BACKWARDS,		/* a page's first_seq ran backwards */
-	HMB_ERR_PAGE_BACKWARDS,		/* a page_seq ran backwards */
-	HMB_ERR_IMPLAUSIBLE,		/* page or reset tail beyond what can be */
-	HMB_ERR_BAD_GENERATION,		/* generation back, or re-init without */
-	HMB_ERR_NR
-};
 
 /* hmb_consumer_poll() results and consumer states. */
 enum hmb_consumer_state {
@@ -64,16 +54,6 @@ enum hmb_consumer_state {
  * other state. An area that was never READY and has no magic (all zero)
  * is not broken but not started: DETACHED.
  */
-enum hmb_consumer_broken_reason {
-	HMB_BROKEN_NONE = 0,
-	HMB_BROKEN_BAD_MAGIC,		/* the meta page is not a trace area */
-	HMB_BROKEN_BAD_ABI,		/* trace area of another ABI major */
-	HMB_BROKEN_BAD_STATE,		/* state neither INIT nor READY */
-	HMB_BROKEN_BAD_GEOMETRY,	/* layout fails validation */
-	HMB_BROKEN_GEN_BACKWARDS,	/* producer_gen went back: not re-read */
-	HMB_BROKEN_UNMAPPED,		/* the meta page is not mapped */
-	HMB_BROKEN_NR
-};
 
 /* What the event callback reports. */
 enum hmb_consumer_event {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "hmb_clock_fit.h"
+#include "hmb_trace_events_abi.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,7 +69,7 @@ uint16_t hmb_dict_event_id(const struct hmb_dict *dict, size_t index);
 struct hmb_dict_set;
 
 /* One hmb_dict event; @build_id points to HMB_DICT_BUILD_ID_LEN bytes. */
-#define HMB_DICT_BUILD_ID_LEN 20
+#define HMB_DICT_BUILD_ID_LEN HMB_TRACE_EV_BUILD_ID_LEN
 struct hmb_dict_chunk {
 	uint16_t dev;
 	uint32_t producer_gen;

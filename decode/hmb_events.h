@@ -22,13 +22,15 @@
 #include <stdint.h>
 
 #include "hmb_clock_fit.h"
+#include "hmb_trace_events_abi.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define HMB_CAPTURE_BUILD_ID_LEN 20
-#define HMB_CAPTURE_NAME_LEN 32
+/* The events' array lengths, from their one source. */
+#define HMB_CAPTURE_BUILD_ID_LEN HMB_TRACE_EV_BUILD_ID_LEN
+#define HMB_CAPTURE_NAME_LEN HMB_TRACE_EV_NAME_LEN
 
 enum hmb_capture_kind {
 	HMB_CAPTURE_RECORD = 0,	/* hmb:hmb_record */

@@ -5,7 +5,9 @@
  * decoder of them.
  *
  * This is the one source of the hmb_lost reasons, the hmb_state
- * states and the hmb_clock flags. The module's TRACE_DEFINE_ENUM lines and __print_symbolic
+ * states and the hmb_clock flags, and of the names of the consumer's
+ * error counters and broken reasons (the module's sysfs errors/<name>
+ * files and broken_reason values, hmb-read's and hmbtrace-cmd's words). The module's TRACE_DEFINE_ENUM lines and __print_symbolic
  * tables, the consumer core's loss accounting and sysfs names, the
  * libtraceevent plugin and hmbtrace-cmd all expand the lists below, so
  * that a value and its name cannot disagree between them; the e2e
@@ -22,6 +24,15 @@
 #ifndef HMB_TRACE_EVENTS_ABI_H
 #define HMB_TRACE_EVENTS_ABI_H
 
+/*
+ * Array lengths of the events' fields: hmb_state.build_id (the area's
+ * HMB_TRACE_BUILD_ID_LEN) and hmb_state.name / hmb_dict's area name.
+ * Plain decimal literals: the event format files print them verbatim
+ * (__stringify), and every decoder reads them back from there.
+ */
+#define HMB_TRACE_EV_BUILD_ID_LEN	20
+#define HMB_TRACE_EV_NAME_LEN		32
+
 /* hmb_lost.reason: why records were lost. */
 #define HMB_LOST_REASON_LIST(X, SEP)					\
 	X(HMB_LOST_OVERWRITTEN, 0, "overwritten")	/* producer reused the page before it was read */ \
@@ -37,6 +48,30 @@
 	SEP X(HMB_TRACE_EV_BROKEN, 3, "broken")	/* meta page invalid: nothing is read */ \
 	SEP X(HMB_TRACE_EV_DETACHED, 4, "detached") /* area unregistered (device gone, unload) */ \
 	SEP X(HMB_TRACE_EV_IMPLAUSIBLE, 5, "implausible") /* a value from the area was impossible: counted, not charged */
+
+/*
+ * Invalid input the consumer counted, by kind: hmb_consumer.errors[] and
+ * sysfs errors/<name>.
+ */
+#define HMB_AREA_ERROR_LIST(X, SEP)					\
+	X(HMB_ERR_BAD_MAGIC, 0, "bad_magic")	/* meta magic or ABI major mismatch */ \
+	SEP X(HMB_ERR_BAD_GEOMETRY, 1, "bad_geometry") /* page size, cores, offsets out of range */ \
+	SEP X(HMB_ERR_BAD_PAGE_HEADER, 2, "bad_page_header") /* commit/bytes/records inconsistent */ \
+	SEP X(HMB_ERR_BAD_RECORD, 3, "bad_record") /* record length/event id out of range */ \
+	SEP X(HMB_ERR_SEQ_BACKWARDS, 4, "seq_backwards") /* a page's first_seq ran backwards */ \
+	SEP X(HMB_ERR_PAGE_BACKWARDS, 5, "page_backwards") /* a page_seq ran backwards */ \
+	SEP X(HMB_ERR_IMPLAUSIBLE, 6, "implausible") /* a loss or page beyond what can be */ \
+	SEP X(HMB_ERR_BAD_GENERATION, 7, "bad_generation") /* generation back, or re-init without */
+
+/* Why the consumer refuses the meta page: sysfs broken_reason. */
+#define HMB_BROKEN_REASON_LIST(X, SEP)					\
+	X(HMB_BROKEN_NONE, 0, "none")					\
+	SEP X(HMB_BROKEN_BAD_MAGIC, 1, "bad_magic") /* the meta page is not a trace area */ \
+	SEP X(HMB_BROKEN_BAD_ABI, 2, "bad_abi_version") /* trace area of another ABI major */ \
+	SEP X(HMB_BROKEN_BAD_STATE, 3, "bad_state") /* state neither INIT nor READY */ \
+	SEP X(HMB_BROKEN_BAD_GEOMETRY, 4, "bad_geometry") /* layout fails validation */ \
+	SEP X(HMB_BROKEN_GEN_BACKWARDS, 5, "generation_backwards") /* producer_gen went back: not re-read */ \
+	SEP X(HMB_BROKEN_UNMAPPED, 6, "unmapped") /* the meta page is not mapped */
 
 /*
  * hmb_clock.flags: the fit is stale (sync requests stopped being answered:
@@ -56,6 +91,18 @@
 enum hmb_lost_reason {
 	HMB_LOST_REASON_LIST(HMB_ABI_ENUMERATOR, HMB_ABI_COMMA),
 	HMB_LOST_NR = 0 HMB_LOST_REASON_LIST(HMB_ABI_PLUS_ONE, HMB_ABI_NOSEP)
+};
+
+/* Kinds of invalid input; indexes the consumer's errors[] counters. */
+enum hmb_consumer_error {
+	HMB_AREA_ERROR_LIST(HMB_ABI_ENUMERATOR, HMB_ABI_COMMA),
+	HMB_ERR_NR = 0 HMB_AREA_ERROR_LIST(HMB_ABI_PLUS_ONE, HMB_ABI_NOSEP)
+};
+
+/* Why the meta page is refused (HMB_BROKEN_NONE: it is not). */
+enum hmb_consumer_broken_reason {
+	HMB_BROKEN_REASON_LIST(HMB_ABI_ENUMERATOR, HMB_ABI_COMMA),
+	HMB_BROKEN_NR = 0 HMB_BROKEN_REASON_LIST(HMB_ABI_PLUS_ONE, HMB_ABI_NOSEP)
 };
 
 /* hmb_state.state values. */

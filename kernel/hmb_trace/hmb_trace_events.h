@@ -17,9 +17,10 @@
 #ifndef HMB_TRACE_EVENTS_TYPES
 #define HMB_TRACE_EVENTS_TYPES
 
-/* Array lengths as plain literals: the format file prints them verbatim. */
-#define HMB_TRACE_EV_BUILD_ID_LEN	20
-#define HMB_TRACE_EV_NAME_LEN		32
+/*
+ * Array lengths (HMB_TRACE_EV_BUILD_ID_LEN, HMB_TRACE_EV_NAME_LEN) and
+ * the values below: include/hmb_trace_events_abi.h.
+ */
 
 /* Largest payload copied into one hmb_record (the ring buffer page is 4 KiB). */
 #define HMB_TRACE_EV_PAYLOAD_MAX	3072

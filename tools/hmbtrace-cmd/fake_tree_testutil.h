@@ -17,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include "hmb_trace_events_abi.h"
+
 namespace hmbtrace {
 
 class FakeTrees {
@@ -71,8 +73,8 @@ class FakeTrees {
     Write(d / "lost/torn", "0 0 1 0\n");
     Write(d / "lost/invalid", "0 0 0 0\n");
     Write(d / "lost/reset", "0 0 0 2\n");
-    for (const char* e : {"bad_magic", "bad_geometry", "bad_page_header", "seq_backwards",
-                          "page_backwards", "implausible", "bad_generation", "bad_dictionary"})
+    // The consumer's error names, and the module's own bad_dictionary.
+    for (const char* e : {HMB_ABI_NAMES(HMB_AREA_ERROR_LIST), "bad_dictionary"})
       Write(d / "errors" / e, "0\n");
     Write(d / "errors/bad_record", "7\n");
     Write(d / "dictionary", dictionary);

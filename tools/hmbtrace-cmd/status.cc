@@ -168,13 +168,15 @@ std::string StateText(const DeviceStatus& d) {
     return "detached (not started: no trace area written yet)";
   if (d.state != "broken")
     return d.state;
+  // The module's broken_reason names (hmb_trace_events_abi.h), in words.
+  static const char* const kName[] = {HMB_ABI_NAMES(HMB_BROKEN_REASON_LIST)};
   static const std::map<std::string, std::string> kWhy = {
-      {"bad_magic", "garbage: no trace area magic"},
-      {"bad_abi_version", "a trace area of another ABI version"},
-      {"bad_state", "garbage: state neither INIT nor READY"},
-      {"bad_geometry", "layout fails validation"},
-      {"generation_backwards", "producer_gen went back: not re-read"},
-      {"unmapped", "the meta page is not mapped"},
+      {kName[HMB_BROKEN_BAD_MAGIC], "garbage: no trace area magic"},
+      {kName[HMB_BROKEN_BAD_ABI], "a trace area of another ABI version"},
+      {kName[HMB_BROKEN_BAD_STATE], "garbage: state neither INIT nor READY"},
+      {kName[HMB_BROKEN_BAD_GEOMETRY], "layout fails validation"},
+      {kName[HMB_BROKEN_GEN_BACKWARDS], "producer_gen went back: not re-read"},
+      {kName[HMB_BROKEN_UNMAPPED], "the meta page is not mapped"},
   };
   if (d.broken_reason.empty())
     return d.state;
