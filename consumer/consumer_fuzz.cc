@@ -104,10 +104,10 @@ struct Checker {
     anchor[gen][core] = {true, now};
     gap[core].open = false;
   }
-  void OnEvent(hmb_consumer_event ev, uint32_t gen) {
+  void OnEvent(hmb_trace_ev_state ev, uint32_t gen) {
     // A new generation's records all come after `quiet`; a return to a
     // known one (same generation, or a phantom taken back) keeps its own.
-    if (ev == HMB_EVENT_RESET || (ev == HMB_EVENT_ATTACHED && !anchor.count(gen)))
+    if (ev == HMB_TRACE_EV_RESET || (ev == HMB_TRACE_EV_ATTACHED && !anchor.count(gen)))
       anchor[gen].fill(quiet);
   }
   // hmb_consumer_poll(), keeping `quiet` as the spec says: a poll that
@@ -191,7 +191,7 @@ struct Checker {
       f.valid = false;
     }
   }
-  static void Event(void* ctx, hmb_consumer_event ev, uint32_t gen) {
+  static void Event(void* ctx, hmb_trace_ev_state ev, uint32_t gen) {
     static_cast<Checker*>(ctx)->OnEvent(ev, gen);
   }
 };

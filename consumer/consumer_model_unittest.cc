@@ -109,9 +109,9 @@ struct ModelSink {
     c.lost[reason] += n;
     c.charged = true;
   }
-  static void Event(void* ctx, hmb_consumer_event ev, uint32_t gen) {
+  static void Event(void* ctx, hmb_trace_ev_state ev, uint32_t gen) {
     auto* s = static_cast<ModelSink*>(ctx);
-    if (ev == HMB_EVENT_RESET) {
+    if (ev == HMB_TRACE_EV_RESET) {
       Life& old = (*s->lives)[s->gen];
       old.ended_seen = true;
       old.next_gen = gen;
@@ -120,7 +120,7 @@ struct ModelSink {
         old.core[k].refused = s->consumer->reset_refused >> k & 1;
       }
     }
-    if (ev == HMB_EVENT_RESET || ev == HMB_EVENT_ATTACHED) {
+    if (ev == HMB_TRACE_EV_RESET || ev == HMB_TRACE_EV_ATTACHED) {
       if (s->gen == 0) (*s->lives)[gen].first_seen = true;
       s->gen = gen;
       (*s->lives)[gen].seen = true;

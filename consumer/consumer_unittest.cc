@@ -205,7 +205,7 @@ TEST(Consumer, GeometryAndBuildIdComeFromTheMetaPage) {
   EXPECT_EQ(g.build_id[0], 0xb0);
   EXPECT_EQ(g.producer_gen, 1u);
   ASSERT_EQ(r.sink.events.size(), 1u);
-  EXPECT_EQ(r.sink.events[0], HMB_EVENT_ATTACHED);
+  EXPECT_EQ(r.sink.events[0], HMB_TRACE_EV_ATTACHED);
 }
 
 TEST(Consumer, FirmwareResetIsDetectedAndBothSidesCarryOn) {
@@ -223,7 +223,7 @@ TEST(Consumer, FirmwareResetIsDetectedAndBothSidesCarryOn) {
   r.Emit(1, 5, 8);
   r.consumer.DrainAll();
   EXPECT_EQ(r.consumer.get()->resets, 1u);
-  EXPECT_EQ(r.sink.events.back(), HMB_EVENT_RESET);
+  EXPECT_EQ(r.sink.events.back(), HMB_TRACE_EV_RESET);
   EXPECT_EQ(r.sink.core[0].delivered - before0, 77u);
   EXPECT_EQ(r.sink.core[0].last_seq, 76u);
   EXPECT_EQ(r.sink.LostTotal(0), 0u);
@@ -830,7 +830,7 @@ hmb_trace_page_header* Header(Rig& r, uint16_t core, uint32_t slot) {
   return reinterpret_cast<hmb_trace_page_header*>(r.Page(core, slot));
 }
 uint64_t Errors(Rig& r, hmb_consumer_error e) { return r.consumer.get()->errors[e]; }
-uint64_t Count(const std::vector<hmb_consumer_event>& v, hmb_consumer_event e) {
+uint64_t Count(const std::vector<hmb_trace_ev_state>& v, hmb_trace_ev_state e) {
   return static_cast<uint64_t>(std::count(v.begin(), v.end(), e));
 }
 // Every delivered sequence number once, in increasing order.
@@ -853,7 +853,7 @@ TEST(ConsumerImplausible, TornPrevNextSeqAtResetIsCountedNotCharged) {
   EXPECT_EQ(r.consumer.get()->resets, 1u);
   EXPECT_EQ(k.lost[HMB_LOST_RESET], 0u);  // was 4294967333
   EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 1u);
-  EXPECT_EQ(Count(r.sink.events, HMB_EVENT_IMPLAUSIBLE), 1u);
+  EXPECT_EQ(Count(r.sink.events, HMB_TRACE_EV_IMPLAUSIBLE), 1u);
   // The next generation, then another reset with 2^63 in the tail.
   r.produced[0] = 0;
   r.Emit(0, 60, 8);
@@ -943,7 +943,7 @@ TEST(ConsumerImplausible, GenerationFlappingIsOneResetAndNothingTwice) {
   const auto& k = r.sink.core[0];
   EXPECT_EQ(r.consumer.get()->resets, 1u);  // was 429496729601
   EXPECT_EQ(Errors(r, HMB_ERR_BAD_GENERATION), 100u);
-  EXPECT_EQ(Count(r.sink.events, HMB_EVENT_IMPLAUSIBLE), 100u);
+  EXPECT_EQ(Count(r.sink.events, HMB_TRACE_EV_IMPLAUSIBLE), 100u);
   EXPECT_EQ(k.delivered, 10u + 700u);       // was 30572
   ExpectNoRepeats(k.seqs);
   EXPECT_EQ(k.seqs.size(), 700u);
@@ -1073,7 +1073,7 @@ TEST(ConsumerImplausible, GarbageAreaIsBrokenWithAReasonNotNotStarted) {
     EXPECT_EQ(consumer.get()->broken_reason, k.reason);
     EXPECT_EQ(consumer.get()->errors[HMB_ERR_BAD_MAGIC],
               k.state == HMB_CONSUMER_BROKEN ? 1u : 0u);  // once, not per poll
-    EXPECT_EQ(Count(sink.events, HMB_EVENT_BROKEN), k.state == HMB_CONSUMER_BROKEN ? 1u : 0u);
+    EXPECT_EQ(Count(sink.events, HMB_TRACE_EV_BROKEN), k.state == HMB_CONSUMER_BROKEN ? 1u : 0u);
   }
   // An area that was read, then wiped to zeros: not "not started" any more
   // (a re-initialisation keeps the magic); resumed when it comes back.
@@ -1152,7 +1152,7 @@ TEST(ConsumerTimeBound, ConsistentLieBeyondTheClockIsCountedNotChargedAndHonestP
   // Without the bound: 1518 invalid + 1099511626258 overwritten.
   for (uint64_t l : k.lost) EXPECT_EQ(l, 0u);
   EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 1u);
-  EXPECT_EQ(Count(r.sink.events, HMB_EVENT_IMPLAUSIBLE), 1u);
+  EXPECT_EQ(Count(r.sink.events, HMB_TRACE_EV_IMPLAUSIBLE), 1u);
   EXPECT_EQ(k.last_seq, 6u * pp - 1);
   // The producer goes on with its own numbers: page 6's records are lost
   // (the page was skipped), every later one is delivered.
@@ -1213,7 +1213,7 @@ TEST(ConsumerTimeBound, FirmwareCounterJumpIsFollowedAfterARingAndNeverCharged) 
   const auto& k = r.sink.core[0];
   for (uint64_t l : k.lost) EXPECT_EQ(l, 0u);  // was 2^40 overwritten
   EXPECT_EQ(Errors(r, HMB_ERR_IMPLAUSIBLE), 1u);
-  EXPECT_EQ(Count(r.sink.events, HMB_EVENT_IMPLAUSIBLE), 1u);
+  EXPECT_EQ(Count(r.sink.events, HMB_TRACE_EV_IMPLAUSIBLE), 1u);
   // Followed once its pages spanned the ring: nothing of it is lost.
   EXPECT_EQ(k.delivered - before, 6u * pp);
   EXPECT_EQ(k.last_seq, r.produced[0] - 1);

@@ -215,7 +215,7 @@ void hmb_consumer_init(struct hmb_consumer *c, const struct hmb_area *area,
 	c->state = HMB_CONSUMER_DETACHED;
 }
 
-static void emit_event(struct hmb_consumer *c, enum hmb_consumer_event ev)
+static void emit_event(struct hmb_consumer *c, enum hmb_trace_ev_state ev)
 {
 	if (c->ops.event)
 		c->ops.event(c->ctx, ev, c->geo.producer_gen);
@@ -234,7 +234,7 @@ static void count_error(struct hmb_consumer *c, enum hmb_consumer_error err)
 static void implausible(struct hmb_consumer *c, enum hmb_consumer_error err)
 {
 	count_error(c, err);
-	emit_event(c, HMB_EVENT_IMPLAUSIBLE);
+	emit_event(c, HMB_TRACE_EV_IMPLAUSIBLE);
 }
 
 static int is_pow2(uint64_t v)
@@ -459,7 +459,7 @@ static int same_geometry(const struct hmb_geometry *a,
 
 static enum hmb_consumer_state set_state(struct hmb_consumer *c,
 					 enum hmb_consumer_state s,
-					 enum hmb_consumer_event ev)
+					 enum hmb_trace_ev_state ev)
 {
 	if (s != HMB_CONSUMER_BROKEN)
 		c->broken_reason = HMB_BROKEN_NONE;
@@ -485,7 +485,7 @@ static enum hmb_consumer_state set_broken(struct hmb_consumer *c,
 	}
 	c->broken_reason = why;
 	c->broken_gen = gen;
-	return set_state(c, HMB_CONSUMER_BROKEN, HMB_EVENT_BROKEN);
+	return set_state(c, HMB_CONSUMER_BROKEN, HMB_TRACE_EV_BROKEN);
 }
 
 /* Is generation @a after @b? Serial-number order: generations wrap. */
@@ -533,7 +533,7 @@ static enum hmb_consumer_state take_meta(struct hmb_consumer *c,
 		reset_positions(c);
 		if (!c->polled_known)
 			anchor_positions(c);
-		return set_state(c, HMB_CONSUMER_ATTACHED, HMB_EVENT_ATTACHED);
+		return set_state(c, HMB_CONSUMER_ATTACHED, HMB_TRACE_EV_ATTACHED);
 	}
 	if (g->producer_gen == c->geo.producer_gen) {
 		/*
@@ -549,7 +549,7 @@ static enum hmb_consumer_state take_meta(struct hmb_consumer *c,
 			restart_pages(c);
 		}
 		c->geo = *g;
-		return set_state(c, HMB_CONSUMER_ATTACHED, HMB_EVENT_ATTACHED);
+		return set_state(c, HMB_CONSUMER_ATTACHED, HMB_TRACE_EV_ATTACHED);
 	}
 	if (!gen_after(g->producer_gen, c->geo.producer_gen) &&
 	    c->have_prev && !c->gen_progress &&
@@ -569,7 +569,7 @@ static enum hmb_consumer_state take_meta(struct hmb_consumer *c,
 		c->geo = *g;
 		c->state = HMB_CONSUMER_ATTACHED;
 		c->broken_reason = HMB_BROKEN_NONE;
-		emit_event(c, HMB_EVENT_ATTACHED);
+		emit_event(c, HMB_TRACE_EV_ATTACHED);
 		return c->state;
 	}
 	if (!gen_after(g->producer_gen, c->geo.producer_gen)) {
@@ -580,7 +580,7 @@ static enum hmb_consumer_state take_meta(struct hmb_consumer *c,
 		if (c->state != HMB_CONSUMER_BROKEN ||
 		    c->broken_reason != HMB_BROKEN_GEN_BACKWARDS ||
 		    c->broken_gen != g->producer_gen)
-			emit_event(c, HMB_EVENT_IMPLAUSIBLE);
+			emit_event(c, HMB_TRACE_EV_IMPLAUSIBLE);
 		return set_broken(c, HMB_BROKEN_GEN_BACKWARDS, g->producer_gen,
 				  HMB_ERR_BAD_GENERATION);
 	}
@@ -602,7 +602,7 @@ static enum hmb_consumer_state take_meta(struct hmb_consumer *c,
 	reset_positions(c);
 	c->state = HMB_CONSUMER_ATTACHED;
 	c->broken_reason = HMB_BROKEN_NONE;
-	emit_event(c, HMB_EVENT_RESET);
+	emit_event(c, HMB_TRACE_EV_RESET);
 	return c->state;
 }
 
@@ -628,7 +628,7 @@ static enum hmb_consumer_state poll_meta(struct hmb_consumer *c,
 			return set_broken(c, HMB_BROKEN_BAD_MAGIC, gen,
 					  HMB_ERR_BAD_MAGIC);
 		return set_state(c, HMB_CONSUMER_PRODUCER_INIT,
-				 HMB_EVENT_PRODUCER_INIT);
+				 HMB_TRACE_EV_PRODUCER_INIT);
 	}
 	if (state != HMB_TRACE_STATE_READY) {
 		/* No producer writes another state: this is not a trace area. */

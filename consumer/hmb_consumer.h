@@ -55,15 +55,12 @@ enum hmb_consumer_state {
  * is not broken but not started: DETACHED.
  */
 
-/* What the event callback reports. */
-enum hmb_consumer_event {
-	HMB_EVENT_ATTACHED = 0,		/* first valid area seen */
-	HMB_EVENT_RESET,		/* producer re-initialised: positions restart */
-	HMB_EVENT_PRODUCER_INIT,	/* producer started (re)initialising */
-	HMB_EVENT_BROKEN,		/* meta page invalid: reading stopped */
-	/* 4 is hmb_state "detached", the module's own. */
-	HMB_EVENT_IMPLAUSIBLE = 5,	/* an impossible value: counted, skipped */
-};
+/*
+ * What the event callback reports: the hmb_state state it becomes
+ * (enum hmb_trace_ev_state, hmb_trace_events_abi.h). The consumer core
+ * reports attached, reset, producer_init, broken and implausible;
+ * detached is the module's own.
+ */
 
 /** A record handed to the deliver callback; valid only during the call. */
 struct hmb_record {
@@ -94,7 +91,7 @@ struct hmb_consumer_ops {
 	void (*lost)(void *ctx, uint16_t core, uint64_t count,
 		     enum hmb_lost_reason reason, uint64_t at_seq);
 	/* Attached, producer reset (new generation), area broken. */
-	void (*event)(void *ctx, enum hmb_consumer_event ev,
+	void (*event)(void *ctx, enum hmb_trace_ev_state ev,
 		      uint32_t producer_gen);
 };
 
@@ -242,7 +239,7 @@ struct hmb_consumer {
 	 * meta page did not say how far the core got (prev_gen not the old
 	 * generation, the core gone, or the reset found the consumer broken),
 	 * reset_refused when it said more than reset_bound() allows. Valid
-	 * from the HMB_EVENT_RESET callback on, until the next reset.
+	 * from the HMB_TRACE_EV_RESET callback on, until the next reset.
 	 */
 	uint32_t reset_uncountable;
 	uint32_t reset_refused;

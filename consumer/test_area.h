@@ -89,8 +89,8 @@ struct TestSink {
     std::vector<uint64_t> lost_at;
   };
   std::array<Core, HMB_TRACE_MAX_CORES> core;
-  std::vector<hmb_consumer_event> events;
-  std::atomic<uint32_t> resets_seen{0};  // HMB_EVENT_RESET, for other threads
+  std::vector<hmb_trace_ev_state> events;
+  std::atomic<uint32_t> resets_seen{0};  // HMB_TRACE_EV_RESET, for other threads
   bool keep_seqs = false;
   bool check_payload = true;
   // Refuse every refuse_every-th call (0: never), as a reader whose buffer
@@ -128,10 +128,10 @@ struct TestSink {
     s->core[core].lost[reason] += n;
     s->core[core].lost_at.push_back(at);
   }
-  static void Event(void* ctx, hmb_consumer_event ev, uint32_t) {
+  static void Event(void* ctx, hmb_trace_ev_state ev, uint32_t) {
     auto* s = static_cast<TestSink*>(ctx);
     s->events.push_back(ev);
-    if (ev == HMB_EVENT_RESET) {  // sequence numbers restart in a new life
+    if (ev == HMB_TRACE_EV_RESET) {  // sequence numbers restart in a new life
       for (Core& c : s->core) c.last_seq = UINT64_MAX;
       s->resets_seen.fetch_add(1, std::memory_order_release);
     }

@@ -33,11 +33,6 @@ static DEFINE_MUTEX(hmb_trace_areas_lock);
 static_assert(HMB_TRACE_EV_BUILD_ID_LEN == HMB_TRACE_BUILD_ID_LEN);
 static_assert(HMB_TRACE_EV_NAME_LEN == HMB_TRACE_AREA_NAME_LEN);
 static_assert(HMB_TRACE_DICT_CHUNK <= U16_MAX);
-static_assert((int)HMB_TRACE_EV_ATTACHED == (int)HMB_EVENT_ATTACHED);
-static_assert((int)HMB_TRACE_EV_RESET == (int)HMB_EVENT_RESET);
-static_assert((int)HMB_TRACE_EV_PRODUCER_INIT == (int)HMB_EVENT_PRODUCER_INIT);
-static_assert((int)HMB_TRACE_EV_BROKEN == (int)HMB_EVENT_BROKEN);
-static_assert((int)HMB_TRACE_EV_IMPLAUSIBLE == (int)HMB_EVENT_IMPLAUSIBLE);
 
 static void hmb_trace_dict_invalid(struct hmb_trace_area *a, u32 gen)
 {

@@ -291,7 +291,7 @@ static void hmb_trace_on_lost(void *ctx, u16 core, u64 count,
 	}
 }
 
-static void hmb_trace_on_event(void *ctx, enum hmb_consumer_event ev,
+static void hmb_trace_on_event(void *ctx, enum hmb_trace_ev_state ev,
 			       u32 producer_gen)
 {
 	struct hmb_trace_drain *d = ctx;
@@ -302,7 +302,7 @@ static void hmb_trace_on_event(void *ctx, enum hmb_consumer_event ev,
 	 * context (every context polls the same meta page): an area that
 	 * is garbage says so, where one that was never started stays quiet.
 	 */
-	if (ev == HMB_EVENT_BROKEN && d->index == 0)
+	if (ev == HMB_TRACE_EV_BROKEN && d->index == 0)
 		pr_warn_ratelimited("%s: trace area broken (%s), generation %u: nothing is read\n",
 				    d->area->name,
 				    hmb_consumer_broken_reason_name(d->c.broken_reason),
@@ -315,12 +315,11 @@ static void hmb_trace_on_event(void *ctx, enum hmb_consumer_event ev,
 	 * (hmb_trace_owed_reset()), so the trace still shows the old
 	 * generation's tail before the reset and the new one after it.
 	 */
-	if (ev == HMB_EVENT_RESET && !d->tracing) {
+	if (ev == HMB_TRACE_EV_RESET && !d->tracing) {
 		d->reset_owed = true;
 		return;
 	}
-	/* enum hmb_trace_ev_state extends enum hmb_consumer_event. */
-	hmb_trace_emit_metadata(d, (enum hmb_trace_ev_state)ev);
+	hmb_trace_emit_metadata(d, ev);
 }
 
 /*

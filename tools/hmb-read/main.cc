@@ -332,16 +332,16 @@ struct Reader {
                    static_cast<unsigned long long>(n), hmb_lost_reason_name(reason),
                    static_cast<unsigned long long>(at));
   }
-  static void Event(void* ctx, hmb_consumer_event ev, uint32_t gen) {
+  static void Event(void* ctx, hmb_trace_ev_state ev, uint32_t gen) {
     auto* self = static_cast<Reader*>(ctx);
     static const char* const names[] = {"attached", "firmware reset", "producer initialising",
                                         "area broken"};
     Generation* last = self->generations.empty() ? nullptr : &self->generations.back();
     const bool open = last && last->end == GenerationEnd::kCurrent;
-    if (ev == HMB_EVENT_BROKEN) {
+    if (ev == HMB_TRACE_EV_BROKEN) {
       self->broken_reason = self->BrokenReason();
       if (open) last->end = GenerationEnd::kBroken;
-    } else if (ev == HMB_EVENT_RESET && open) {
+    } else if (ev == HMB_TRACE_EV_RESET && open) {
       last->end = gen == NextGeneration(last->producer_gen) ? GenerationEnd::kReset
                                                             : GenerationEnd::kMissedNext;
       const hmb_consumer& c = self->consumer;
@@ -352,15 +352,15 @@ struct Reader {
     }
     // Attached again in the generation being read (after INIT or broken):
     // the consumer resumes where it was, so does the accounting.
-    if (ev == HMB_EVENT_ATTACHED && last && last->producer_gen == gen)
+    if (ev == HMB_TRACE_EV_ATTACHED && last && last->producer_gen == gen)
       last->end = GenerationEnd::kCurrent;
-    else if (ev == HMB_EVENT_ATTACHED || ev == HMB_EVENT_RESET)
+    else if (ev == HMB_TRACE_EV_ATTACHED || ev == HMB_TRACE_EV_RESET)
       self->StartGeneration(gen);
     if (self->quiet) return;
-    if (ev == HMB_EVENT_BROKEN)
+    if (ev == HMB_TRACE_EV_BROKEN)
       std::fprintf(stderr, "hmb-read: area broken (producer generation %u): %s\n", gen,
                    self->broken_reason.c_str());
-    else if (ev == HMB_EVENT_IMPLAUSIBLE)
+    else if (ev == HMB_TRACE_EV_IMPLAUSIBLE)
       std::fprintf(stderr,
                    "hmb-read: implausible value in the area (producer generation %u): "
                    "counted, not charged\n",
