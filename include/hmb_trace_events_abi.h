@@ -114,7 +114,7 @@ enum hmb_trace_ev_state {
 /*
  * HMB_ABI_NAMES(LIST) - the names in value order, for an array that a
  * value indexes (valid in C and C++; the values of each list run 0, 1, ...
- * in list order, which tests/abi checks):
+ * in list order, which tests/abi/abi_layout.h asserts):
  * static const char *const names[] = { HMB_ABI_NAMES(HMB_LOST_REASON_LIST) };
  */
 #define HMB_ABI_NAMES(LIST)	LIST(HMB_ABI_NAME, HMB_ABI_COMMA)

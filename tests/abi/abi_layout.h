@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * abi_layout.h - pins every size and offset of hmb_trace_abi.h. Included from
- * a C11 and a C++20 translation unit so both languages see the same layout;
- * a change to the ABI that moves a byte fails the build.
+ * abi_layout.h - pins every size and offset of hmb_trace_abi.h and
+ * hmb_trace_ctrl_abi.h, and that the value lists of hmb_trace_events_abi.h
+ * run 0, 1, ... in list order (HMB_ABI_NAMES() indexes by value). Included
+ * from a C11 and a C++20 translation unit so both languages see the same
+ * layout; a change to the ABI that moves a byte fails the build.
  */
 #include "hmb_trace_abi.h"
+#include "hmb_trace_ctrl_abi.h"
+#include "hmb_trace_events_abi.h"
 
 #ifdef __cplusplus
 #define HMB_ASSERT(e) static_assert(e, #e)
@@ -103,3 +107,41 @@ HMB_ASSERT((HMB_TRACE_PAGE_SIZE_MAX - 48) / 8 < 0x7fffu);
 HMB_ASSERT(HMB_TRACE_COMMIT(4090u, 32720u) != HMB_TRACE_COMMIT_BUSY);
 /* A torn 64-bit page_seq can not alias the wanted page (see the spec). */
 HMB_ASSERT(HMB_TRACE_PAGES_PER_CORE_MAX < (1u << 31));
+
+/* The control channel's mailbox (the mock's; the NVMe commands carry the same words). */
+HMB_ASSERT(sizeof(struct hmb_ctrl_request) == 48);
+HMB_AT(hmb_ctrl_request, magic, 0);
+HMB_AT(hmb_ctrl_request, version, 4);
+HMB_AT(hmb_ctrl_request, op, 6);
+HMB_AT(hmb_ctrl_request, seq, 8);
+HMB_AT(hmb_ctrl_request, arg, 16);
+HMB_ASSERT(sizeof(struct hmb_ctrl_response) == 48);
+HMB_AT(hmb_ctrl_response, magic, 0);
+HMB_AT(hmb_ctrl_response, version, 4);
+HMB_AT(hmb_ctrl_response, status, 6);
+HMB_AT(hmb_ctrl_response, seq, 8);
+HMB_AT(hmb_ctrl_response, val, 16);
+HMB_ASSERT(HMB_CTRL_RSP_OFFSET + sizeof(struct hmb_ctrl_response) <= HMB_CTRL_MAILBOX_SIZE);
+HMB_ASSERT(sizeof(struct hmb_ctrl_request) <= HMB_CTRL_RSP_OFFSET);
+
+#ifdef __cplusplus
+/*
+ * Each value list of hmb_trace_events_abi.h is dense and in order (entry
+ * i has value i), as HMB_ABI_NAMES() arrays indexed by value need.
+ */
+#define HMB_ABI_VALUE(e, v, n)	v
+template <unsigned N>
+constexpr bool HmbAbiDense(const int (&v)[N]) {
+  for (unsigned i = 0; i < N; i++)
+    if (v[i] != static_cast<int>(i)) return false;
+  return true;
+}
+constexpr int kHmbLostValues[] = {HMB_LOST_REASON_LIST(HMB_ABI_VALUE, HMB_ABI_COMMA)};
+constexpr int kHmbStateValues[] = {HMB_TRACE_EV_STATE_LIST(HMB_ABI_VALUE, HMB_ABI_COMMA)};
+constexpr int kHmbErrorValues[] = {HMB_AREA_ERROR_LIST(HMB_ABI_VALUE, HMB_ABI_COMMA)};
+constexpr int kHmbBrokenValues[] = {HMB_BROKEN_REASON_LIST(HMB_ABI_VALUE, HMB_ABI_COMMA)};
+HMB_ASSERT(HmbAbiDense(kHmbLostValues));
+HMB_ASSERT(HmbAbiDense(kHmbStateValues));
+HMB_ASSERT(HmbAbiDense(kHmbErrorValues));
+HMB_ASSERT(HmbAbiDense(kHmbBrokenValues));
+#endif
