@@ -8,7 +8,8 @@
 # extracted once into a cache directory.
 #
 #   ./checkpatch.sh            the module's own sources
-#   ./checkpatch.sh --core     also the portable consumer core it compiles
+#   ./checkpatch.sh --core     also the portable consumer core and clock/
+#                              code it compiles
 #   ./checkpatch.sh FILE...    the given files
 #
 # Environment: LINUX_SOURCE_TAR (default /usr/src/linux-source-6.1.tar.xz),
@@ -49,13 +50,16 @@ fi
 if [ $# -eq 0 ]; then
 	# Relative names: checkpatch's file-name checks need them.
 	cd "$here"
-	# The consumer core (../../consumer) is portable C shared with user
-	# space (uint*_t, no kernel types): checked only with --core.
+	# The consumer core (../../consumer) and the clock fit and sync
+	# policy (../../clock) are portable C shared with user space (uint*_t,
+	# no kernel types): checked only with --core.
 	set -- hmb_trace_*.c hmb_trace.h hmb_trace_*.h bench/hmb_trace_bench.c
 	if [ -n "$core" ]; then
 		set -- "$@" ../../consumer/hmb_consumer.c \
 			../../consumer/hmb_consumer.h \
-			../../consumer/hmb_consumer_port.h
+			../../consumer/hmb_consumer_port.h \
+			../../clock/hmb_clock_fit.c ../../clock/hmb_clock_fit.h \
+			../../clock/hmb_clock_sync.c ../../clock/hmb_clock_sync.h
 	fi
 fi
 

@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
-#include "hmb_clock_fit.h"
+#include "hmb_clock_sync.h"
 #include "hmb_consumer.h"
 #include "hmb_trace.h"
 #include "hmb_trace_ctrl_abi.h"
@@ -177,44 +177,18 @@ struct hmb_trace_ctrl {
  * struct hmb_trace_clock - firmware time on the host clock (hmb_trace_clock.c).
  * @work: a burst of sync requests every period
  * @lock: protects the rest
- * @win: the samples fitted
- * @fit: the last fit, valid if @have_fit
- * @gen: the producer generation @win and @fit belong to
+ * @sync: the sync policy's window, fit and counters (clock/hmb_clock_sync.h)
+ * @gen: the producer generation @sync's window and fit belong to
  * @have_gen: @gen is valid
- * @have_fit: @fit is valid
- * @stale: bursts stopped being answered since @fit
  * @stopping: set before the area goes; the work does not re-arm
- * @failing: bursts with no answer in a row
- * @bursts: bursts sent
- * @failed_bursts: bursts with no answer
- * @fits: fits published
- * @bad_fits: windows that gave no plausible fit
- * @refused: samples whose clock went back (window restarted)
- * @slow: bursts whose best round trip was too slow to join the window
- * @rtt_floor: the shortest recent round trip (ns), what "too slow" is of
- * @rtt_period_best: the shortest round trip of the current floor period
- * @floor_bursts: bursts in the current floor period
  */
 struct hmb_trace_clock {
 	struct delayed_work work;
 	struct mutex lock;		/* protects the rest */
-	struct hmb_clock_window win;
-	struct hmb_clock_fit fit;
+	struct hmb_clock_sync sync;
 	u32 gen;
 	bool have_gen;
-	bool have_fit;
-	bool stale;
 	bool stopping;
-	u32 failing;
-	u64 bursts;
-	u64 failed_bursts;
-	u64 fits;
-	u64 bad_fits;
-	u64 refused;
-	u64 slow;
-	u64 rtt_floor;
-	u64 rtt_period_best;
-	u32 floor_bursts;
 };
 
 /**

@@ -710,20 +710,20 @@ static ssize_t hmb_trace_clock_show(struct device *dev,
 	u64 v[HMB_TRACE_CLK_NR];
 
 	mutex_lock(&k->lock);
-	v[HMB_TRACE_CLK_HAVE_FIT] = k->have_fit;
-	v[HMB_TRACE_CLK_STALE] = k->stale;
-	v[HMB_TRACE_CLK_ERR_NS] = k->fit.err_ns;
-	v[HMB_TRACE_CLK_RTT_MIN_NS] = k->fit.rtt_min_ns;
-	v[HMB_TRACE_CLK_SAMPLES] = k->fit.samples;
-	v[HMB_TRACE_CLK_TICK_REF] = k->fit.tick_ref;
-	v[HMB_TRACE_CLK_HOST_REF] = k->fit.host_ref;
-	v[HMB_TRACE_CLK_MULT] = k->fit.mult;
-	v[HMB_TRACE_CLK_SLOPE_ERR] = k->fit.slope_err;
-	v[HMB_TRACE_CLK_BURSTS] = k->bursts;
-	v[HMB_TRACE_CLK_FAILED_BURSTS] = k->failed_bursts;
-	v[HMB_TRACE_CLK_FITS] = k->fits;
-	v[HMB_TRACE_CLK_BAD_FITS] = k->bad_fits;
-	v[HMB_TRACE_CLK_SLOW_BURSTS] = k->slow;
+	v[HMB_TRACE_CLK_HAVE_FIT] = k->sync.have_fit;
+	v[HMB_TRACE_CLK_STALE] = k->sync.stale;
+	v[HMB_TRACE_CLK_ERR_NS] = k->sync.fit.err_ns;
+	v[HMB_TRACE_CLK_RTT_MIN_NS] = k->sync.fit.rtt_min_ns;
+	v[HMB_TRACE_CLK_SAMPLES] = k->sync.fit.samples;
+	v[HMB_TRACE_CLK_TICK_REF] = k->sync.fit.tick_ref;
+	v[HMB_TRACE_CLK_HOST_REF] = k->sync.fit.host_ref;
+	v[HMB_TRACE_CLK_MULT] = k->sync.fit.mult;
+	v[HMB_TRACE_CLK_SLOPE_ERR] = k->sync.fit.slope_err;
+	v[HMB_TRACE_CLK_BURSTS] = k->sync.bursts;
+	v[HMB_TRACE_CLK_FAILED_BURSTS] = k->sync.failed_bursts;
+	v[HMB_TRACE_CLK_FITS] = k->sync.fits;
+	v[HMB_TRACE_CLK_BAD_FITS] = k->sync.bad_fits;
+	v[HMB_TRACE_CLK_SLOW_BURSTS] = k->sync.slow;
 	mutex_unlock(&k->lock);
 	return sysfs_emit(buf, "%llu\n", v[(uintptr_t)ea->var]);
 }

@@ -16,71 +16,10 @@
 #include "cmd_capture.h"
 #include "dictionaries.h"
 #include "instance.h"
+#include "stop_signals.h"
 
 namespace hmbtrace {
 namespace {
-
-// trace-cmd's process group once it runs (0 before): the signal handler
-// forwards SIGINT to the whole group, as a terminal's Ctrl-C would to a
-// plain `trace-cmd record` (trace-cmd, its per-CPU recorders and COMMAND).
-volatile sig_atomic_t g_child_group = 0;
-volatile sig_atomic_t g_stop_signal = 0;
-
-void OnStopSignal(int sig) {
-  g_stop_signal = sig;
-  const pid_t group = g_child_group;
-  if (group > 0)
-    kill(-group, SIGINT);
-}
-
-// SIGINT/SIGTERM are forwarded while trace-cmd runs (no SA_RESTART: the
-// wait sees EINTR and waits again). SIGINT, SIGTERM and SIGTTOU are blocked
-// from before the fork until the child's group is known; SIGTTOU stays
-// blocked so that the terminal can be taken back from a background group.
-class SignalScope {
- public:
-  SignalScope() {
-    struct sigaction sa {};
-    sa.sa_handler = OnStopSignal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
-    sigset_t block;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGTTOU);
-    sigprocmask(SIG_BLOCK, &block, &old_mask_);
-  }
-  ~SignalScope() {
-    g_child_group = 0;
-    sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  SignalScope(const SignalScope&) = delete;
-  SignalScope& operator=(const SignalScope&) = delete;
-
-  // In the child, before exec: the caller's mask and dispositions.
-  void RestoreInChild() const {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-    sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
-  }
-  // Lets the handler run (SIGTTOU stays blocked).
-  void UnblockStop() const {
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, SIGINT);
-    sigaddset(&s, SIGTERM);
-    sigprocmask(SIG_UNBLOCK, &s, nullptr);
-  }
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-  sigset_t old_mask_{};
-};
 
 // When we own the terminal, trace-cmd's group gets it for the recording
 // (Ctrl-C then reaches trace-cmd and COMMAND directly, and COMMAND can read
@@ -138,8 +77,11 @@ bool RunTraceCmd(const std::vector<std::string>& args, std::string* error) {
   argv.push_back(nullptr);
   const std::string exec_failed = "hmbtrace-cmd record: cannot run " + args[0] + ": ";
 
-  g_stop_signal = 0;
-  SignalScope signals;
+  // SIGINT/SIGTERM are forwarded to trace-cmd's group while it runs, as a
+  // terminal's Ctrl-C would to a plain `trace-cmd record` (trace-cmd, its
+  // per-CPU recorders and COMMAND); blocked from before the fork until
+  // that group is known.
+  SignalScope signals({.block_until_ready = true});
   TerminalScope terminal;
   const pid_t pid = fork();
   if (pid < 0) {
@@ -161,7 +103,7 @@ bool RunTraceCmd(const std::vector<std::string>& args, std::string* error) {
   // Both sides set the group, so that it exists whichever runs first.
   setpgid(pid, pid);
   terminal.GiveTo(pid);
-  g_child_group = pid;
+  SignalScope::ForwardTo(pid);
   signals.UnblockStop();  // a signal that came meanwhile is forwarded now
 
   int status = 0;

@@ -104,7 +104,6 @@ class StatCollector {
   nlohmann::json Json(const std::string& file) const;
 
   const std::map<std::pair<uint16_t, uint16_t>, CoreStat>& cores() const { return cores_; }
-  const std::map<uint16_t, ClockStat>& clock_stats() const { return clock_stats_; }
   uint64_t records() const { return records_; }
   uint64_t hmb_events() const {
     return records_ + lost_events_ + states_ + dicts_seen_ + clock_events_;

@@ -16,48 +16,12 @@
 
 #include "capture_c.h"
 #include "instance.h"
+#include "stop_signals.h"
 
 namespace hmbtrace {
 namespace {
 
 namespace fs = std::filesystem;
-
-volatile sig_atomic_t g_stop_signal = 0;
-
-void OnStopSignal(int sig) {
-  g_stop_signal = sig;
-}
-
-// SIGINT/SIGTERM end the stream (the loop sees the flag; no SA_RESTART, so
-// a sleep returns early); SIGPIPE is ignored so that a closed stdout is an
-// error the loop sees (e.g. `| head`), not a death before the events are
-// restored.
-class SignalScope {
- public:
-  SignalScope() {
-    struct sigaction sa {};
-    sa.sa_handler = OnStopSignal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
-    struct sigaction ign {};
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    sigaction(SIGPIPE, &ign, &old_pipe_);
-  }
-  ~SignalScope() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-    sigaction(SIGPIPE, &old_pipe_, nullptr);
-  }
-  SignalScope(const SignalScope&) = delete;
-  SignalScope& operator=(const SignalScope&) = delete;
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-  struct sigaction old_pipe_ {};
-};
 
 bool WriteFile(const std::string& path, std::string_view value, std::string* error) {
   const int fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
@@ -267,8 +231,10 @@ int RunStream(const StreamOptions& options) {
       std::fprintf(stderr, "hmbtrace-cmd stream: the module's dictionary: %s\n", u.problem.c_str());
   }
 
-  g_stop_signal = 0;
-  SignalScope signals;
+  // SIGINT/SIGTERM end the stream (the loop sees stop_signal(); a sleep
+  // returns early); a closed stdout is an error the loop sees, so the
+  // events are restored.
+  SignalScope signals({.ignore_sigpipe = true});
   EventEnableGuard enabled;
   if (!enabled.EnableAll(InstanceDir(options.tracefs_dir), &error)) {
     enabled.Restore(nullptr);
@@ -293,7 +259,7 @@ int RunStream(const StreamOptions& options) {
       std::fflush(stdout);
       // A write cut short by SIGINT/SIGTERM is the end asked for, not a
       // broken stdout.
-      stdout_ok = !std::ferror(stdout) || g_stop_signal;
+      stdout_ok = !std::ferror(stdout) || SignalScope::stop_signal();
     }
     out.clear();
   };
@@ -319,7 +285,7 @@ int RunStream(const StreamOptions& options) {
       rc = fail(err);
       break;
     }
-    if (!stdout_ok || g_stop_signal)
+    if (!stdout_ok || SignalScope::stop_signal())
       break;
     if (options.duration > 0 && std::chrono::steady_clock::now() >= deadline)
       break;

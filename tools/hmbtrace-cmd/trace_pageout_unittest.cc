@@ -50,29 +50,61 @@ void Walk(trace_pageout *p, tracecmd_input *handle, const unsigned char *base, s
   }
 }
 
+// A read-only private mapping of a temporary file of kPages pages (bytes
+// from Byte()), every page read once so that all are resident.
+class ResidentFile {
+ public:
+  static char Byte(size_t i) { return static_cast<char>(i * 7 + i / kPage); }
+  ResidentFile() {
+    char path[] = "/tmp/trace_pageout_unittest.XXXXXX";
+    fd_ = mkstemp(path);
+    if (fd_ < 0) return;
+    unlink(path);
+    std::string bytes(kPages * kPage, '\0');
+    for (size_t i = 0; i < bytes.size(); i++) bytes[i] = Byte(i);
+    if (write(fd_, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size()) ||
+        fstat(fd_, &st_) != 0)
+      return;
+    void *map = mmap(nullptr, bytes.size(), PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (map == MAP_FAILED) return;
+    base_ = static_cast<const unsigned char *>(map);
+    same_ = std::memcmp(base_, bytes.data(), bytes.size()) == 0;
+  }
+  ~ResidentFile() {
+    if (base_) munmap(const_cast<unsigned char *>(base_), kPages * kPage);
+    if (fd_ >= 0) close(fd_);
+  }
+  bool ok() const { return base_ && same_; }
+  const unsigned char *base() const { return base_; }
+  dev_t dev() const { return st_.st_dev; }
+  ino_t ino() const { return st_.st_ino; }
+  // The bytes still read as written.
+  bool Same() const {
+    for (size_t i = 0; i < kPages * kPage; i++)
+      if (base_[i] != static_cast<unsigned char>(Byte(i))) return false;
+    return true;
+  }
+
+ private:
+  int fd_ = -1;
+  struct stat st_ {};
+  const unsigned char *base_ = nullptr;
+  bool same_ = false;
+};
+
 // A read-only private mapping of the file: the pages passed leave the
 // process (MADV_DONTNEED), a batch at a time, the rest at the flush; the
 // file's bytes read the same after.
 TEST(TracePageout, FileMappingGivenBackInBatchesThenFlushed) {
-  char path[] = "/tmp/trace_pageout_unittest.XXXXXX";
-  int fd = mkstemp(path);
-  ASSERT_GE(fd, 0);
-  unlink(path);
-  std::string bytes(kPages * kPage, '\0');
-  for (size_t i = 0; i < bytes.size(); i++) bytes[i] = static_cast<char>(i * 7 + i / kPage);
-  ASSERT_EQ(write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
-  struct stat st;
-  ASSERT_EQ(fstat(fd, &st), 0);
-  void *map = mmap(nullptr, bytes.size(), PROT_READ, MAP_PRIVATE, fd, 0);
-  ASSERT_NE(map, MAP_FAILED);
-  const auto *base = static_cast<const unsigned char *>(map);
-  ASSERT_EQ(std::memcmp(base, bytes.data(), bytes.size()), 0);  // all resident
+  ResidentFile file;
+  ASSERT_TRUE(file.ok());
+  const unsigned char *base = file.base();
   ASSERT_EQ(RssKb(base), static_cast<long>(kPages * kPage / 1024));
 
   int fake;
   auto *handle = reinterpret_cast<tracecmd_input *>(&fake);
   trace_pageout p;
-  trace_pageout_init(&p, &handle, 1, st.st_dev, st.st_ino);
+  trace_pageout_init(&p, &handle, 1, file.dev(), file.ino());
   Walk(&p, handle, base, kPages);
   // At most one batch and the current page are still held.
   long held = RssKb(base);
@@ -81,9 +113,7 @@ TEST(TracePageout, FileMappingGivenBackInBatchesThenFlushed) {
   trace_pageout_flush(&p);
   EXPECT_EQ(RssKb(base), 0);
   trace_pageout_free(&p);
-  EXPECT_EQ(std::memcmp(base, bytes.data(), bytes.size()), 0);
-  munmap(map, bytes.size());
-  close(fd);
+  EXPECT_TRUE(file.Same());
 }
 
 // Anonymous memory (a compressed capture libtracecmd has read into memory)
@@ -119,22 +149,34 @@ TEST(TracePageout, AnonymousMemoryKeptWhenTheFileIsKnown) {
 }
 
 // Records of a handle the walk was not given, or of a CPU out of range,
-// are ignored (nothing indexed out of bounds).
+// are not the walk's: their pages stay resident (nothing indexed out of
+// bounds either), and the walk's own records are still given back after.
 TEST(TracePageout, OtherHandlesAndCpusIgnored) {
+  ResidentFile file;
+  ASSERT_TRUE(file.ok());
+  const unsigned char *base = file.base();
+  const long all = static_cast<long>(kPages * kPage / 1024);
+  ASSERT_EQ(RssKb(base), all);
+
   int fake, other;
   auto *handle = reinterpret_cast<tracecmd_input *>(&fake);
   trace_pageout p;
-  trace_pageout_init(&p, &handle, 1, 0, 0);
-  static unsigned char page[2 * kPage];
-  tep_record rec;
-  std::memset(&rec, 0, sizeof(rec));
-  rec.data = page;
-  trace_pageout_behind(&p, reinterpret_cast<tracecmd_input *>(&other), &rec, 0);
-  trace_pageout_behind(&p, handle, &rec, -1);
-  trace_pageout_behind(&p, handle, &rec, TRACE_PAGEOUT_MAX_CPUS);
+  trace_pageout_init(&p, &handle, 1, file.dev(), file.ino());
+  for (size_t i = 0; i < kPages; i++) {
+    tep_record rec;
+    std::memset(&rec, 0, sizeof(rec));
+    rec.data = const_cast<unsigned char *>(base) + i * kPage + 16;
+    trace_pageout_behind(&p, reinterpret_cast<tracecmd_input *>(&other), &rec, 0);
+    trace_pageout_behind(&p, handle, &rec, -1);
+    trace_pageout_behind(&p, handle, &rec, TRACE_PAGEOUT_MAX_CPUS);
+  }
   trace_pageout_flush(&p);
+  EXPECT_EQ(RssKb(base), all) << "pages of records not of this walk were given back";
+  Walk(&p, handle, base, kPages);
+  trace_pageout_flush(&p);
+  EXPECT_EQ(RssKb(base), 0) << "the walk's own pages were kept";
   trace_pageout_free(&p);
-  SUCCEED();
+  EXPECT_TRUE(file.Same());
 }
 
 }  // namespace
