@@ -306,6 +306,52 @@ TEST(ExportJson, ASliceOfNoLengthIsOneCompleteEventWithBothEndsArguments) {
   EXPECT_EQ(writer.zero_length_unmerged(), 0u);
 }
 
+TEST(ExportJson, ABeginIsKeptBackNoLongerThanKHoldBytes) {
+  char* data = nullptr;
+  size_t size = 0;
+  std::FILE* f = open_memstream(&data, &size);
+  JsonTraceWriter writer(f);
+  writer.Track({ExportTrack::Kind::kGroup, 1, 0, "dev", 0, "", 1});
+  for (uint64_t uuid : {2, 3})
+    writer.Track({ExportTrack::Kind::kSlices, uuid, 1, "core 0", 0, "", 1});
+  ExportEvent e;
+  ExportArg& a = e.args.emplace_back();
+  a.name = "text";
+  a.type = ExportArg::Type::kString;
+  a.s.assign(1000, 'x');
+  e.type = ExportEvent::Type::kBegin;
+  e.track = 2;
+  e.ts = 5000;
+  e.name = "open";
+  writer.Event(e);
+  // More than kHoldBytes of other events before its end at its own time:
+  // the begin has gone out as a "B" and keeps its "E" (counted).
+  e.type = ExportEvent::Type::kInstant;
+  e.track = 3;
+  e.name = "filler";
+  size_t fillers = 0;
+  for (; fillers * 1000 < JsonTraceWriter::kHoldBytes + (1u << 20); fillers++)
+    writer.Event(e);
+  e.type = ExportEvent::Type::kEnd;
+  e.track = 2;
+  e.name = {};
+  e.args.clear();
+  writer.Event(e);
+  std::string error;
+  ASSERT_TRUE(writer.Finish(&error)) << error;
+  std::fclose(f);
+  const nlohmann::json doc = nlohmann::json::parse(std::string(data, size));
+  std::free(data);
+  EXPECT_EQ(writer.zero_length_unmerged(), 1u);
+  std::map<std::string, size_t> phases;
+  for (const auto& ev : doc["traceEvents"])
+    phases[ev["ph"]]++;
+  EXPECT_EQ(phases["B"], 1u);
+  EXPECT_EQ(phases["E"], 1u);
+  EXPECT_EQ(phases["i"], fillers);
+  EXPECT_EQ(phases.count("X"), 0u);
+}
+
 TEST(ExportJson, NamesTheCapturesTraceClock) {
   EXPECT_NE(ExportAll(CmdJoinFixturePath())["otherData"]["clock"].get<std::string>().find(
                 "\"local\""),
