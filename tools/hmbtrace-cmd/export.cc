@@ -165,15 +165,12 @@ int RunExport(const ExportOptions& options) {
   std::setvbuf(file.get(), buffer.data(), _IOFBF, buffer.size());
   std::unique_ptr<ExportSink> sink;
   const ProtoTraceWriter* proto_writer = nullptr;
-  const JsonTraceWriter* json_writer = nullptr;
   if (*format == ExportFormat::kProto) {
     auto writer = std::make_unique<ProtoTraceWriter>(file.get(), options.compress);
     proto_writer = writer.get();
     sink = std::move(writer);
   } else {
-    auto writer = std::make_unique<JsonTraceWriter>(file.get());
-    json_writer = writer.get();
-    sink = std::move(writer);
+    sink = std::make_unique<JsonTraceWriter>(file.get());
   }
   ExportSummary summary;
   ReadOptions read_options;
@@ -235,12 +232,6 @@ int RunExport(const ExportOptions& options) {
       std::printf("%s: %llu trace_marker lines not in atrace form (\"B|pid|name\", ...) only on "
                   "the trace_marker track: Perfetto reads every ftrace print as atrace\n",
                   options.output.c_str(), static_cast<unsigned long long>(not_atrace));
-    if (json_writer && json_writer->zero_length_unmerged())
-      std::printf("%s: %llu slices of no length kept as a \"B\" and an \"E\" at one time (more "
-                  "than %zu MiB of output between them): Perfetto shows them unfinished\n",
-                  options.output.c_str(),
-                  static_cast<unsigned long long>(json_writer->zero_length_unmerged()),
-                  JsonTraceWriter::kHoldBytes >> 20);
     if (!summary.clock.trace_clock.empty() && summary.clock.trace_clock != "local")
       std::printf("%s: the module's clock fits are on trace clock \"local\", the hmb events on "
                   "\"%s\": converted firmware times and ftrace timestamps are on two clocks "

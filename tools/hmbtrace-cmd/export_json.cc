@@ -32,14 +32,48 @@ void JsonTraceWriter::Release(Where& w) {
   std::erase(open_b_, &w);
 }
 
+void JsonTraceWriter::CutOutBegins() {
+  std::sort(open_b_.begin(), open_b_.end(),
+            [](const Where* a, const Where* b) { return a->b_at < b->b_at; });
+  std::string kept;
+  size_t from = 0;
+  for (Where* w : open_b_) {
+    kept.append(out_buf_.view(from, w->b_at - from));
+    std::string_view b = out_buf_.view(w->b_at, w->b_end - w->b_at);
+    // Every event but the file's first begins with ",\n" (Begin()), and
+    // the first is a track's "M".
+    const size_t sep = b.starts_with(",") ? 2 : 1;
+    w->b_text.assign(b.substr(sep));
+    w->b_text_ts_end = w->b_ts_end - w->b_at - sep;
+    w->b_at = kNotHeld;
+    from = w->b_end;
+    begins_moved_++;
+  }
+  kept.append(out_buf_.view(from, out_buf_.size() - from));
+  open_b_.clear();
+  out_buf_.clear();
+  out_buf_.Append(kept);
+}
+
+void JsonTraceWriter::PutCutBegin(Where& w) {
+  if (w.b_text.empty())
+    return;
+  Put(first_ ? "\n" : ",\n");
+  first_ = false;
+  Put(w.b_text);
+  w.b_text.clear();
+}
+
 void JsonTraceWriter::Flush(bool all) {
   size_t keep = out_buf_.size();
   for (const Where* w : open_b_)
     keep = std::min(keep, w->b_at);
-  if (all || out_buf_.size() - keep > kHoldBytes) {
-    // Past kHoldBytes the "B"s kept back go out as they are (flat memory).
+  if (all) {
     while (!open_b_.empty())
       Release(*open_b_.back());
+    keep = out_buf_.size();
+  } else if (out_buf_.size() - keep > kHoldBytes) {
+    CutOutBegins();
     keep = out_buf_.size();
   } else if (keep < kFlushAt) {
     flush_at_ = out_buf_.size() + kFlushAt;  // little to write: not yet
@@ -47,9 +81,7 @@ void JsonTraceWriter::Flush(bool all) {
   }
   if (keep && std::fwrite(out_buf_.data(), 1, keep, out_) != keep)
     failed_ = true;
-  const std::string rest(out_buf_.view(keep, out_buf_.size() - keep));
-  out_buf_.clear();
-  out_buf_.Append(rest);
+  out_buf_.EraseFront(keep);
   for (Where* w : open_b_) {
     w->b_at -= keep;
     w->b_ts_end -= keep;
@@ -156,6 +188,7 @@ void JsonTraceWriter::WriteHeld() {
   held_ = false;
   Where& w = *held_where_;
   Release(w);
+  PutCutBegin(w);
   w.b_at = out_buf_.size();
   Begin("B", held_name_, w.pid, w.tid);
   Put(",\"ts\":");
@@ -171,6 +204,7 @@ void JsonTraceWriter::WriteHeld() {
 
 void JsonTraceWriter::WriteBegin(const ExportEvent& e, Where& w) {
   Release(w);
+  PutCutBegin(w);
   w.b_at = out_buf_.size();
   Begin("B", e.name, w.pid, w.tid);
   Put(",\"ts\":");
@@ -184,26 +218,25 @@ void JsonTraceWriter::WriteBegin(const ExportEvent& e, Where& w) {
   open_b_.push_back(&w);
 }
 
-bool JsonTraceWriter::MergeZeroLength(const ExportEvent& end, Where& w) {
-  if (w.b_at == kNotHeld)
-    return false;
-  const std::string b(out_buf_.view(w.b_at, w.b_end - w.b_at));
-  const std::string tail(out_buf_.view(w.b_end, out_buf_.size() - w.b_end));
-  std::string x = b;
+std::string JsonTraceWriter::ZeroLengthX(std::string_view b,
+                                         size_t ts_end,
+                                         bool b_args,
+                                         const ExportEvent& end) {
+  std::string x(b);
   x[x.find("\"ph\":\"") + 6] = 'X';
-  x.insert(w.b_ts_end - w.b_at, ",\"dur\":0.000");
+  x.insert(ts_end, ",\"dur\":0.000");
   // The end's arguments, rendered on their own, but for those the begin
   // has (a JSON object's names are unique).
-  std::string_view b_args;
-  if (w.b_args)
-    b_args = std::string_view(b).substr(b.find(",\"args\":{"));
+  std::string_view begin_args;
+  if (b_args)
+    begin_args = b.substr(b.find(",\"args\":{"));
   proto_wire::Buffer main;
   main.swap(out_buf_);
-  PutArgs(end.args, true, b_args);
+  PutArgs(end.args, true, begin_args);
   const std::string end_args(out_buf_.view());
   out_buf_.swap(main);
   if (!end_args.empty()) {
-    if (w.b_args) {
+    if (b_args) {
       x.resize(x.size() - 2);  // "}}"
       x += "," + end_args + "}}";
     } else {
@@ -211,6 +244,15 @@ bool JsonTraceWriter::MergeZeroLength(const ExportEvent& end, Where& w) {
       x += ",\"args\":{" + end_args + "}}";
     }
   }
+  return x;
+}
+
+bool JsonTraceWriter::MergeZeroLength(const ExportEvent& end, Where& w) {
+  if (w.b_at == kNotHeld)
+    return false;
+  const std::string b(out_buf_.view(w.b_at, w.b_end - w.b_at));
+  const std::string tail(out_buf_.view(w.b_end, out_buf_.size() - w.b_end));
+  const std::string x = ZeroLengthX(b, w.b_ts_end - w.b_at, w.b_args, end);
   const size_t at = w.b_at;
   out_buf_.Truncate(at);
   out_buf_.Append(x);
@@ -261,10 +303,16 @@ void JsonTraceWriter::Event(const ExportEvent& e) {
         WriteBegin(e, w);
         break;
       case ExportEvent::Type::kEnd:
-        if (w.b_open && e.ts == w.b_ts && !MergeZeroLength(e, w)) {
-          zero_length_unmerged_++;
-          Write("E", e, w);
-        } else if (!w.b_open || e.ts != w.b_ts) {
+        if (w.b_open && !w.b_text.empty()) {
+          // Its "B" was cut out: it goes here, before its "E" or as the "X".
+          if (e.ts == w.b_ts) {
+            w.b_text = ZeroLengthX(w.b_text, w.b_text_ts_end, w.b_args, e);
+            PutCutBegin(w);
+          } else {
+            PutCutBegin(w);
+            Write("E", e, w);
+          }
+        } else if (!w.b_open || e.ts != w.b_ts || !MergeZeroLength(e, w)) {
           Write("E", e, w);
         }
         w.b_open = false;
@@ -355,6 +403,8 @@ void JsonTraceWriter::PutArgs(const std::vector<ExportArg>& args,
 
 bool JsonTraceWriter::Finish(std::string* error) {
   WriteHeld();
+  for (auto& [uuid, w] : tracks_)
+    PutCutBegin(w);  // a "B" whose "E" never came (ExportModel ends every span)
   Put("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"hmbtrace-cmd export\",");
   Put("\"clock\":");
   PutString("host trace clock" + (trace_clock_.empty() ? "" : " \"" + trace_clock_ + "\"") +

@@ -25,11 +25,14 @@
 //     events of the same timestamp, so an "E" at its own "B"'s time would
 //     close nothing and leave the slice unfinished. A slice of no length
 //     is therefore one "X" of "dur" 0 too: its "B", written as it came,
-//     stays in the output buffer until its end (kHoldBytes at most) and is
-//     rewritten there as an "X" with the begin's arguments and the end's
-//     it does not have. A "B" already written out by then (more than
-//     kHoldBytes of output in between) keeps its "E" (counted:
-//     zero_length_unmerged()).
+//     stays in the output buffer until its end and is rewritten there as
+//     an "X" with the begin's arguments and those of the end it does not
+//     have. Past kHoldBytes of output kept back, the "B"s still open are
+//     cut out of it and wait on their own (flat memory): each is written
+//     just before its "E", or as the "X", where the end comes. That moves
+//     only the "B" in the file, which changes nothing for a reader: its
+//     thread (a lane of one span: export_model.h) has no event between a
+//     begin and its end, and Perfetto sorts events by time.
 
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_JSON_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_JSON_H_
@@ -57,10 +60,11 @@ class JsonTraceWriter : public ExportSink {
   void Clock(const ExportClock& clock) override { trace_clock_ = clock.trace_clock; }
   bool Finish(std::string* error) override;
 
-  // Output kept back at most, for a "B" that may turn out to be of no
+  // Output kept back at most behind a "B" that may turn out to be of no
   // length (flat memory whatever the capture).
-  static constexpr size_t kHoldBytes = 1u << 24;
-  uint64_t zero_length_unmerged() const { return zero_length_unmerged_; }
+  static constexpr size_t kHoldBytes = 1u << 22;
+  // "B"s cut out of the output to wait for their end (tests).
+  uint64_t begins_moved() const { return begins_moved_; }
 
  private:
   static constexpr size_t kNotHeld = SIZE_MAX;
@@ -79,6 +83,10 @@ class JsonTraceWriter : public ExportSink {
     uint64_t b_ts = 0;
     bool b_args = false;
     bool b_open = false;  // a "B" written and its "E" not yet
+    // A "B" cut out of out_buf_ (its text without the leading ",\n"), and
+    // where its "ts" value ends in it.
+    std::string b_text;
+    size_t b_text_ts_end = 0;
   };
   void Begin(const char* ph, std::string_view name, int pid, int tid);
   // Writes `e` on `w` as phase `ph`: Begin(), its "ts", then Rest().
@@ -89,9 +97,16 @@ class JsonTraceWriter : public ExportSink {
   void WriteHeld();
   // Writes `e`, a begin, as a "B" that stays in out_buf_ until its end.
   void WriteBegin(const ExportEvent& e, Where& w);
-  // The "B" of `w` and `end`, at its time, rewritten as one "X" of no
-  // length; false if that "B" has been written out.
+  // The "B" of `w` and `end`, at its time, rewritten in place as one "X"
+  // of no length; false if that "B" is no longer in out_buf_.
   bool MergeZeroLength(const ExportEvent& end, Where& w);
+  // `b`, the text of a "B" whose "ts" value ends at `ts_end`, and `end`:
+  // the text of one "X" of no length.
+  std::string ZeroLengthX(std::string_view b, size_t ts_end, bool b_args, const ExportEvent& end);
+  // Cuts every "B" still in out_buf_ out of it, to wait in its Where.
+  void CutOutBegins();
+  // Writes the "B" cut out of `w` (if any) here.
+  void PutCutBegin(Where& w);
   // The arguments of `args` as "name":value pairs (no braces), those
   // named in `skip_in` (text of an "args" object) left out.
   void PutArgs(const std::vector<ExportArg>& args, bool first, std::string_view skip_in = {});
@@ -123,7 +138,7 @@ class JsonTraceWriter : public ExportSink {
   bool first_ = true;
   bool failed_ = false;
   size_t flush_at_ = 0;  // Event() flushes past this size (0: kFlushAt)
-  uint64_t zero_length_unmerged_ = 0;
+  uint64_t begins_moved_ = 0;
 };
 
 }  // namespace hmbtrace

@@ -58,6 +58,11 @@ class Buffer {
   void clear() { used_ = 0; }
   // Keeps the first `n` bytes.
   void Truncate(size_t n) { used_ = std::min(used_, n); }
+  // Drops the first `n` bytes (n <= size()).
+  void EraseFront(size_t n) {
+    std::memmove(begin(), begin() + n, used_ - n);
+    used_ -= n;
+  }
   void swap(Buffer& other) {
     bytes_.swap(other.bytes_);
     std::swap(used_, other.used_);
