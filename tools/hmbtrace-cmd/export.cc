@@ -164,10 +164,14 @@ int RunExport(const ExportOptions& options) {
   }
   std::setvbuf(file.get(), buffer.data(), _IOFBF, buffer.size());
   std::unique_ptr<ExportSink> sink;
-  if (*format == ExportFormat::kProto)
-    sink = std::make_unique<ProtoTraceWriter>(file.get(), options.compress);
-  else
+  const ProtoTraceWriter* proto_writer = nullptr;
+  if (*format == ExportFormat::kProto) {
+    auto writer = std::make_unique<ProtoTraceWriter>(file.get(), options.compress);
+    proto_writer = writer.get();
+    sink = std::move(writer);
+  } else {
     sink = std::make_unique<JsonTraceWriter>(file.get());
+  }
   ExportSummary summary;
   ReadOptions read_options;
   read_options.quiet = options.quiet;
@@ -216,12 +220,18 @@ int RunExport(const ExportOptions& options) {
           static_cast<unsigned long long>(c.host_incomplete),
           static_cast<unsigned long long>(c.flows));
     const bool proto = *format == ExportFormat::kProto;
+    const uint64_t not_atrace = proto_writer ? proto_writer->prints_not_atrace() : 0;
     std::printf("%s: %llu other ftrace events (markers, nvme, ...)%s; timestamps on trace clock "
                 "\"%s\"%s\n",
-                options.output.c_str(), static_cast<unsigned long long>(c.ftrace_events),
+                options.output.c_str(),
+                static_cast<unsigned long long>(c.ftrace_events - not_atrace),
                 proto ? " in ftrace event bundles" : " not in JSON (no place for them)",
                 summary.clock.trace_clock.c_str(),
                 summary.clock.boottime() ? " (BOOTTIME)" : ": they line up within this file only");
+    if (not_atrace)
+      std::printf("%s: %llu trace_marker lines not in atrace form (\"B|pid|name\", ...) only on "
+                  "the trace_marker track: Perfetto reads every ftrace print as atrace\n",
+                  options.output.c_str(), static_cast<unsigned long long>(not_atrace));
     if (!summary.clock.trace_clock.empty() && summary.clock.trace_clock != "local")
       std::printf("%s: the module's clock fits are on trace clock \"local\", the hmb events on "
                   "\"%s\": converted firmware times and ftrace timestamps are on two clocks "

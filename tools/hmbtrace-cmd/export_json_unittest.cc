@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <vector>
 #include <string>
 
@@ -156,7 +158,7 @@ TEST(ExportJson, HostCommandsAreSlicesOnTheirQueuesThreadsWithFlowsToTheFetch) {
     if (host) {
       EXPECT_EQ(threads[e["pid"]][e["tid"]].rfind("qid ", 0), 0u);
       host_begins += e["ph"] == "B";
-      host_instants += e["ph"] == "i";
+      host_instants += e["ph"] == "X" && e["dur"] == 0.0;
     }
     if (!e.contains("bind_id"))
       continue;
@@ -175,7 +177,7 @@ TEST(ExportJson, HostCommandsAreSlicesOnTheirQueuesThreadsWithFlowsToTheFetch) {
     }
   }
   EXPECT_EQ(host_begins, 23);   // completed commands
-  EXPECT_EQ(host_instants, 1);  // the one without nvme_complete_rq
+  EXPECT_EQ(host_instants, 1);  // the one without nvme_complete_rq (with its flow)
   EXPECT_EQ(out.size(), 22u);
   EXPECT_EQ(in.size(), 22u);
   for (const auto& [id, n] : out) {
@@ -183,6 +185,187 @@ TEST(ExportJson, HostCommandsAreSlicesOnTheirQueuesThreadsWithFlowsToTheFetch) {
     EXPECT_EQ(in[id], 1) << id;
     EXPECT_EQ(in_cid[id], out_cid[id]) << id;
   }
+}
+
+const std::vector<std::string> kAllFixtures = {FixturePath(), MarkersFixturePath(),
+                                               CmdJoinFixturePath(), CmdJoinBootFixturePath(),
+                                               ClockFixturePath()};
+
+// Issue 25: Perfetto's JSON importer (json_trace_parser.cc) reads "bind_id"
+// only on "B", "X" and "b"/"e"/"n"; a flow anywhere else is lost
+// (flow_end_without_start).
+TEST(ExportJson, EveryFlowIsOnAnEventPerfettosJsonImporterReadsFlowsOn) {
+  for (const std::string& path : kAllFixtures) {
+    std::map<std::string, int> out, in;
+    const nlohmann::json doc = ExportAll(path);
+    for (const auto& e : doc["traceEvents"]) {
+      if (!e.contains("bind_id"))
+        continue;
+      const std::string ph = e["ph"];
+      EXPECT_TRUE(ph == "B" || ph == "X" || ph == "b" || ph == "e" || ph == "n")
+          << path << ": a flow on \"" << ph << "\"";
+      (e.value("flow_out", false) ? out : in)[e["bind_id"]]++;
+    }
+    // Both ends of every flow.
+    EXPECT_EQ(out.size(), in.size()) << path;
+    for (const auto& [id, n] : out)
+      EXPECT_EQ(in[id], n) << path << " " << id;
+  }
+  // As many as the protobuf export's (export_proto_unittest).
+  std::set<std::string> flows;
+  const nlohmann::json doc = ExportAll(CmdJoinFixturePath());
+  for (const auto& e : doc["traceEvents"])
+    if (e.contains("bind_id") && e["ph"] != "i")
+      flows.insert(e["bind_id"]);
+  EXPECT_EQ(flows.size(), 22u);
+}
+
+// Issue 25: once a file has an "X", Perfetto's sorter (trace_sorter.h)
+// puts every "E" first among the events of its timestamp: an "E" at its
+// own "B"'s time closes nothing and the slice never ends (dur -1).
+TEST(ExportJson, NoEndIsAtItsOwnBeginsTimestamp) {
+  for (const std::string& path : kAllFixtures) {
+    std::map<std::pair<int, int>, std::vector<double>> open;  // thread -> begins' ts
+    const nlohmann::json doc = ExportAll(path);
+    for (const auto& e : doc["traceEvents"]) {
+      const std::string ph = e["ph"];
+      const auto thread = std::make_pair(e["pid"].get<int>(), e["tid"].get<int>());
+      if (ph == "B") {
+        open[thread].push_back(e["ts"]);
+      } else if (ph == "E") {
+        ASSERT_FALSE(open[thread].empty()) << path;
+        EXPECT_NE(open[thread].back(), e["ts"].get<double>()) << path << ": E at " << e["ts"];
+        open[thread].pop_back();
+      }
+    }
+  }
+}
+
+TEST(ExportJson, ASliceOfNoLengthIsOneCompleteEventWithBothEndsArguments) {
+  // markers-small: the last cmd_fetch of core 1 begins at the capture's
+  // last timestamp and is ended there, unfinished, 60 events later.
+  int found = 0;
+  const nlohmann::json markers = ExportAll(MarkersFixturePath());
+  for (const auto& e : markers["traceEvents"]) {
+    if (e["ph"] != "X" || e["name"] != "cmd_fetch" || !e["args"].contains("unfinished"))
+      continue;
+    found++;
+    EXPECT_EQ(e["dur"], 0.0);
+    EXPECT_EQ(e["args"]["unfinished"], "capture ended");
+    EXPECT_EQ(e["args"]["seq"], 7162);  // the begin's
+  }
+  EXPECT_EQ(found, 1);
+  // In a stream: other threads' events between the two ends, and an end
+  // with a name the begin also has (the begin's value stays).
+  char* data = nullptr;
+  size_t size = 0;
+  std::FILE* f = open_memstream(&data, &size);
+  JsonTraceWriter writer(f);
+  ExportTrack group{ExportTrack::Kind::kGroup, 1, 0, "dev", 0, "", 1};
+  writer.Track(group);
+  for (uint64_t uuid : {2, 3})
+    writer.Track({ExportTrack::Kind::kSlices, uuid, 1, "core 0", 0, "", 1});
+  ExportEvent e;
+  auto emit = [&](ExportEvent::Type type, uint64_t track, uint64_t ts,
+                  std::vector<std::pair<std::string_view, uint64_t>> args) {
+    e.type = type;
+    e.track = track;
+    e.ts = ts;
+    e.name = type == ExportEvent::Type::kEnd ? "" : "fetch";
+    e.args.clear();
+    for (auto [name, v] : args) {
+      ExportArg& a = e.args.emplace_back();
+      a.name = name;
+      a.u = v;
+    }
+    writer.Event(e);
+  };
+  emit(ExportEvent::Type::kBegin, 2, 5000, {{"seq", 1}});
+  emit(ExportEvent::Type::kBegin, 3, 5000, {{"seq", 2}});
+  emit(ExportEvent::Type::kEnd, 3, 6000, {{"seq", 3}});
+  emit(ExportEvent::Type::kEnd, 2, 5000, {{"seq", 4}, {"cid", 9}});
+  std::string error;
+  ASSERT_TRUE(writer.Finish(&error)) << error;
+  std::fclose(f);
+  const nlohmann::json doc = nlohmann::json::parse(std::string(data, size));
+  std::free(data);
+  std::vector<std::string> phases;
+  for (const auto& ev : doc["traceEvents"])
+    if (ev["ph"] != "M")
+      phases.push_back(ev["ph"]);
+  EXPECT_EQ(phases, (std::vector<std::string>{"X", "B", "E"}));
+  const auto& events = doc["traceEvents"];
+  const auto it = std::find_if(events.begin(), events.end(),
+                               [](const nlohmann::json& ev) { return ev["ph"] == "X"; });
+  ASSERT_NE(it, events.end());
+  const nlohmann::json& x = *it;
+  EXPECT_EQ(x["tid"], 1);
+  EXPECT_EQ(x["ts"], 5.0);
+  EXPECT_EQ(x["dur"], 0.0);
+  EXPECT_EQ(x["args"], nlohmann::json::parse(R"({"seq":1,"cid":9})"));
+  EXPECT_EQ(writer.begins_moved(), 0u);
+}
+
+TEST(ExportJson, ABeginWaitingLongForItsEndIsMovedNotKeptInTheOutput) {
+  char* data = nullptr;
+  size_t size = 0;
+  std::FILE* f = open_memstream(&data, &size);
+  JsonTraceWriter writer(f);
+  writer.Track({ExportTrack::Kind::kGroup, 1, 0, "dev", 0, "", 1});
+  for (uint64_t uuid : {2, 3, 4})
+    writer.Track({ExportTrack::Kind::kSlices, uuid, 1, "core 0", 0, "", 1});
+  ExportEvent e;
+  ExportArg& a = e.args.emplace_back();
+  a.name = "text";
+  a.type = ExportArg::Type::kString;
+  a.s.assign(1000, 'x');
+  e.name = "open";
+  e.type = ExportEvent::Type::kBegin;
+  for (uint64_t track : {2, 4}) {
+    e.track = track;
+    e.ts = 1000 * track;
+    writer.Event(e);
+  }
+  // More than kHoldBytes of other events before their ends: the begins
+  // are cut out of the output, which is written (flat memory)...
+  e.type = ExportEvent::Type::kInstant;
+  e.track = 3;
+  e.ts = 5000;
+  e.name = "filler";
+  size_t fillers = 0;
+  for (; fillers * 1000 < JsonTraceWriter::kHoldBytes + (1u << 20); fillers++)
+    writer.Event(e);
+  EXPECT_EQ(writer.begins_moved(), 2u);
+  std::fflush(f);
+  EXPECT_GT(size, JsonTraceWriter::kHoldBytes);
+  // ... and each comes back where its end is: one ends at its own time
+  // (an "X" of no length), the other later (a "B" and its "E").
+  e.type = ExportEvent::Type::kEnd;
+  e.name = {};
+  e.args.clear();
+  e.track = 2;
+  e.ts = 2000;
+  writer.Event(e);
+  e.track = 4;
+  e.ts = 6000;
+  writer.Event(e);
+  std::string error;
+  ASSERT_TRUE(writer.Finish(&error)) << error;
+  std::fclose(f);
+  const nlohmann::json doc = nlohmann::json::parse(std::string(data, size));
+  std::free(data);
+  std::vector<std::string> tail;
+  size_t instants = 0;
+  for (const auto& ev : doc["traceEvents"]) {
+    if (ev["ph"] == "i") {
+      instants++;
+    } else if (ev["ph"] != "M") {
+      EXPECT_EQ(instants, fillers) << "a begin before the events it was cut out of";
+      tail.push_back(std::string(ev["ph"]) + " " + std::to_string(ev["tid"].get<int>()) + " " +
+                     std::to_string(ev["ts"].get<double>()));
+    }
+  }
+  EXPECT_EQ(tail, (std::vector<std::string>{"X 1 2.000000", "B 3 4.000000", "E 3 6.000000"}));
 }
 
 TEST(ExportJson, NamesTheCapturesTraceClock) {

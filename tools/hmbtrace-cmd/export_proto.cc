@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
+#include <vector>
 
 #include <zlib.h>
 
@@ -320,7 +322,58 @@ void Text(pw::Buffer* out, uint32_t field, std::string_view text) {
     out->Bytes(field, Printable(text));
 }
 
+// Decimal digits only (what strtoul/strtoll accept is wider: a subset).
+bool Digits(std::string_view s, bool sign) {
+  if (sign && !s.empty() && s.front() == '-')
+    s.remove_prefix(1);
+  return !s.empty() && s.size() <= 19 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 }  // namespace
+
+bool AtraceAccepts(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\0'))
+    text.remove_suffix(1);
+  if (text.starts_with("trace_event_clock_sync:"))
+    return true;
+  if (text.find('\0') != std::string_view::npos)
+    return false;
+  std::vector<std::string_view> f;
+  for (size_t at = 0;;) {
+    const size_t bar = text.find('|', at);
+    f.push_back(text.substr(at, bar == std::string_view::npos ? bar : bar - at));
+    if (bar == std::string_view::npos)
+      break;
+    at = bar + 1;
+  }
+  if (f[0].size() != 1)
+    return false;
+  const char phase = f[0][0];
+  if (phase == 'E')
+    return f.size() == 1 || (Digits(f[1], false) && f[1].size() <= 10);
+  if (f.size() < 2 || !Digits(f[1], false) || f[1].size() > 10)
+    return false;
+  auto named = [&](size_t i) { return f.size() > i && !f[i].empty(); };
+  auto number = [&](size_t i) { return f.size() > i && Digits(f[i], true); };
+  switch (phase) {
+    case 'B':
+    case 'I':
+      return named(2);
+    case 'N':
+      return named(2) && named(3);
+    case 'S':
+    case 'F':
+    case 'C':
+      return named(2) && number(3);
+    case 'G':
+      return named(2) && named(3) && number(4);
+    case 'H':
+      return named(2) && (f.size() > 4 && !f[4].empty() ? number(4) : number(3));
+    default:
+      return false;
+  }
+}
 
 void ProtoTraceWriter::FlushBundle(uint32_t cpu, Bundle* bundle) {
   if (bundle->events == 0)
@@ -345,6 +398,19 @@ void ProtoTraceWriter::Ftrace(const ExportFtraceEvent& ev) {
     ftrace_dropped_++;
     return;
   }
+  std::string& buf = text_scratch_;
+  if (ev.print) {
+    // buf with its newline, as trace_marker has it.
+    std::string_view text = ev.buf;
+    if (!text.empty() && text.back() == '\n')
+      text.remove_suffix(1);
+    buf = PlainText(text) ? std::string(text) : Printable(text);
+    buf.push_back('\n');
+    if (!AtraceAccepts(buf)) {
+      prints_not_atrace_++;  // only on the trace_marker track (ExportModel)
+      return;
+    }
+  }
   Bundle& bundle = bundles_[ev.cpu];
   // FtraceEvent (2): timestamp (1), pid (2), then print (3) or generic (327).
   pw::Buffer& e = bundle.events_bytes;
@@ -352,15 +418,9 @@ void ProtoTraceWriter::Ftrace(const ExportFtraceEvent& ev) {
   e.Uint(1, ev.ts);
   e.Uint(2, ev.pid);
   if (ev.print) {
-    // PrintFtraceEvent: ip (1), buf (2) with its newline, as trace_marker has it.
+    // PrintFtraceEvent: ip (1), buf (2).
     const size_t print = e.BeginNested(3);
     e.Uint(1, ev.ip);
-    std::string_view text = ev.buf;
-    if (!text.empty() && text.back() == '\n')
-      text.remove_suffix(1);
-    std::string& buf = text_scratch_;
-    buf = PlainText(text) ? std::string(text) : Printable(text);
-    buf.push_back('\n');
     e.Bytes(2, buf);
     e.EndNested(print);
   } else {

@@ -22,10 +22,15 @@
 // descriptions name the capture's clock when it is another:
 // export_model.h).
 //
-// The capture's other ftrace events (markers, nvme, sched, ...) are written
-// as ftrace event bundles, one per CPU and up to kBundleEvents events:
-// trace_marker lines as `print`, the rest as generic events with their
-// fields; their FtraceEvent timestamps are absolute. A ClockSnapshot names
+// The capture's other ftrace events (nvme, sched, ...) are written as
+// ftrace event bundles, one per CPU and up to kBundleEvents events, as
+// generic events with their fields; their FtraceEvent timestamps are
+// absolute. Perfetto's ftrace parser hands every `print` to its atrace
+// parser, which counts any text not in atrace form as an import error
+// (stats.systrace_parse_failure): a trace_marker line is a `print` only
+// when AtraceAccepts() its text (an atrace writer's "B|pid|name", ...,
+// which Perfetto turns into the slices and counters meant); every line is
+// an instant on the trace_marker track anyway (export_model.h). A ClockSnapshot names
 // BOOTTIME when the capture was recorded on the "boot" clock.
 //
 // Event names, argument names and the values of enum-like arguments are
@@ -87,6 +92,8 @@ class ProtoTraceWriter : public ExportSink {
   // events are counted here and not written.
   static constexpr uint32_t kMaxCpus = 1024;
   uint64_t ftrace_dropped() const { return ftrace_dropped_; }
+  // trace_marker lines left out of the bundles (not in atrace form).
+  uint64_t prints_not_atrace() const { return prints_not_atrace_; }
 
   uint64_t bytes() const { return bytes_; }
   uint64_t packets() const { return packets_; }
@@ -177,11 +184,25 @@ class ProtoTraceWriter : public ExportSink {
   proto_wire::Buffer bundle_packet_;    // reused
   std::string text_scratch_;            // reused
   uint64_t ftrace_dropped_ = 0;
+  uint64_t prints_not_atrace_ = 0;
   bool failed_ = false;
   uint64_t bytes_ = 0;
   uint64_t packets_ = 0;
   uint64_t late_ = 0;
 };
+
+// Whether `text`, a print event's buf, is in atrace form: a strict subset
+// of what Perfetto's atrace parser (ParseSystraceTracePoint(),
+// src/trace_processor/importers/systrace/systrace_parser.h) takes without
+// counting a systrace_parse_failure. After trailing '\n' and '\0', fields
+// split at '|'; the phase is one character; tgid is decimal digits:
+// "B|tgid|name", "E" or "E|tgid[|...]", "I|tgid|name", "N|tgid|track|name",
+// "S|tgid|name|cookie", "F|tgid|name|cookie", "C|tgid|name|value",
+// "G|tgid|track|name|cookie", "H|tgid|track|[name|]cookie" (cookie and
+// value: an optional '-' and digits), or a "trace_event_clock_sync:" line
+// (which Perfetto ignores quietly). Perfetto reads any text whose first
+// character is E as an end; this does not ("End of test" is no atrace).
+bool AtraceAccepts(std::string_view text);
 
 }  // namespace hmbtrace
 

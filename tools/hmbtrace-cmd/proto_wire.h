@@ -56,6 +56,13 @@ class Buffer {
   std::string_view view() const { return {bytes_.data(), used_}; }
   std::string_view view(size_t offset, size_t n) const { return {bytes_.data() + offset, n}; }
   void clear() { used_ = 0; }
+  // Keeps the first `n` bytes.
+  void Truncate(size_t n) { used_ = std::min(used_, n); }
+  // Drops the first `n` bytes (n <= size()).
+  void EraseFront(size_t n) {
+    std::memmove(begin(), begin() + n, used_ - n);
+    used_ -= n;
+  }
   void swap(Buffer& other) {
     bytes_.swap(other.bytes_);
     std::swap(used_, other.used_);
