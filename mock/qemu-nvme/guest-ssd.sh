@@ -57,7 +57,8 @@ check "nvme-pci allocated the HMB trace area ($(dmesg | grep -o 'allocated [0-9]
 # Consume mode "traced": the ring keeps what the device wrote since the HMB
 # was enabled (the partition scan's reads) until the events are enabled.
 insmod /mnt/modules/hmb_trace.ko || die "insmod hmb_trace.ko"
-area=$(ls -d /sys/class/hmb_trace/nvme* 2>/dev/null | head -n 1)
+area=""
+for a in /sys/class/hmb_trace/nvme*; do [ -d "$a" ] && area=$a && break; done
 [ -n "$area" ] || die "no nvme trace area in /sys/class/hmb_trace after insmod (the notifier's replay)"
 ok "hmb_trace's nvme backend attached $(basename "$area") (replayed ENABLED)"
 echo 1 >$T/events/hmb/enable || not_ok "enable the hmb events"
@@ -98,15 +99,18 @@ check "disk data intact (what round 0 wrote on CPU 0 reads back)" cmp -s /tmp/r.
 sleep 1
 check "clock fits made over the control command ($(cat "$area/clock/fits" 2>/dev/null))" \
 	wait_for "[ \"\$(cat $area/clock/fits 2>/dev/null || echo 0)\" -gt 0 ]" 50
-cat "$area"/* >/mnt/area-status.txt 2>/dev/null
-for f in "$area"/*; do [ -f "$f" ] && echo "$(basename "$f"): $(cat "$f" 2>/dev/null | head -n 1)"; done >/mnt/area-status.txt
-for f in "$area"/ctrl/* "$area"/clock/*; do [ -f "$f" ] && echo "$(basename "$(dirname "$f")")/$(basename "$f"): $(cat "$f" 2>/dev/null | head -n 1)"; done >>/mnt/area-status.txt
+for f in "$area"/*; do [ -f "$f" ] && echo "$(basename "$f"): $(head -n 1 "$f" 2>/dev/null)"; done >/mnt/area-status.txt
+for f in "$area"/ctrl/* "$area"/clock/*; do [ -f "$f" ] && echo "$(basename "$(dirname "$f")")/$(basename "$f"): $(head -n 1 "$f" 2>/dev/null)"; done >>/mnt/area-status.txt
 echo 0 >$T/tracing_on
 cat $T/trace >/mnt/trace.txt
 # The module cannot go while its events are enabled.
 echo 0 >$T/events/hmb/enable
 
 check "rmmod hmb_trace" rmmod hmb_trace
+# nvme_remove(): shutdown, then nvme_free_host_mem() frees the trace area
+# (FREEING, with no subscriber left).
+check "rmmod nvme nvme_core (shutdown, HMB and trace area freed)" \
+	sh -c "rmmod nvme && rmmod nvme_core"
 dmesg >/mnt/dmesg.txt
 bad=$(grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection' /mnt/dmesg.txt)
 if [ -z "$bad" ]; then ok "dmesg: no WARNING, BUG, Oops or call trace"; else not_ok "dmesg: $bad"; fi
