@@ -6,7 +6,7 @@
 # (QEMU's NVMe with the HMB and the trace capability), hmb_trace.ko's nvme
 # backend attaches to the trace area nvme-pci placed, and the records of the
 # device's work are drained into instances/hmb. /mnt/scenario-name says
-# which scenario: record, reset or ctrl. One "ok - " / "not ok - " line per
+# which scenario: record, reset, ctrl or maxd1. One "ok - " / "not ok - " line per
 # check; the trace and dmesg go to /mnt for the host's checks.
 
 fails=0
@@ -50,6 +50,27 @@ done
 	die "the loaded nvme is not the patched one"
 wait_for '[ -b /dev/nvme0n1 ]' 300 || die "no /dev/nvme0n1 30 s after insmod"
 ok "patched nvme drives the reference SSD: nvme0n1 $(cat /sys/block/nvme0n1/size) sectors"
+if [ "$scenario" = maxd1 ]; then
+	# HMMAXD = 1: the one descriptor entry goes to the data HMB, the
+	# trace area is dropped (feature EN=0), the HMB works as without it.
+	check "HMMAXD=1: data HMB allocated ($(dmesg | grep -o 'allocated .* host memory buffer' | head -n 1))" \
+		sh -c "dmesg | grep -q 'allocated .* host memory buffer'"
+	check "HMMAXD=1: no HMB trace area allocated" \
+		sh -c "! dmesg | grep -q 'HMB trace area'"
+	insmod /mnt/modules/hmb_trace.ko || die "insmod hmb_trace.ko"
+	check "HMMAXD=1: hmb_trace got no area" sh -c "! ls /sys/class/hmb_trace/nvme* >/dev/null 2>&1"
+	head -c 524288 /dev/urandom >/tmp/p.bin
+	io_round 0
+	dd if=/dev/nvme0n1 of=/tmp/r.bin bs=16384 count=32 skip=0 iflag=direct 2>/dev/null
+	check "disk data intact" cmp -s /tmp/r.bin /tmp/p.bin
+	: >/mnt/trace.txt
+	check "rmmod hmb_trace nvme nvme_core" sh -c "rmmod hmb_trace && rmmod nvme && rmmod nvme_core"
+	dmesg >/mnt/dmesg.txt
+	bad=$(grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection' /mnt/dmesg.txt)
+	if [ -z "$bad" ]; then ok "dmesg: no WARNING, BUG, Oops or call trace"; else not_ok "dmesg: $bad"; fi
+	[ "$fails" -eq 0 ]
+	exit
+fi
 # nvme_hmb_trace_probe/alloc: the capability read, the area allocated.
 check "nvme-pci allocated the HMB trace area ($(dmesg | grep -o 'allocated [0-9]* KiB HMB trace area.*' | head -n 1))" \
 	sh -c "dmesg | grep -q 'allocated [0-9]* KiB HMB trace area'"

@@ -10,7 +10,8 @@
 # against what the device did (QEMU's own trace of the commands it
 # processed and the admin commands the driver sent).
 #
-# Usage: mock/qemu-nvme/run-ssd.sh record|reset|ctrl [--keep]
+# Usage: mock/qemu-nvme/run-ssd.sh record|reset|ctrl|maxd1 [--keep]
+# (maxd1: the device reports HMMAXD = 1, so the host drops the trace area)
 # Output in build/e2e/ssd-SCENARIO/ (guest.log, trace.txt, qemu-nvme.log,
 # dmesg.txt, check.log). Exit 0 when every check passed, 77 when the
 # reference SSD cannot be built here (no qemu source package: the reason is
@@ -23,7 +24,7 @@ repo=$(cd "$here/../.." && pwd)
 source "$repo/mock/qemu/lib.sh"
 
 scenario=${1:?usage: run-ssd.sh record|reset|ctrl [--keep]}
-case "$scenario" in record | reset | ctrl) ;; *) echo "run-ssd.sh: unknown scenario $scenario" >&2; exit 2 ;; esac
+case "$scenario" in record | reset | ctrl | maxd1) ;; *) echo "run-ssd.sh: unknown scenario $scenario" >&2; exit 2 ;; esac
 keep=0
 [[ ${2:-} == --keep ]] && keep=1
 
@@ -72,10 +73,12 @@ initrd=$run/initrd.cpio.gz
 # pci_nvme_admin_cmd), every completion it posted, every Set Features.
 events=pci_nvme_io_cmd,pci_nvme_admin_cmd,pci_nvme_enqueue_req_completion,pci_nvme_setfeat
 events+=,pci_nvme_mmio_shutdown_set
+maxd=""
+[[ $scenario != maxd1 ]] || maxd=,hmb.maxd=1
 # shellcheck disable=SC2054 # commas belong to QEMU's option syntax
 qargs=(--qemu-arg -drive --qemu-arg "file=$disk,if=none,id=nvm0,format=raw"
 	--qemu-arg -device
-	--qemu-arg "nvme,serial=hmbssd,drive=nvm0,max_ioqpairs=4,hmb=on,hmb.trace=on,hmb.trace.cores=4,hmb.trace.drift_ppm=${HMB_SSD_DRIFT_PPM:-150}"
+	--qemu-arg "nvme,serial=hmbssd,drive=nvm0,max_ioqpairs=4,hmb=on,hmb.trace=on,hmb.trace.cores=4,hmb.trace.drift_ppm=${HMB_SSD_DRIFT_PPM:-150}$maxd"
 	--qemu-arg -D --qemu-arg "$run/qemu-nvme.log")
 for e in ${events//,/ }; do
 	qargs+=(--qemu-arg -trace --qemu-arg "enable=$e")

@@ -106,6 +106,17 @@ def main():
           f"in generations {gens}; lost {dict(lost) or 0}")
     print(f"figures: Set Features (fid, cdw11) in order: {setfeat}")
 
+    if scenario == "maxd1":
+        # nvme_hmb_trace_place() with no area: C2h EN=0, then the data HMB.
+        check(f"HMMAXD=1: the vendor feature says no trace area (C2h EN=0) right before "
+              f"the HMB enable ({setfeat})",
+              (0xc2, 0) in setfeat and
+              setfeat[setfeat.index((0xc2, 0)) + 1:][:1] == [(0x0d, 1)] and
+              not any(fid == 0xc2 and dw & 1 for fid, dw in setfeat))
+        check(f"HMMAXD=1: no record drained ({nrec})", nrec == 0)
+        check(f"rmmod nvme shut the controller down ({shutdowns} CC.SHN)", shutdowns == 1)
+        return 1 if failed else 0
+
     # nvme_hmb_trace_place() before nvme_set_host_mem(): C2h EN=1 right before 0Dh EHM=1.
     places = [i for i, (fid, dw) in enumerate(setfeat) if fid == 0xc2 and dw & 1]
     check("nvme-pci placed the trace area (vendor feature C2h EN=1) right before every "
