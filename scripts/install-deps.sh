@@ -4,12 +4,16 @@
 # Install the Debian 12 packages hmbtrace needs to build, test and run the demo.
 # Idempotent: packages already present are skipped, so a second run is quick.
 # Usage: scripts/install-deps.sh [--kernel] [--kernel-source] [--package]
+#                               [--qemu-source]
 #   --kernel   also install what the QEMU guest needs (kernel image/headers, QEMU,
 #              busybox, trace-cmd).
 #   --kernel-source  also linux-source-6.1 (kernel/patches/verify.sh: the tree the
 #              nvme-pci series applies to, and checkpatch.pl).
 #   --package  also install what the Debian packages, DKMS and the install
 #              check need (debhelper, dh-dkms, dkms, lintian; tests/install).
+#   --qemu-source  also a deb-src entry for Debian's archive and what building
+#              QEMU 7.2 from Debian's source needs (mock/qemu-nvme/build.sh: the
+#              emulated SSD with the HMB and the trace capability).
 set -euo pipefail
 
 # libtraceevent-dev and trace-cmd: plugin_hmb.so and its unit tests.
@@ -28,13 +32,42 @@ kernel_pkgs=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-stati
 package_pkgs=(dpkg-dev debhelper dh-dkms dkms fakeroot lintian man-db
 	      libtracefs-dev libtracecmd-dev linux-headers-amd64)
 
+# mock/qemu-nvme/build.sh: dpkg-source (dpkg-dev) unpacks the source package;
+# the four -dev packages are what QEMU's configure wants for the device set
+# the harness uses (measured in PLATFORM-NOTES.md).
+qemu_source_pkgs=(dpkg-dev libglib2.0-dev libpixman-1-dev libcap-ng-dev libfdt-dev
+		  libattr1-dev python3-venv)
+debsrc=/etc/apt/sources.list.d/hmbtrace-debian-src.sources
+
+# Source packages come from the same archive as the binaries: one deb-src
+# entry with the URIs/Suites/Signed-By of debian.sources.
+add_deb_src()
+{
+	local main=/etc/apt/sources.list.d/debian.sources
+	if grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ ||
+	   grep -qs '^deb-src ' /etc/apt/sources.list; then
+		return 0
+	fi
+	[[ -r $main ]] || { echo "install-deps: no $main to copy a deb-src entry from" >&2; exit 1; }
+	echo "install-deps: adding $debsrc"
+	sed -e 's/^Types:.*/Types: deb-src/' "$main" | $SUDO tee "$debsrc" >/dev/null
+	need_update=1
+}
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then
+	SUDO="sudo"
+fi
+need_update=0
+
 pkgs=("${base_pkgs[@]}")
 for arg in "$@"; do
 	case "$arg" in
 	--kernel) pkgs+=("${kernel_pkgs[@]}") ;;
 	--kernel-source) pkgs+=(linux-source-6.1 xz-utils) ;;
 	--package) pkgs+=("${package_pkgs[@]}") ;;
-	*) echo "install-deps: unknown option $arg (--kernel, --kernel-source, --package)" >&2; exit 2 ;;
+	--qemu-source) pkgs+=("${qemu_source_pkgs[@]}"); add_deb_src ;;
+	*) echo "install-deps: unknown option $arg (--kernel, --kernel-source, --package, --qemu-source)" >&2; exit 2 ;;
 	esac
 done
 
@@ -47,14 +80,14 @@ done
 
 if ((${#missing[@]} == 0)); then
 	echo "install-deps: all ${#pkgs[@]} packages present"
+	# A new deb-src entry still needs its index.
+	if ((need_update)); then
+		$SUDO apt-get update -q
+	fi
 	exit 0
 fi
 
 echo "install-deps: installing ${missing[*]}"
-SUDO=""
-if [[ $(id -u) -ne 0 ]]; then
-	SUDO="sudo"
-fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,138 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest half of mock/qemu-nvme/run-ssd.sh (runs as /mnt/scenario.sh, busybox
+# sh): the patched nvme-core/nvme from /mnt/modules drive the reference SSD
+# (QEMU's NVMe with the HMB and the trace capability), hmb_trace.ko's nvme
+# backend attaches to the trace area nvme-pci placed, and the records of the
+# device's work are drained into instances/hmb. /mnt/scenario-name says
+# which scenario: record, reset, ctrl or maxd1. One "ok - " / "not ok - " line per
+# check; the trace and dmesg go to /mnt for the host's checks.
+
+fails=0
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; fails=$((fails + 1)); }
+die() { not_ok "$*"; dmesg >/mnt/dmesg.txt; exit 1; }
+check() {
+	what=$1
+	shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+wait_for() {
+	i=0
+	while ! eval "$1"; do
+		i=$((i + 1))
+		[ "$i" -le "$2" ] || return 1
+		sleep 0.1
+	done
+}
+
+scenario=$(cat /mnt/scenario-name)
+T=/sys/kernel/tracing/instances/hmb
+
+# O_DIRECT reads and writes on both CPUs (so on both I/O queues), several
+# in flight per CPU: $1 = MiB offset of this round's writes.
+command -v taskset >/dev/null || taskset() { shift 2; "$@"; }
+io_round() {
+	for cpu in 0 1; do
+		taskset -c $cpu dd if=/dev/nvme0n1 of=/dev/null bs=4096 count=128 \
+			skip=$((cpu * 512)) iflag=direct 2>/dev/null &
+		taskset -c $cpu dd if=/tmp/p.bin of=/dev/nvme0n1 bs=16384 \
+			count=32 seek=$(( ($1 + cpu) * 64)) oflag=direct 2>/dev/null &
+	done
+	wait
+}
+
+for m in crct10dif_common crc-t10dif crc64 crc64-rocksoft t10-pi nvme-core nvme; do
+	insmod "/mnt/modules/$m.ko" || die "insmod $m.ko"
+done
+[ "$(cat /sys/module/nvme/srcversion)" = "$(cat /mnt/nvme.srcversion)" ] ||
+	die "the loaded nvme is not the patched one"
+wait_for '[ -b /dev/nvme0n1 ]' 300 || die "no /dev/nvme0n1 30 s after insmod"
+ok "patched nvme drives the reference SSD: nvme0n1 $(cat /sys/block/nvme0n1/size) sectors"
+if [ "$scenario" = maxd1 ]; then
+	# HMMAXD = 1: the one descriptor entry goes to the data HMB, the
+	# trace area is dropped (feature EN=0), the HMB works as without it.
+	check "HMMAXD=1: data HMB allocated ($(dmesg | grep -o 'allocated .* host memory buffer' | head -n 1))" \
+		sh -c "dmesg | grep -q 'allocated .* host memory buffer'"
+	check "HMMAXD=1: no HMB trace area allocated" \
+		sh -c "! dmesg | grep -q 'HMB trace area'"
+	insmod /mnt/modules/hmb_trace.ko || die "insmod hmb_trace.ko"
+	check "HMMAXD=1: hmb_trace got no area" sh -c "! ls /sys/class/hmb_trace/nvme* >/dev/null 2>&1"
+	head -c 524288 /dev/urandom >/tmp/p.bin
+	io_round 0
+	dd if=/dev/nvme0n1 of=/tmp/r.bin bs=16384 count=32 skip=0 iflag=direct 2>/dev/null
+	check "disk data intact" cmp -s /tmp/r.bin /tmp/p.bin
+	: >/mnt/trace.txt
+	check "rmmod hmb_trace nvme nvme_core" sh -c "rmmod hmb_trace && rmmod nvme && rmmod nvme_core"
+	dmesg >/mnt/dmesg.txt
+	bad=$(grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection' /mnt/dmesg.txt)
+	if [ -z "$bad" ]; then ok "dmesg: no WARNING, BUG, Oops or call trace"; else not_ok "dmesg: $bad"; fi
+	[ "$fails" -eq 0 ]
+	exit
+fi
+# nvme_hmb_trace_probe/alloc: the capability read, the area allocated.
+check "nvme-pci allocated the HMB trace area ($(dmesg | grep -o 'allocated [0-9]* KiB HMB trace area.*' | head -n 1))" \
+	sh -c "dmesg | grep -q 'allocated [0-9]* KiB HMB trace area'"
+
+# Consume mode "traced": the ring keeps what the device wrote since the HMB
+# was enabled (the partition scan's reads) until the events are enabled.
+insmod /mnt/modules/hmb_trace.ko || die "insmod hmb_trace.ko"
+area=""
+for a in /sys/class/hmb_trace/nvme*; do [ -d "$a" ] && area=$a && break; done
+[ -n "$area" ] || die "no nvme trace area in /sys/class/hmb_trace after insmod (the notifier's replay)"
+ok "hmb_trace's nvme backend attached $(basename "$area") (replayed ENABLED)"
+echo 1 >$T/events/hmb/enable || not_ok "enable the hmb events"
+echo 1 >$T/tracing_on
+check "control channel available" [ "$(cat "$area/ctrl/available")" = 1 ]
+
+head -c 524288 /dev/urandom >/tmp/p.bin 2>/dev/null
+
+io_round 0
+
+case "$scenario" in
+reset)
+	io_round 2 &
+	echo 1 >/sys/class/nvme/nvme0/reset_controller || not_ok "write reset_controller"
+	wait
+	# shellcheck disable=SC2016 # evaluated by wait_for
+	check "controller reset while tracing: live again" \
+		wait_for '[ "$(cat /sys/class/nvme/nvme0/state)" = live ]' 300
+	check "the trace area is back after the reset" \
+		wait_for "[ -d $area ] && [ \"\$(cat $area/state 2>/dev/null)\" = attached ]" 100
+	io_round 4
+	;;
+ctrl)
+	check "control: STOP answered" sh -c "echo stop >$area/ctrl/tracing"
+	io_round 2
+	echo stopped-io-done >/mnt/ctrl-marks
+	check "control: START answered" sh -c "echo start >$area/ctrl/tracing"
+	check "control: ECHO 4242 on core 1 answered" sh -c "echo '4242 1' >$area/ctrl/echo"
+	check "control: RING_MODE stop is unsupported (EOPNOTSUPP)" \
+		sh -c "! echo stop >$area/ctrl/ring_mode 2>/dev/null"
+	io_round 4
+	;;
+esac
+# Read back before the trace is taken: the device's every I/O command is
+# then in the trace (verify_ssd.py counts them against QEMU's log).
+dd if=/dev/nvme0n1 of=/tmp/r.bin bs=16384 count=32 skip=0 iflag=direct 2>/dev/null
+check "disk data intact (what round 0 wrote on CPU 0 reads back)" cmp -s /tmp/r.bin /tmp/p.bin
+sleep 1
+check "clock fits made over the control command ($(cat "$area/clock/fits" 2>/dev/null))" \
+	wait_for "[ \"\$(cat $area/clock/fits 2>/dev/null || echo 0)\" -gt 0 ]" 50
+for f in "$area"/*; do [ -f "$f" ] && echo "$(basename "$f"): $(head -n 1 "$f" 2>/dev/null)"; done >/mnt/area-status.txt
+for f in "$area"/ctrl/* "$area"/clock/*; do [ -f "$f" ] && echo "$(basename "$(dirname "$f")")/$(basename "$f"): $(head -n 1 "$f" 2>/dev/null)"; done >>/mnt/area-status.txt
+echo 0 >$T/tracing_on
+cat $T/trace >/mnt/trace.txt
+# The module cannot go while its events are enabled.
+echo 0 >$T/events/hmb/enable
+
+check "rmmod hmb_trace" rmmod hmb_trace
+# nvme_remove(): shutdown, then nvme_free_host_mem() frees the trace area
+# (FREEING, with no subscriber left).
+check "rmmod nvme nvme_core (shutdown, HMB and trace area freed)" \
+	sh -c "rmmod nvme && rmmod nvme_core"
+dmesg >/mnt/dmesg.txt
+bad=$(grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection' /mnt/dmesg.txt)
+if [ -z "$bad" ]; then ok "dmesg: no WARNING, BUG, Oops or call trace"; else not_ok "dmesg: $bad"; fi
+[ "$fails" -eq 0 ]

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Run one scenario against the reference SSD: boot Debian's kernel under the
+# QEMU of mock/qemu-nvme/build.sh with an NVMe controller that has the HMB
+# and the trace capability (-device nvme,hmb=on,hmb.trace=on), load the
+# patched nvme-core/nvme of kernel/patches and hmb_trace.ko with its nvme
+# backend (both built by kernel/patches/verify.sh --no-guest, which this
+# runs first), drive I/O, and check on the host what the guest drained
+# against what the device did (QEMU's own trace of the commands it
+# processed and the admin commands the driver sent).
+#
+# Usage: mock/qemu-nvme/run-ssd.sh record|reset|ctrl|maxd1 [--keep]
+# (maxd1: the device reports HMMAXD = 1, so the host drops the trace area)
+# Output in build/e2e/ssd-SCENARIO/ (guest.log, trace.txt, qemu-nvme.log,
+# dmesg.txt, check.log). Exit 0 when every check passed, 77 when the
+# reference SSD cannot be built here (no qemu source package: the reason is
+# printed; or no linux-source-6.1 for the patched nvme), 1 otherwise.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=mock/qemu/lib.sh
+source "$repo/mock/qemu/lib.sh"
+
+scenario=${1:?usage: run-ssd.sh record|reset|ctrl [--keep]}
+case "$scenario" in record | reset | ctrl | maxd1) ;; *) echo "run-ssd.sh: unknown scenario $scenario" >&2; exit 2 ;; esac
+keep=0
+[[ ${2:-} == --keep ]] && keep=1
+
+qrc=0
+qemu=$("$here/build.sh") || qrc=$?
+if ((qrc == 77)); then
+	echo "run-ssd: SKIPPED: the reference SSD cannot be built (no qemu source package)"
+	exit 77
+fi
+((qrc == 0)) || { echo "run-ssd: mock/qemu-nvme/build.sh failed (status $qrc)"; exit 1; }
+echo "run-ssd: QEMU $qemu" >&2
+bdir=$repo/build/kernel-patches
+mkdir -p "$bdir"
+krc=0
+"$repo/kernel/patches/verify.sh" --no-guest --build-dir "$bdir" >"$bdir.log" 2>&1 || krc=$?
+if ((krc == 77)); then
+	# No linux-source-6.1: no patched nvme to test (verify.sh says why).
+	grep SKIPPED "$bdir.log" || true
+	echo "run-ssd: SKIPPED: kernel/patches/verify.sh could not build the patched nvme"
+	exit 77
+fi
+((krc == 0)) ||
+	{ tail -n 20 "$bdir.log"; echo "run-ssd: kernel/patches/verify.sh --no-guest failed" >&2; exit 1; }
+mods=$bdir/modules
+hmb=$bdir/hmb_trace
+
+run=$repo/build/e2e/ssd-$scenario
+rm -rf "$run"
+mkdir -p "$run/modules"
+kver=$(hmbq_kver)
+kmods=/lib/modules/$kver/kernel
+for m in lib/crc-t10dif lib/crc64 lib/crc64-rocksoft block/t10-pi crypto/crct10dif_common; do
+	for c in "$kmods/$m".ko "$kmods/$m".ko.xz "$kmods/$m".ko.zst; do
+		[[ -f $c ]] || continue
+		case "$c" in
+		*.ko) cp "$c" "$run/modules/" ;;
+		*.ko.xz) xz -dc "$c" >"$run/modules/$(basename "$m").ko" ;;
+		*.ko.zst) zstd -qdc "$c" >"$run/modules/$(basename "$m").ko" ;;
+		esac
+		break
+	done
+done
+cp "$mods/nvme-core.ko" "$mods/nvme.ko" "$hmb/hmb_trace.ko" "$run/modules/"
+modinfo -F srcversion "$mods/nvme.ko" >"$run/nvme.srcversion"
+cp "$here/guest-ssd.sh" "$run/scenario.sh"
+echo "$scenario" >"$run/scenario-name"
+disk=$run/disk.img
+truncate -s 64M "$disk"
+
+initrd=$run/initrd.cpio.gz
+"$repo/mock/qemu/build-initramfs.sh" "$initrd" >"$run/initramfs.log" 2>&1 ||
+	{ tail -n 5 "$run/initramfs.log"; echo "run-ssd: initramfs failed" >&2; exit 1; }
+
+# The device's own account: every command it fetched (pci_nvme_io_cmd,
+# pci_nvme_admin_cmd), every completion it posted, every Set Features.
+events=pci_nvme_io_cmd,pci_nvme_admin_cmd,pci_nvme_enqueue_req_completion,pci_nvme_setfeat
+events+=,pci_nvme_mmio_shutdown_set
+maxd=""
+[[ $scenario != maxd1 ]] || maxd=,hmb.maxd=1
+# shellcheck disable=SC2054 # commas belong to QEMU's option syntax
+qargs=(--qemu-arg -drive --qemu-arg "file=$disk,if=none,id=nvm0,format=raw"
+	--qemu-arg -device
+	--qemu-arg "nvme,serial=hmbssd,drive=nvm0,max_ioqpairs=4,hmb=on,hmb.trace=on,hmb.trace.cores=4,hmb.trace.drift_ppm=${HMB_SSD_DRIFT_PPM:-150}$maxd"
+	--qemu-arg -D --qemu-arg "$run/qemu-nvme.log")
+for e in ${events//,/ }; do
+	qargs+=(--qemu-arg -trace --qemu-arg "enable=$e")
+done
+rc=0
+t0=$SECONDS
+HMBTRACE_QEMU=$qemu "$repo/mock/qemu/run-guest.sh" --share "$run" --initrd "$initrd" \
+	--timeout 240 --append hmbtrace.nvme_driver=0 --quiet "${qargs[@]}" \
+	>"$run/run-guest.log" 2>&1 || rc=$?
+echo "run-ssd: guest ran $((SECONDS - t0)) s (status $rc)" >&2
+grep -E '^(ok|not ok) - ' "$run/guest.log" 2>/dev/null | sed 's/^/guest: /' || true
+crc=0
+python3 "$here/verify_ssd.py" "$scenario" "$run" | tee "$run/check.log" || crc=$?
+((keep)) || rm -f "$disk" "$initrd"
+if ((rc != 0 || crc != 0)); then
+	tail -n 20 "$run/console.log" 2>/dev/null || true
+	echo "run-ssd: $scenario FAILED (guest status $rc, host checks $crc; see $run)"
+	exit 1
+fi
+echo "run-ssd: $scenario passed"
