@@ -18,7 +18,7 @@
 #   reference SSD - mock/qemu-nvme/run-ssd.sh record, reset, ctrl: the
 #           patched nvme-pci and hmb_trace.ko on Debian's QEMU 7.2 patched to
 #           have an NVMe HMB and the trace capability (built once, cached in
-#           build/qemu-nvme; skipped under --no-e2e)
+#           ~/.cache/hmbtrace/qemu-nvme; skipped under --no-e2e)
 # Usage: scripts/test.sh [--no-e2e] [--no-fuzz] [--no-install]
 # Ends with one line "N passed, M failed" over every test it ran
 # (", K skipped" added when a stage could not run, e.g. no linux-source-6.1).

@@ -8,8 +8,10 @@
 # qemu-system-x86_64 it built (or found in the cache) on stdout; progress goes
 # to stderr.
 #
-# Cache: $HMB_QEMU_NVME_CACHE (default build/qemu-nvme/ of this tree, which
-# is git-ignored). The binary lives in bin/<key>/, where <key> is a hash of the
+# Cache: $HMB_QEMU_NVME_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/hmbtrace/
+# qemu-nvme, outside the tree, so that every checkout of the machine, CI's
+# fresh clones too, shares one build; one build.sh at a time holds its
+# lock). The binary lives in bin/<key>/, where <key> is a hash of the
 # source package version, the series and the producer sources: it is rebuilt
 # only when one of them changes. The unpacked source tree is kept per source
 # version, so a changed patch costs an incremental ninja run (~10 s for
@@ -23,7 +25,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-cache=${HMB_QEMU_NVME_CACHE:-$repo/build/qemu-nvme}
+cache=${HMB_QEMU_NVME_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hmbtrace/qemu-nvme}
 jobs=${HMB_QEMU_NVME_JOBS:-$(nproc)}
 
 log() { echo "qemu-nvme: $*" >&2; }
@@ -58,6 +60,10 @@ if [[ ${1:-} == --print-key ]]; then
 fi
 
 bin="$cache/bin/$key/qemu-system-x86_64"
+mkdir -p "$cache"
+# Two checkouts building at once would patch one source tree twice.
+exec 9>"$cache/.lock"
+flock 9
 if [[ -x $bin ]]; then
 	echo "$bin"
 	exit 0
