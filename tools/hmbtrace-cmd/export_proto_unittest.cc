@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
-#include <regex>
+#include <sstream>
 #include <set>
 #include <string>
 #include <tuple>
@@ -938,15 +938,44 @@ TEST(ExportProto, BundlesHoldTheMarkersAndNvmeEventsAtTheirTimestamps) {
 }
 
 // Perfetto's atrace grammar (ParseSystraceTracePoint() in its
-// systrace_parser.h), written here as a regular expression, stricter
-// where that parser is lax: what it takes without a systrace_parse_failure.
-bool PerfettoAtraceTakes(const std::string& buf) {
-  static const std::regex kAtrace(
-      R"((B\|\d{1,10}\|.*[^\n]|E|E\|\d{1,10}(\|.*)?|I\|\d{1,10}\|[^|]+(\|.*)?|)"
-      R"(N\|\d{1,10}\|[^|]+\|[^|]+(\|.*)?|[SFC]\|\d{1,10}\|[^|]+\|-?\d{1,19}(\|.*)?|)"
-      R"(G\|\d{1,10}\|[^|]+\|[^|]+\|-?\d{1,19}(\|.*)?|H\|\d{1,10}\|[^|]+\|([^|]*\|)?-?\d{1,19}(\|.*)?|)"
-      R"(trace_event_clock_sync:.*)\n?)");
-  return std::regex_match(buf, kAtrace);
+// systrace_parser.h), restated here field by field (an istringstream split
+// at '|', not AtraceAccepts()'s code), stricter where that parser is lax:
+// what it takes without a systrace_parse_failure.
+bool PerfettoAtraceTakes(std::string buf) {
+  while (!buf.empty() && (buf.back() == '\n' || buf.back() == '\0'))
+    buf.pop_back();
+  if (buf.rfind("trace_event_clock_sync:", 0) == 0)
+    return true;
+  std::vector<std::string> f;
+  std::istringstream in(buf);
+  for (std::string field; std::getline(in, field, '|');)
+    f.push_back(field);
+  if (!buf.empty() && buf.back() == '|')
+    f.push_back("");
+  auto digits = [](const std::string& s, size_t max) {
+    const size_t from = !s.empty() && s[0] == '-' && max > 10 ? 1 : 0;
+    return s.size() > from && s.size() - from <= max &&
+           s.find_first_not_of("0123456789", from) == std::string::npos;
+  };
+  auto has = [&](size_t i) { return f.size() > i && !f[i].empty(); };
+  if (f.empty() || f[0].size() != 1)
+    return false;
+  const std::string ph = f[0];
+  if (ph == "E")
+    return f.size() == 1 || digits(f[1], 10);
+  if (f.size() < 2 || f[1].find('-') != std::string::npos || !digits(f[1], 10))
+    return false;
+  if (ph == "B" || ph == "I")
+    return has(2);
+  if (ph == "N")
+    return has(2) && has(3);
+  if (ph == "S" || ph == "F" || ph == "C")
+    return has(2) && f.size() > 3 && digits(f[3], 19);
+  if (ph == "G")
+    return has(2) && has(3) && f.size() > 4 && digits(f[4], 19);
+  if (ph == "H")
+    return has(2) && (has(4) ? digits(f[4], 19) : f.size() > 3 && digits(f[3], 19));
+  return false;
 }
 
 TEST(ExportProto, AtraceFormIsWhatPerfettosAtraceParserTakes) {
@@ -963,6 +992,7 @@ TEST(ExportProto, AtraceFormIsWhatPerfettosAtraceParserTakes) {
                           "B|12", "C|1|depth|4.5", "C|1|depth", "S|1|load|", "I|1|",
                           "End of test", "Bx|1|name", "X|1|name"}) {
     EXPECT_FALSE(AtraceAccepts(bad)) << bad;
+    EXPECT_FALSE(PerfettoAtraceTakes(bad)) << bad;
   }
 }
 
