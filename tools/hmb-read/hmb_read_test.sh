@@ -145,6 +145,7 @@ lag_run() {
 }
 lag_fw=()
 exact=0
+lapped=0
 for batch in 0 4 8 12 16; do
 	for i in $(seq "$batch" $((batch + 3))); do lag_run "$i" & done
 	wait
@@ -152,23 +153,29 @@ done
 for i in $(seq 0 19); do
 	if [[ $(cat "$dir/lag$i.rc") == 0 ]] &&
 	   grep -q '^verify: generation 1: ok: delivered + lost == produced on 2 of 2 cores' \
-		"$dir/lag$i.out" &&
-	   [[ $(column "lag$i" "producer generation 1 " 0 3) -gt 0 ]]; then
+		"$dir/lag$i.out"; then
 		exact=$((exact + 1))
 	else
 		echo "lag run $i:"
 		sed 's/^/    /' "$dir/lag$i.out"
 	fi
+	# The tail was longer than a ring (part of it overwritten) unless the
+	# reader happened to wake during the few ms of the burst.
+	[[ $(column "lag$i" "producer generation 1 " 0 3) -gt 0 ]] && lapped=$((lapped + 1))
 done
-if ((exact == 20)); then
-	pass lag "a reset's tail of several rings charged exactly on 20 of 20 runs (run 0, core 0: overwritten $(column lag0 "producer generation 1 " 0 3), reset $(column lag0 "producer generation 1 " 0 6))"
+if ((exact == 20 && lapped >= 15)); then
+	pass lag "a reset's tail charged exactly on 20 of 20 runs, $lapped of them longer than a ring (run 0, core 0: overwritten $(column lag0 "producer generation 1 " 0 3), reset $(column lag0 "producer generation 1 " 0 6))"
 else
-	echo "FAIL lag: exact on $exact of 20 runs"
+	echo "FAIL lag: exact on $exact of 20 runs, a tail longer than a ring on $lapped"
 	fails=$((fails + 1))
 fi
 # Without a clock the same honest tail is refused (the ring bound), and
 # verification says so: the time bound is what makes the runs above exact.
-lag_run norate --max-rate 0
+# (Up to 3 tries: a reader that woke during the burst has no long tail.)
+for try in 1 2 3; do
+	lag_run norate --max-rate 0
+	grep -q 'refused as implausible' "$dir/lagnorate.out" && break
+done
 expect lagnorate "without the time bound the tail is refused" \
 	'^verify: generation 1: core 0: .*refused as implausible by the bound'
 expect_rc lagnorate 1
