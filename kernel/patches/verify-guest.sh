@@ -11,26 +11,8 @@
 # the reset, B put at 4 MiB by the host, C written at 8 MiB after the reset.
 
 MB=1048576
-fails=0
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; fails=$((fails + 1)); }
-die() { not_ok "$*"; dmesg >/mnt/dmesg.txt; exit 1; }
-# check "what" command...: ok or not ok, by the command's status.
-check() {
-	what=$1
-	shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-
-# Wait up to $2 tenths of a second for the test $1 to succeed.
-wait_for() {
-	i=0
-	while ! eval "$1"; do
-		i=$((i + 1))
-		[ "$i" -le "$2" ] || return 1
-		sleep 0.1
-	done
-}
+# shellcheck source=mock/qemu/guest-tap.sh
+. /mnt/guest-tap.sh
 
 # Read 1 MiB at MiB offset $1 of the disk, bypassing the page cache, and
 # compare it with the file $2.

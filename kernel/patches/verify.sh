@@ -231,20 +231,10 @@ fi
 run=$bdir/guest
 rm -rf "$run"
 mkdir -p "$run/modules"
-kmods=/lib/modules/$kver/kernel
-for m in lib/crc-t10dif lib/crc64 lib/crc64-rocksoft block/t10-pi \
-	crypto/crct10dif_common; do
-	f=""
-	for c in "$kmods/$m".ko "$kmods/$m".ko.xz "$kmods/$m".ko.zst; do
-		[[ -f "$c" ]] && { f=$c; break; }
-	done
-	[[ -n "$f" ]] || { not_ok "guest: $kmods/$m.ko missing (linux-image-$kver)"; finish; }
-	case "$f" in
-	*.ko) cp "$f" "$run/modules/" ;;
-	*.ko.xz) xz -dc "$f" >"$run/modules/$(basename "$m").ko" ;;
-	*.ko.zst) zstd -qdc "$f" >"$run/modules/$(basename "$m").ko" ;;
-	esac
-done
+if ! missing=$(hmbq_stage_modules "$kver" "$run/modules" "${hmbq_nvme_deps[@]}"); then
+	not_ok "guest: $missing"
+	finish
+fi
 cp "$mods/nvme-core.ko" "$mods/nvme.ko" "$run/modules/"
 [[ -f "$hmb/hmb_trace.ko" ]] && cp "$hmb/hmb_trace.ko" "$run/modules/"
 [[ -f "$hmb/nvme_hmb_fake.ko" ]] && cp "$hmb/nvme_hmb_fake.ko" "$run/modules/"
@@ -261,6 +251,7 @@ head -c 1048576 /dev/urandom >"$run/b.bin"
 head -c 1048576 /dev/urandom >"$run/c.bin"
 dd if="$run/b.bin" of="$disk" bs=1M seek=4 conv=notrunc status=none
 cp "$here/verify-guest.sh" "$run/scenario.sh"
+cp "$repo/mock/qemu/guest-tap.sh" "$run/"
 
 initrd=$run/initrd.cpio.gz
 "$repo/mock/qemu/build-initramfs.sh" "$initrd" >"$run/initramfs.log" 2>&1 ||

@@ -9,23 +9,8 @@
 # which scenario: record, reset, ctrl or maxd1. One "ok - " / "not ok - " line per
 # check; the trace and dmesg go to /mnt for the host's checks.
 
-fails=0
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; fails=$((fails + 1)); }
-die() { not_ok "$*"; dmesg >/mnt/dmesg.txt; exit 1; }
-check() {
-	what=$1
-	shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-wait_for() {
-	i=0
-	while ! eval "$1"; do
-		i=$((i + 1))
-		[ "$i" -le "$2" ] || return 1
-		sleep 0.1
-	done
-}
+# shellcheck source=mock/qemu/guest-tap.sh
+. /mnt/guest-tap.sh
 
 scenario=$(cat /mnt/scenario-name)
 T=/sys/kernel/tracing/instances/hmb

@@ -55,21 +55,12 @@ run=$repo/build/e2e/ssd-$scenario
 rm -rf "$run"
 mkdir -p "$run/modules"
 kver=$(hmbq_kver)
-kmods=/lib/modules/$kver/kernel
-for m in lib/crc-t10dif lib/crc64 lib/crc64-rocksoft block/t10-pi crypto/crct10dif_common; do
-	for c in "$kmods/$m".ko "$kmods/$m".ko.xz "$kmods/$m".ko.zst; do
-		[[ -f $c ]] || continue
-		case "$c" in
-		*.ko) cp "$c" "$run/modules/" ;;
-		*.ko.xz) xz -dc "$c" >"$run/modules/$(basename "$m").ko" ;;
-		*.ko.zst) zstd -qdc "$c" >"$run/modules/$(basename "$m").ko" ;;
-		esac
-		break
-	done
-done
+missing=$(hmbq_stage_modules "$kver" "$run/modules" "${hmbq_nvme_deps[@]}") ||
+	{ echo "run-ssd: $missing" >&2; exit 1; }
 cp "$mods/nvme-core.ko" "$mods/nvme.ko" "$hmb/hmb_trace.ko" "$run/modules/"
 modinfo -F srcversion "$mods/nvme.ko" >"$run/nvme.srcversion"
 cp "$here/guest-ssd.sh" "$run/scenario.sh"
+cp "$repo/mock/qemu/guest-tap.sh" "$run/"
 echo "$scenario" >"$run/scenario-name"
 disk=$run/disk.img
 truncate -s 64M "$disk"

@@ -50,6 +50,31 @@ hmbq_kver() {
 	echo "$best"
 }
 
+# The Debian modules nvme-core needs beside it in the guest (from
+# `modinfo -k KVER -F depends`), in load order, relative to kernel/.
+hmbq_nvme_deps=(lib/crc-t10dif lib/crc64 lib/crc64-rocksoft block/t10-pi
+		crypto/crct10dif_common)
+
+# hmbq_stage_modules KVER DIR MODULE...: each /lib/modules/KVER/kernel/
+# MODULE.ko (or .ko.xz, .ko.zst, decompressed) into DIR as NAME.ko.
+# Returns 1, naming the first one missing, if one is not installed.
+hmbq_stage_modules() {
+	local kmods=/lib/modules/$1/kernel dir=$2 m c f
+	shift 2
+	for m in "$@"; do
+		c=""
+		for f in "$kmods/$m".ko "$kmods/$m".ko.xz "$kmods/$m".ko.zst; do
+			[[ -f $f ]] && { c=$f; break; }
+		done
+		[[ -n $c ]] || { echo "$kmods/$m.ko missing (linux-image-$1)"; return 1; }
+		case "$c" in
+		*.ko) cp "$c" "$dir/" ;;
+		*.ko.xz) xz -dc "$c" >"$dir/$(basename "$m").ko" ;;
+		*.ko.zst) zstd -qdc "$c" >"$dir/$(basename "$m").ko" ;;
+		esac
+	done
+}
+
 # hmbq_size_bytes 64M -> 67108864 (accepts plain bytes or a K/M/G suffix).
 hmbq_size_bytes() {
 	local s=$1 n mult=1
