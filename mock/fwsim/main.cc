@@ -225,17 +225,17 @@ int Main(int argc, char** argv) {
       ->type_name("N");
   AddClockOptions(app, config.clock);
   app.add_option("--rate", config.rate,
-                 "Records per second per core; 0: as fast as possible")
+                 "Records per second per core; 0: as fast as 32 commands in flight allow")
       ->capture_default_str()
       ->type_name("N");
   app.add_option("--burst", config.burst,
-                 "Records emitted back to back before pacing")
+                 "Records whose work arrives at the same time before pacing")
       ->capture_default_str()
       ->check(CLI::PositiveNumber.description(""))
       ->type_name("N");
   app.add_option("--full-speed-after", config.full_speed_after,
-                 "Once a core has produced N records in total, it writes as "
-                 "fast as it can (a burst that laps the ring); 0: never")
+                 "Once a core has produced N records in total, work arrives as "
+                 "fast as its queue depth allows (a burst that laps the ring); 0: never")
       ->capture_default_str()
       ->type_name("N");
   app.add_option("--duration", config.duration_s,
