@@ -13,8 +13,9 @@ set -u
 . /mnt/guest-hmb.sh
 # shellcheck disable=SC2046 # one word, or none
 insmod /hmb_trace.ko $(hmb_ivshmem_param) || exit 1
-dev=$(ls /sys/class/hmb_trace | head -n 1)
-s=/sys/class/hmb_trace/$dev
+for s in /sys/class/hmb_trace/*; do
+	[ -d "$s" ] && break
+done
 [ -b /dev/nvme0n1 ] || { echo "demo: no /dev/nvme0n1 (nvme driver not loaded?)"; exit 1; }
 n=0
 while [ "$(cat "$s/clock/have_fit")" != 1 ]; do
