@@ -220,7 +220,8 @@ Payload PayloadOf(const KeptRecord& r) {
 void ExpectTimestampsAgreeWithLatencies(const SimConfig& config) {
   SCOPED_TRACE("rate " + std::to_string(config.rate) + " burst " +
                std::to_string(config.burst) + " time scale " +
-               std::to_string(config.clock.time_scale));
+               std::to_string(config.clock.time_scale) + " full speed after " +
+               std::to_string(config.full_speed_after));
   InMemoryArea area;
   Result<SimResult> r = RunInMemory(config, area);
   ASSERT_TRUE(r.ok()) << r.message();
@@ -308,6 +309,10 @@ TEST(FwsimTest, TimestampsAgreeWithLatencyFieldsAtEveryPace) {
   ExpectTimestampsAgreeWithLatencies(scaled);
 
   ExpectTimestampsAgreeWithLatencies(CountConfig(2, 5000));  // rate 0
+
+  SimConfig then_unpaced = paced;
+  then_unpaced.full_speed_after = 500;
+  ExpectTimestampsAgreeWithLatencies(then_unpaced);
 }
 
 TEST(FwsimTest, ResetStartsANewLifeAndTheAreaShowsTheLastOne) {
