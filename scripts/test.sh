@@ -7,6 +7,8 @@
 #   fuzz  - each libFuzzer target for HMBTRACE_FUZZ_SECONDS (default 30)
 #   e2e   - the QEMU scenarios: hmb_trace.ko in a Debian guest, verified
 #           against hmb-fwsim's ground truth
+#   demo  - the demo's QEMU half (mock/qemu/run-scenario.sh demo) and its
+#           checks (without the guest under --no-e2e)
 #   install - tests/install/run.sh: the Debian packages built, lintian,
 #           installed into a clean root and used from there; the module
 #           built by DKMS from the package passes the record scenario
@@ -119,6 +121,15 @@ if ((run_e2e)); then
 	stage "e2e (QEMU guest, Debian kernel, hmb_trace.ko)"
 	make -s -C kernel/hmb_trace
 	count_runner e2e tests/e2e/run-all.sh build
+	# The demo's guest half, with its checks (a joined command, a marker in
+	# the timeline, no loss), so that scripts/demo.sh cannot rot.
+	stage "demo (mock/qemu/run-scenario.sh demo)"
+	if mock/qemu/run-scenario.sh demo --fwsim build/mock/fwsim/hmb-fwsim --quiet; then
+		passed=$((passed + 1))
+	else
+		echo "demo: failed (run directory build/qemu-runs/demo)" >&2
+		failed=$((failed + 1))
+	fi
 fi
 
 if ((run_install)); then

@@ -76,11 +76,23 @@ FirmwareClock::FirmwareClock(const ClockModelConfig& config, uint64_t start_mono
   }
 }
 
-uint64_t FirmwareClock::TickAt(uint64_t mono_ns) const {
+uint64_t FirmwareClock::ModelNsAt(uint64_t mono_ns) const {
   const uint64_t real = mono_ns > start_mono_ns_ ? mono_ns - start_mono_ns_ : 0;
-  const uint64_t m = real > std::numeric_limits<uint64_t>::max() / time_scale_
-                         ? std::numeric_limits<uint64_t>::max()
-                         : real * time_scale_;
+  return real > std::numeric_limits<uint64_t>::max() / time_scale_
+             ? std::numeric_limits<uint64_t>::max()
+             : real * time_scale_;
+}
+
+uint64_t FirmwareClock::MonotonicAtModel(uint64_t model_ns) const {
+  const uint64_t real = model_ns / time_scale_ + (model_ns % time_scale_ != 0);
+  return SatAdd(start_mono_ns_, real);
+}
+
+uint64_t FirmwareClock::TickAt(uint64_t mono_ns) const {
+  return TickAtModel(ModelNsAt(mono_ns));
+}
+
+uint64_t FirmwareClock::TickAtModel(uint64_t m) const {
   const Segment* seg = &segments_.front();
   for (const Segment& s : segments_)
     if (s.from_model_ns <= m)

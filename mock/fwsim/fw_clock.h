@@ -73,6 +73,12 @@ class FirmwareClock {
   uint64_t TickAt(uint64_t mono_ns) const;
   // TickAt(CLOCK_MONOTONIC now).
   uint64_t Now() const;
+  // Model time at CLOCK_MONOTONIC |mono_ns| (0 before the start), and the
+  // tick at model time |model_ns|: TickAt(m) == TickAtModel(ModelNsAt(m)).
+  uint64_t ModelNsAt(uint64_t mono_ns) const;
+  uint64_t TickAtModel(uint64_t model_ns) const;
+  // The first CLOCK_MONOTONIC at which model time has reached |model_ns|.
+  uint64_t MonotonicAtModel(uint64_t model_ns) const;
 
   uint64_t clock_hz() const { return clock_hz_; }
   uint64_t start_mono_ns() const { return start_mono_ns_; }

@@ -108,7 +108,10 @@ struct FW_PACKED fw_cmd_complete {
 	uint32_t latency;	/* ticks from fetch to completion */
 };
 
-/* NAND read and program. */
+/*
+ * NAND read and program. Like the erase, written when the operation ends:
+ * the record's time minus its latency is when the operation began.
+ */
 struct FW_PACKED fw_nand_op {
 	uint8_t die;
 	uint8_t plane;

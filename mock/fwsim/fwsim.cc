@@ -546,10 +546,12 @@ int Simulator::Emit(uint16_t core,
                     uint16_t var_len,
                     uint64_t& last_ts,
                     std::optional<uint64_t> tick) {
-  // Stamped when written, from the one clock: never earlier than an answer
-  // that came before it, never later than one that comes after. A followed
-  // command's record is stamped when QEMU logged it (`tick`), never before
-  // the core's previous record.
+  // Stamped from the one clock, at the model time the workload gave the
+  // record or when QEMU logged it (`tick`), which has come (never in the
+  // future: never later than a sync answer that comes after it); an echo
+  // is stamped when written. Never before the core's previous record: a
+  // record due before an echo that a late core wrote after it takes the
+  // echo's stamp.
   last_ts = std::max(last_ts, tick ? *tick : clock_.Now());
   const int err = hmb_trace_emit(&producer_, core, event_id, last_ts, fixed,
                                  fixed_len, var, var_len);
@@ -581,15 +583,17 @@ bool Simulator::ProduceNext(uint16_t core,
   Gate gate(cs.emit_gate);
   if (!producing_.load(std::memory_order_seq_cst))
     return false;
-  const FwRecord& rec = workload.Next();
+  const TimedRecord& next = workload.Peek();
+  const FwRecord& rec = next.rec;
   if (!Produces(rec.event_id)) {
     // Filtered at the source: the firmware did the work, the record is
     // not written and takes no sequence number.
     cs.masked++;
-    return true;
+  } else {
+    Emit(core, cs, rec.event_id, rec.fixed.data(), rec.fixed_len,
+         rec.var.data(), rec.var_len, last_ts, clock_.TickAtModel(next.at_ns));
   }
-  Emit(core, cs, rec.event_id, rec.fixed.data(), rec.fixed_len,
-       rec.var.data(), rec.var_len, last_ts);
+  workload.Pop();
   return true;
 }
 
@@ -776,12 +780,15 @@ void Simulator::CoreLoop(uint16_t core) {
   wc.core = core;
   wc.nr_cores = config_.cores;
   wc.clock_hz = config_.clock.clock_hz;
+  wc.rate = config_.rate;
+  wc.burst = config_.burst;
+  wc.time_scale = config_.clock.time_scale;
+  wc.start_ns = clock_.ModelNsAt(start_ns_);
   CoreWorkload workload(wc);
   uint64_t last_ts = 0;
-  uint64_t pacing_origin = start_ns_;
-  uint64_t pacing_index = 0;
   size_t next_stall = 0;
   bool held = false;  // production was stopped (STOP) when last looked at
+  bool unpaced = false;
 
   while (!stopping()) {
     if (cs.echo_state.load(std::memory_order_relaxed) == kEchoAsked)
@@ -797,10 +804,10 @@ void Simulator::CoreLoop(uint16_t core) {
       continue;
     }
     if (held) {
-      // START: resume at the configured rate rather than catching up.
+      // START: what fell due while stopped was not written; resume at the
+      // configured rate rather than catching up.
       held = false;
-      pacing_origin = NowNs();
-      pacing_index = 0;
+      workload.SkipTo(clock_.ModelNsAt(NowNs()));
     }
     if (next_stall < cs.stalls.size() && total >= cs.stalls[next_stall].after) {
       const StallSpec stall = cs.stalls[next_stall++];
@@ -809,25 +816,23 @@ void Simulator::CoreLoop(uint16_t core) {
       Enter(cs, workload);
       if (stopping())
         break;
-      // Resume at the configured rate rather than catching up.
-      pacing_origin = NowNs();
-      pacing_index = 0;
+      // As after START.
+      workload.SkipTo(clock_.ModelNsAt(NowNs()));
       continue;
     }
-    uint64_t now = NowNs();
-    const bool unpaced =
-        config_.full_speed_after && total >= config_.full_speed_after;
-    const uint64_t deadline =
-        unpaced ? 0
-                : pacing_origin +
-                      PacingOffsetNs(pacing_index, config_.rate, config_.burst);
-    if (now < deadline) {
-      Nap(cs, std::min(deadline, now + kPollNs));
+    if (!unpaced && config_.full_speed_after && total >= config_.full_speed_after) {
+      unpaced = true;
+      workload.Unpace();
+    }
+    // Each record is written once its model time has come.
+    const uint64_t due = clock_.MonotonicAtModel(workload.Peek().at_ns);
+    const uint64_t now = NowNs();
+    if (now < due) {
+      Nap(cs, std::min(due, now + kPollNs));
       continue;
     }
     if (!ProduceNext(core, cs, workload, last_ts))
       continue;  // stopped meanwhile
-    pacing_index++;
     if (core == 0 && next_reset_ < reset_at_.size() &&
         cs.total.load(std::memory_order_relaxed) >= reset_at_[next_reset_]) {
       FirmwareReset(reset_at_[next_reset_]);
@@ -884,7 +889,8 @@ Result<SimResult> Simulator::Run(const ProgressFn& progress,
   std::thread follow_thread;
   Status follow_status;
   if (!config_.follow_qemu_nvme.empty()) {
-    follower.emplace(config_.follow_qemu_nvme, config_.cores, config_.clock.clock_hz);
+    follower.emplace(config_.follow_qemu_nvme, config_.cores, config_.clock.clock_hz,
+                     config_.clock.time_scale);
     follow_thread = std::thread([&] {
       follow_status = follower->Run(
           follow_stop, [this](std::vector<FollowedRecord>& r) { HandOut(r); });

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -71,8 +72,16 @@ Result<SimResult> RunInMemory(const SimConfig& config, InMemoryArea& area) {
 }
 
 // Drains the whole area once with the consumer core.
+struct KeptRecord {
+  uint16_t core;
+  uint16_t event_id;
+  uint64_t ts;
+  std::vector<uint8_t> payload;
+};
+
 struct Drained {
   std::vector<std::pair<uint16_t, std::vector<uint8_t>>> records;  // if kept
+  std::vector<KeptRecord> kept;                                      // if kept
   bool keep = false;
   std::map<uint16_t, std::array<uint64_t, FW_EV_NR_IDS>> counts;
   std::map<uint16_t, std::array<uint64_t, HMB_LOST_NR>> lost;
@@ -94,10 +103,13 @@ Drained DrainWithConsumer(InMemoryArea& area,
     auto* d = static_cast<Drained*>(ctx);
     if (rec->event_id < FW_EV_NR_IDS)
       d->counts[rec->core][rec->event_id]++;
-    if (d->keep)
+    if (d->keep) {
       d->records.emplace_back(
           rec->event_id,
           std::vector<uint8_t>(rec->payload, rec->payload + rec->len));
+      d->kept.push_back({rec->core, rec->event_id, rec->ts,
+                         d->records.back().second});
+    }
     return 0;
   };
   ops.lost = [](void* ctx, uint16_t core, uint64_t count,
@@ -191,6 +203,116 @@ TEST(FwsimTest, DecoderRendersEveryRecordFromThePublishedDictionary) {
       << example[FW_EV_CMD_FETCH];
   for (const auto& [id, text] : example)
     std::printf("  %-14s %s\n", fw_event_by_id(id)->name, text.c_str());
+}
+
+template <typename Payload>
+Payload PayloadOf(const KeptRecord& r) {
+  Payload p{};
+  EXPECT_EQ(r.payload.size(), sizeof(Payload));
+  std::memcpy(&p, r.payload.data(), std::min(sizeof(p), r.payload.size()));
+  return p;
+}
+
+// What a firmware engineer checks first: on each core, a command's
+// cmd_complete comes latency ticks after its cmd_fetch, a NAND read starts
+// and ends inside a command or a garbage collection of its core, a GC ends
+// latency ticks after it began, and time never goes backwards.
+void ExpectTimestampsAgreeWithLatencies(const SimConfig& config) {
+  SCOPED_TRACE("rate " + std::to_string(config.rate) + " burst " +
+               std::to_string(config.burst) + " time scale " +
+               std::to_string(config.clock.time_scale) + " full speed after " +
+               std::to_string(config.full_speed_after));
+  InMemoryArea area;
+  Result<SimResult> r = RunInMemory(config, area);
+  ASSERT_TRUE(r.ok()) << r.message();
+  Drained d = DrainWithConsumer(area, config.cores, /*keep=*/true);
+  ASSERT_EQ(d.kept.size(), uint64_t{config.cores} * config.count);
+  for (uint16_t core = 0; core < config.cores; core++) {
+    std::map<std::pair<uint16_t, uint16_t>, uint64_t> fetched;  // -> ts
+    std::map<std::pair<uint8_t, uint16_t>, uint64_t> collecting;
+    uint64_t last_ts = 0;
+    size_t completions = 0, reads = 0, gcs = 0;
+    for (const KeptRecord& rec : d.kept) {
+      if (rec.core != core)
+        continue;
+      ASSERT_GE(rec.ts, last_ts) << "time went backwards on core " << core;
+      last_ts = rec.ts;
+      switch (rec.event_id) {
+        case FW_EV_CMD_FETCH: {
+          const auto f = PayloadOf<fw_cmd_fetch>(rec);
+          fetched[{f.qid, f.cid}] = rec.ts;
+          break;
+        }
+        case FW_EV_CMD_COMPLETE: {
+          const auto c = PayloadOf<fw_cmd_complete>(rec);
+          auto it = fetched.find({c.qid, c.cid});
+          if (it == fetched.end())
+            break;  // fetched before the ring's oldest record
+          ASSERT_EQ(rec.ts - it->second, c.latency)
+              << "core " << core << " qid " << c.qid << " cid " << c.cid
+              << ": completed " << rec.ts - it->second
+              << " ticks after its fetch, latency field " << c.latency;
+          fetched.erase(it);
+          completions++;
+          break;
+        }
+        case FW_EV_NAND_READ: {
+          const auto op = PayloadOf<fw_nand_op>(rec);
+          const uint64_t began = rec.ts - op.latency;
+          bool inside = false;
+          for (const auto& [key, at] : fetched)
+            inside |= at <= began;
+          for (const auto& [key, at] : collecting)
+            inside |= at <= began;
+          EXPECT_TRUE(inside) << "core " << core << ": NAND read at " << rec.ts
+                              << " began outside every command and GC";
+          reads++;
+          break;
+        }
+        case FW_EV_GC_BEGIN: {
+          const auto g = PayloadOf<fw_gc_begin>(rec);
+          collecting[{g.die, g.victim_block}] = rec.ts;
+          break;
+        }
+        case FW_EV_GC_END: {
+          const auto g = PayloadOf<fw_gc_end>(rec);
+          auto it = collecting.find({g.die, g.victim_block});
+          if (it == collecting.end())
+            break;
+          EXPECT_EQ(rec.ts - it->second, g.latency);
+          collecting.erase(it);
+          gcs++;
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    EXPECT_GT(completions, config.count / 5) << "core " << core;
+    EXPECT_GT(reads, config.count / 10) << "core " << core;
+    (void)gcs;
+  }
+}
+
+TEST(FwsimTest, TimestampsAgreeWithLatencyFieldsAtEveryPace) {
+  SimConfig paced = CountConfig(2, 1500);
+  paced.rate = 20000;
+  ExpectTimestampsAgreeWithLatencies(paced);
+
+  SimConfig bursts = paced;
+  bursts.burst = 16;
+  ExpectTimestampsAgreeWithLatencies(bursts);
+
+  SimConfig scaled = CountConfig(2, 1500);
+  scaled.rate = 5000;
+  scaled.clock.time_scale = 40;
+  ExpectTimestampsAgreeWithLatencies(scaled);
+
+  ExpectTimestampsAgreeWithLatencies(CountConfig(2, 5000));  // rate 0
+
+  SimConfig then_unpaced = paced;
+  then_unpaced.full_speed_after = 500;
+  ExpectTimestampsAgreeWithLatencies(then_unpaced);
 }
 
 TEST(FwsimTest, ResetStartsANewLifeAndTheAreaShowsTheLastOne) {

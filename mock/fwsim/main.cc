@@ -189,18 +189,8 @@ void AddClockOptions(CLI::App& app, ClockModelConfig& clock) {
       ->type_name("N");
 }
 
-int Main(int argc, char** argv) {
-  SimConfig config;
-  Options opt;
-  CLI::App app{
-      "hmb-fwsim: simulated NVMe SSD firmware. Maps FILE as the HMB trace "
-      "area, initialises it with the reference producer and runs N firmware "
-      "cores that emit trace records, with optional fault injection. Writes "
-      "the ground truth as JSON at exit.",
-      "hmb-fwsim"};
-  app.set_version_flag("--version", HMBTRACE_VERSION);
-  app.get_formatter()->column_width(34);
-
+// --area and the ring geometry.
+void AddAreaOptions(CLI::App& app, SimConfig& config, Options& opt) {
   app.add_option("--area", opt.area,
                  "File mapped shared as the trace area; created, and resized "
                  "to --size (e.g. /dev/shm/hmb-area)")
@@ -223,19 +213,22 @@ int Main(int argc, char** argv) {
                  "Ring length in pages; 0: as many as fit")
       ->capture_default_str()
       ->type_name("N");
-  AddClockOptions(app, config.clock);
+}
+
+// Pacing, when to stop, the seed and the truth file.
+void AddWorkloadOptions(CLI::App& app, SimConfig& config, Options& opt) {
   app.add_option("--rate", config.rate,
-                 "Records per second per core; 0: as fast as possible")
+                 "Records per second per core; 0: as fast as 32 commands in flight allow")
       ->capture_default_str()
       ->type_name("N");
   app.add_option("--burst", config.burst,
-                 "Records emitted back to back before pacing")
+                 "Records whose work arrives at the same time before pacing")
       ->capture_default_str()
       ->check(CLI::PositiveNumber.description(""))
       ->type_name("N");
   app.add_option("--full-speed-after", config.full_speed_after,
-                 "Once a core has produced N records in total, it writes as "
-                 "fast as it can (a burst that laps the ring); 0: never")
+                 "Once a core has produced N records in total, work arrives as "
+                 "fast as its queue depth allows (a burst that laps the ring); 0: never")
       ->capture_default_str()
       ->type_name("N");
   app.add_option("--duration", config.duration_s,
@@ -254,6 +247,10 @@ int Main(int argc, char** argv) {
   app.add_option("--truth", opt.truth,
                  "Write the ground truth (JSON) here at exit, atomically")
       ->type_name("FILE");
+}
+
+// Resets, stalls, corrupted pages.
+void AddFaultOptions(CLI::App& app, SimConfig& config, Options& opt) {
   app.add_option("--reset-at", config.reset_at,
                  "Firmware reset (producer re-initialised, new generation) "
                  "after core 0 has produced N records in total; repeatable")
@@ -274,6 +271,10 @@ int Main(int argc, char** argv) {
                  "After core CORE produced record SEQ, write garbage into its "
                  "current page header; repeatable")
       ->type_name("CORE:SEQ");
+}
+
+// When to start, the control channel, and QEMU's NVMe disk to follow.
+void AddHostOptions(CLI::App& app, SimConfig& config, Options& opt) {
   app.add_option("--wait-for", config.wait_for,
                  "Initialise the area, then wait until PATH exists before "
                  "producing (the guest signals readiness)")
@@ -310,42 +311,65 @@ int Main(int argc, char** argv) {
                  "grows (-trace pci_nvme_io_cmd, pci_nvme_admin_cmd, "
                  "pci_nvme_enqueue_req_completion; -msg timestamp=on)")
       ->type_name("FILE");
-  app.add_flag("-q,--quiet", opt.quiet,
-               "No progress on stderr (otherwise records/s once a second)");
+}
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // --help and --version exit 0; every usage error exits 2.
-    return app.exit(e) == 0 ? 0 : 2;
-  }
-
+// The option values that need more than CLI11's checks: fault
+// specifications, the area size, the geometry (before the file is touched).
+Status CheckOptions(const Options& opt, SimConfig& config) {
   for (const std::string& s : opt.stalls) {
     Result<StallSpec> spec = ParseStall(s);
-    if (!spec.ok()) {
-      std::fprintf(stderr, "hmb-fwsim: %s\n", spec.message().c_str());
-      return 2;
-    }
+    if (!spec.ok())
+      return spec.status();
     config.stalls.push_back(spec.value());
   }
   for (const std::string& s : opt.corruptions) {
     Result<CorruptSpec> spec = ParseCorrupt(s);
-    if (!spec.ok()) {
-      std::fprintf(stderr, "hmb-fwsim: %s\n", spec.message().c_str());
-      return 2;
-    }
+    if (!spec.ok())
+      return spec.status();
     config.corruptions.push_back(spec.value());
   }
-  if (Status st = CheckAreaSizePowerOfTwo(opt.size); !st.ok()) {
-    std::fprintf(stderr, "hmb-fwsim: %s\n", st.message().c_str());
-    return 2;
-  }
-  // Check the geometry before touching the file.
-  if (Status st = CheckConfig(config, opt.size); !st.ok()) {
-    std::fprintf(stderr, "hmb-fwsim: %s\n", st.message().c_str());
-    return 2;
-  }
+  if (Status st = CheckAreaSizePowerOfTwo(opt.size); !st.ok())
+    return st;
+  return CheckConfig(config, opt.size);
+}
 
+// The truth file (if asked for) and the summary line; the exit status.
+int Report(const Options& opt, const SimResult& result, bool mailbox) {
+  int rc = 0;
+  if (!opt.truth.empty()) {
+    nlohmann::json truth = TruthJson(result);
+    truth["area"] = opt.area;
+    if (mailbox)
+      truth["control"]["mailbox"] = opt.mailbox;
+    const std::string doc = truth.dump(2) + "\n";
+    if (Status st = WriteFileAtomically(opt.truth, doc); !st.ok()) {
+      std::fprintf(stderr, "hmb-fwsim: %s\n", st.message().c_str());
+      rc = 1;
+    }
+  }
+  if (!opt.quiet) {
+    uint64_t total = 0;
+    for (const LifeTruth& life : result.lives)
+      for (const CoreTruth& c : life.cores)
+        total += c.produced;
+    const double secs = result.elapsed_s > 0 ? result.elapsed_s : 1;
+    std::fprintf(stderr,
+                 "hmb-fwsim: %llu records in %.2f s (%.0f records/s), "
+                 "%zu producer generation(s), %zu fault(s), %u pages/core, "
+                 "stopped by %s\n",
+                 static_cast<unsigned long long>(total), result.elapsed_s,
+                 static_cast<double>(total) / secs, result.lives.size(),
+                 result.faults.size(), result.pages_per_core,
+                 result.stop_reason.c_str());
+  }
+  if (result.stop_reason == "error")
+    rc = 1;
+  return rc;
+}
+
+// Maps the area (and the mailbox), runs the simulation until it stops or a
+// signal comes, and reports.
+int Simulate(const SimConfig& config, const Options& opt) {
   std::atomic<bool> stop{false};
   SignalWatcher signals(&stop);
   Result<MappedFile> area = MappedFile::Create(opt.area, opt.size);
@@ -380,37 +404,38 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "hmb-fwsim: %s\n", result.message().c_str());
     return 1;
   }
+  return Report(opt, result.value(), mailbox.has_value());
+}
 
-  int rc = 0;
-  if (!opt.truth.empty()) {
-    nlohmann::json truth = TruthJson(result.value());
-    truth["area"] = opt.area;
-    if (mailbox)
-      truth["control"]["mailbox"] = opt.mailbox;
-    const std::string doc = truth.dump(2) + "\n";
-    if (Status st = WriteFileAtomically(opt.truth, doc); !st.ok()) {
-      std::fprintf(stderr, "hmb-fwsim: %s\n", st.message().c_str());
-      rc = 1;
-    }
+int Main(int argc, char** argv) {
+  SimConfig config;
+  Options opt;
+  CLI::App app{
+      "hmb-fwsim: simulated NVMe SSD firmware. Maps FILE as the HMB trace "
+      "area, initialises it with the reference producer and runs N firmware "
+      "cores that emit trace records, with optional fault injection. Writes "
+      "the ground truth as JSON at exit.",
+      "hmb-fwsim"};
+  app.set_version_flag("--version", HMBTRACE_VERSION);
+  app.get_formatter()->column_width(34);
+  AddAreaOptions(app, config, opt);
+  AddClockOptions(app, config.clock);
+  AddWorkloadOptions(app, config, opt);
+  AddFaultOptions(app, config, opt);
+  AddHostOptions(app, config, opt);
+  app.add_flag("-q,--quiet", opt.quiet,
+               "No progress on stderr (otherwise records/s once a second)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; every usage error exits 2.
+    return app.exit(e) == 0 ? 0 : 2;
   }
-  if (!opt.quiet) {
-    uint64_t total = 0;
-    for (const LifeTruth& life : result->lives)
-      for (const CoreTruth& c : life.cores)
-        total += c.produced;
-    const double secs = result->elapsed_s > 0 ? result->elapsed_s : 1;
-    std::fprintf(stderr,
-                 "hmb-fwsim: %llu records in %.2f s (%.0f records/s), "
-                 "%zu producer generation(s), %zu fault(s), %u pages/core, "
-                 "stopped by %s\n",
-                 static_cast<unsigned long long>(total), result->elapsed_s,
-                 static_cast<double>(total) / secs, result->lives.size(),
-                 result->faults.size(), result->pages_per_core,
-                 result->stop_reason.c_str());
+  if (Status st = CheckOptions(opt, config); !st.ok()) {
+    std::fprintf(stderr, "hmb-fwsim: %s\n", st.message().c_str());
+    return 2;
   }
-  if (result->stop_reason == "error")
-    rc = 1;
-  return rc;
+  return Simulate(config, opt);
 }
 
 }  // namespace

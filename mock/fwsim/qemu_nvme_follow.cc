@@ -131,21 +131,35 @@ QemuLineParse ParseQemuNvmeLine(std::string_view line, QemuNvmeLine* out) {
   return QemuLineParse::kOk;
 }
 
-QemuNvmeCommands::QemuNvmeCommands(uint16_t cores, uint64_t clock_hz)
-    : cores_(std::max<uint16_t>(cores, 1)), clock_hz_(clock_hz) {}
+QemuNvmeCommands::QemuNvmeCommands(uint16_t cores, uint64_t clock_hz,
+                                   uint32_t time_scale)
+    : cores_(std::max<uint16_t>(cores, 1)),
+      clock_hz_(clock_hz),
+      time_scale_(std::max<uint32_t>(time_scale, 1)),
+      last_mono_ns_(cores_, 0) {}
+
+uint64_t QemuNvmeCommands::Stamp(uint16_t core, uint64_t mono_ns) {
+  last_mono_ns_[core] = std::max(last_mono_ns_[core], mono_ns);
+  return last_mono_ns_[core];
+}
 
 uint16_t QemuNvmeCommands::CoreOf(uint16_t qid) const {
   return qid == 0 ? 0 : static_cast<uint16_t>((qid - 1u) % cores_);
 }
 
 uint32_t QemuNvmeCommands::Ticks(uint64_t ns) const {
-  const unsigned __int128 t = static_cast<unsigned __int128>(ns) * clock_hz_ / 1000000000u;
+  // ns of CLOCK_MONOTONIC; the clock ticks time_scale times faster.
+  const unsigned __int128 t =
+      static_cast<unsigned __int128>(ns) * time_scale_ * clock_hz_ / 1000000000u;
   return t > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(t);
 }
 
 void QemuNvmeCommands::EmitFetch(uint16_t qid, uint16_t cid, uint32_t nsid,
                                  std::vector<FollowedRecord>* out) {
-  const InFlight& c = in_flight_[{qid, cid}];
+  InFlight& c = in_flight_[{qid, cid}];
+  // Records of a core are written in time order: a fetch held back for
+  // its read/write line is not stamped before what the core wrote since.
+  c.fetch_mono_ns = Stamp(c.core, c.fetch_mono_ns);
   fw_cmd_fetch fetch{};
   fetch.qid = qid;
   fetch.cid = cid;
@@ -201,13 +215,17 @@ void QemuNvmeCommands::Feed(const QemuNvmeLine& line, uint64_t mono_ns,
   const InFlight c = it->second;
   in_flight_.erase(it);
   counts_.completed++;
-  const uint64_t complete_ns = std::max(mono_ns, c.fetch_mono_ns);
-  // The NAND work: a read senses a page, a write programs one; it ends
-  // just before the completion (1 us, or the middle of a shorter command).
+  // Stamped no earlier than the core's last record, so that the latency
+  // fields are exactly the spans between the records' times.
+  const uint64_t complete_ns = std::max(mono_ns, last_mono_ns_[c.core]);
+  // The NAND work: a read senses a page, a write programs one; it starts at
+  // the fetch and ends just before the completion (1 us, or the middle of a
+  // shorter command), not before the core's last record.
   const bool io = line.qid != 0;
   if (io && (c.opcode == FW_NVME_OPC_READ || c.opcode == FW_NVME_OPC_WRITE)) {
     const uint64_t span = complete_ns - c.fetch_mono_ns;
-    const uint64_t nand_ns = complete_ns - std::min<uint64_t>(1000, span / 2);
+    const uint64_t nand_ns =
+        Stamp(c.core, complete_ns - std::min<uint64_t>(1000, span / 2));
     const uint64_t h = Mix(++nand_counter_ ^ (uint64_t{line.qid} << 32) ^ line.cid);
     fw_nand_op op{};
     op.die = static_cast<uint8_t>(h % 8);
@@ -222,6 +240,7 @@ void QemuNvmeCommands::Feed(const QemuNvmeLine& line, uint64_t mono_ns,
     r.rec.fixed_len = sizeof(op);
     std::memcpy(r.rec.fixed.data(), &op, sizeof(op));
   }
+  Stamp(c.core, complete_ns);
   fw_cmd_complete done{};
   done.qid = line.qid;
   done.cid = line.cid;

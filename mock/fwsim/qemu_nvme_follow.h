@@ -68,8 +68,11 @@ struct FollowedRecord {
 class QemuNvmeCommands {
  public:
   // `cores`: the simulator's; `clock_hz`: the firmware clock's nominal
-  // rate, for the latency fields (in ticks).
-  QemuNvmeCommands(uint16_t cores, uint64_t clock_hz);
+  // rate and `time_scale` its pace (fw_clock.h), for the latency fields (in
+  // ticks): a latency is exactly the span of model time between the
+  // records' stamps. A core's records are stamped in order: a line logged
+  // out of order is stamped at the core's last record.
+  QemuNvmeCommands(uint16_t cores, uint64_t clock_hz, uint32_t time_scale = 1);
 
   // Feeds a parsed line that happened at CLOCK_MONOTONIC `mono_ns`;
   // appends the records it produces to `out`.
@@ -100,11 +103,15 @@ class QemuNvmeCommands {
   };
   uint16_t CoreOf(uint16_t qid) const;
   uint32_t Ticks(uint64_t ns) const;
+  // max(mono_ns, the core's last stamp), which becomes the last stamp.
+  uint64_t Stamp(uint16_t core, uint64_t mono_ns);
   void EmitFetch(uint16_t qid, uint16_t cid, uint32_t nsid,
                  std::vector<FollowedRecord>* out);
 
   uint16_t cores_;
   uint64_t clock_hz_;
+  uint32_t time_scale_;
+  std::vector<uint64_t> last_mono_ns_;  // per core
   std::map<std::pair<uint16_t, uint16_t>, InFlight> in_flight_;
   // The last fetch, held until the next line: QEMU logs pci_nvme_read or
   // pci_nvme_write (with the LBA range) right after pci_nvme_io_cmd.
@@ -121,8 +128,9 @@ class QemuNvmeFollower {
  public:
   using Sink = std::function<void(std::vector<FollowedRecord>&)>;
 
-  QemuNvmeFollower(std::string path, uint16_t cores, uint64_t clock_hz)
-      : path_(std::move(path)), commands_(cores, clock_hz) {}
+  QemuNvmeFollower(std::string path, uint16_t cores, uint64_t clock_hz,
+                   uint32_t time_scale = 1)
+      : path_(std::move(path)), commands_(cores, clock_hz, time_scale) {}
 
   // Runs until `stop`; hands each batch of records to `sink`. An error
   // only when the file cannot be read at all.

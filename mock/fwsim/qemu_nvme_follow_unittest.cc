@@ -126,6 +126,39 @@ TEST(QemuNvmeCommands, ACommandBecomesFetchNandComplete) {
   EXPECT_EQ(cmds.commands()[0]["complete_mono_ns"], 1123000u);
 }
 
+// A latency field is the span between the stamps of the fetch and the
+// completion, in ticks of the scaled clock, even when QEMU logs a line of
+// another queue of the same core out of order.
+TEST(QemuNvmeCommands, LatenciesAreTheSpansBetweenStampsOfOneCore) {
+  QemuNvmeCommands cmds(2, 1000000000, /*time_scale=*/4);
+  std::vector<FollowedRecord> out;
+  QemuNvmeLine l;
+  ASSERT_EQ(ParseQemuNvmeLine(kIo, &l), QemuLineParse::kOk);
+  cmds.Feed(l, 1000000, &out);
+  ASSERT_EQ(ParseQemuNvmeLine(kRead, &l), QemuLineParse::kOk);
+  cmds.Feed(l, 1002000, &out);
+  // sqid 4 is served by core 1 too; its fetch is logged at 1.1 ms, and the
+  // completion of the read (sqid 2) after it, stamped 1.05 ms.
+  ASSERT_EQ(ParseQemuNvmeLine("1@5.000001:pci_nvme_io_cmd cid 9 nsid 0x1 sqid 4 opc 0x0 "
+                              "opname 'NVME_NVM_CMD_FLUSH'",
+                              &l),
+            QemuLineParse::kOk);
+  cmds.Feed(l, 1100000, &out);
+  ASSERT_EQ(ParseQemuNvmeLine(kDone, &l), QemuLineParse::kOk);
+  cmds.Feed(l, 1050000, &out);
+  ASSERT_EQ(out.size(), 4u);
+  for (size_t i = 1; i < out.size(); i++) {
+    EXPECT_EQ(out[i].core, 1);
+    EXPECT_GE(out[i].mono_ns, out[i - 1].mono_ns) << "record " << i;
+  }
+  ASSERT_EQ(out[3].rec.event_id, FW_EV_CMD_COMPLETE);
+  const auto done = Payload<fw_cmd_complete>(out[3]);
+  EXPECT_EQ(+done.latency, 4 * (out[3].mono_ns - out[0].mono_ns));
+  ASSERT_EQ(out[2].rec.event_id, FW_EV_NAND_READ);
+  const auto read = Payload<fw_nand_op>(out[2]);
+  EXPECT_EQ(+read.latency, 4 * (out[2].mono_ns - out[0].mono_ns));
+}
+
 TEST(QemuNvmeCommands, CountsWhatItCannotPair) {
   QemuNvmeCommands cmds(4, 1000000000);
   std::vector<FollowedRecord> out;

@@ -21,11 +21,13 @@ uint64_t SplitMix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-// Per-record probabilities, in records per million, of each side activity.
-constexpr uint32_t kGcPerMillion = 500;
-constexpr uint32_t kThermalPerMillion = 1000;
-constexpr uint32_t kLogPerMillion = 2000;
-constexpr uint32_t kStandaloneErrorPerMillion = 50;
+// Per-arrival probabilities, in arrivals per million, of each side
+// activity; the other arrivals are host commands.
+// (A host command is about three records: fetch, NAND, complete.)
+constexpr uint32_t kGcPerMillion = 1500;
+constexpr uint32_t kThermalPerMillion = 3000;
+constexpr uint32_t kLogPerMillion = 6000;
+constexpr uint32_t kStandaloneErrorPerMillion = 150;
 // Per command.
 constexpr uint32_t kReadErrorPerMillion = 500;
 constexpr uint32_t kLbaRangePerMillion = 100;
@@ -88,16 +90,43 @@ bool FwRecord::SameContent(const FwRecord& other) const {
 }
 
 CoreWorkload::CoreWorkload(const WorkloadConfig& config)
-    : config_(config), prng_(CoreSeed(config.seed, config.core)) {
+    : config_(config),
+      prng_(CoreSeed(config.seed, config.core)),
+      pacing_origin_ns_(config.start_ns),
+      last_arrival_ns_(config.start_ns) {
   if (config_.queue_depth == 0)
     config_.queue_depth = 1;
+  if (config_.time_scale == 0)
+    config_.time_scale = 1;
   in_flight_.reserve(config_.queue_depth);
   temperature_c_ = static_cast<int16_t>(prng_.Between(35, 45));
+  next_arrival_ = DrawArrival();
 }
 
 void CoreWorkload::Reset() {
   in_flight_.clear();
-  queued_.clear();
+  due_ = {};
+  current_valid_ = false;
+  gc_done_ns_ = 0;
+}
+
+uint64_t CoreWorkload::SkipTo(uint64_t now_ns) {
+  uint64_t forgotten = current_valid_ && current_.at_ns < now_ns;
+  if (forgotten)
+    current_valid_ = false;
+  while (!due_.empty() && due_.top().at_ns < now_ns) {
+    Retire(due_.top().rec);
+    due_.pop();
+    forgotten++;
+  }
+  pacing_origin_ns_ = std::max(pacing_origin_ns_, now_ns);
+  pacing_index_ = 0;
+  last_arrival_ns_ = std::max(last_arrival_ns_, now_ns);
+  return forgotten;
+}
+
+void CoreWorkload::Unpace() {
+  config_.rate = 0;
 }
 
 uint32_t CoreWorkload::Ticks(uint64_t ns) const {
@@ -111,13 +140,25 @@ uint8_t CoreWorkload::RandomDie() {
                               0xff);
 }
 
+fw_nand_op CoreWorkload::RandomNandOp(uint8_t die, uint16_t block) {
+  fw_nand_op op{};
+  op.die = die;
+  op.plane = static_cast<uint8_t>(prng_.Below(4));
+  op.block = block;
+  op.page = static_cast<uint16_t>(prng_.Below(kPagesPerBlock));
+  return op;
+}
+
 template <typename Payload>
-void CoreWorkload::Queue(uint16_t event_id, const Payload& payload) {
+void CoreWorkload::Queue(uint64_t at_ns,
+                         uint16_t event_id,
+                         const Payload& payload) {
   static_assert(sizeof(Payload) <= sizeof(FwRecord::fixed));
-  FwRecord& rec = queued_.emplace_back();
-  rec.event_id = event_id;
-  rec.fixed_len = sizeof(Payload);
-  std::memcpy(rec.fixed.data(), &payload, sizeof(Payload));
+  Due d{at_ns, next_order_++, {}};
+  d.rec.event_id = event_id;
+  d.rec.fixed_len = sizeof(Payload);
+  std::memcpy(d.rec.fixed.data(), &payload, sizeof(Payload));
+  due_.push(d);
 }
 
 uint16_t CoreWorkload::AllocateCid() {
@@ -131,117 +172,239 @@ uint16_t CoreWorkload::AllocateCid() {
   }
 }
 
-void CoreWorkload::StartCommand() {
+CoreWorkload::Arrival CoreWorkload::DrawArrival() {
+  if (prng_.Chance(kGcPerMillion))
+    return Arrival::kGarbageCollection;
+  if (prng_.Chance(kThermalPerMillion))
+    return Arrival::kThermal;
+  if (prng_.Chance(kLogPerMillion))
+    return Arrival::kLog;
+  if (prng_.Chance(kStandaloneErrorPerMillion))
+    return Arrival::kError;
+  return Arrival::kCommand;
+}
+
+uint64_t CoreWorkload::ArrivalTime() const {
+  const uint64_t offset =
+      PacingOffsetNs(pacing_index_, config_.rate, config_.burst);
+  const uint64_t scaled = offset > UINT64_MAX / config_.time_scale
+                              ? UINT64_MAX
+                              : offset * config_.time_scale;
+  uint64_t at = pacing_origin_ns_ > UINT64_MAX - scaled
+                    ? UINT64_MAX
+                    : pacing_origin_ns_ + scaled;
+  // Arrivals are served in order, never before what was already taken;
+  // a command waits for a free slot.
+  at = std::max({at, last_arrival_ns_, taken_ns_});
+  if (next_arrival_ == Arrival::kCommand &&
+      in_flight_.size() >= config_.queue_depth) {
+    uint64_t first_done = UINT64_MAX;
+    for (const Command& c : in_flight_)
+      first_done = std::min(first_done, c.complete_ns);
+    at = std::max(at, first_done);
+  }
+  return at;
+}
+
+void CoreWorkload::Retire(const FwRecord& rec) {
+  if (rec.event_id != FW_EV_CMD_COMPLETE)
+    return;
+  fw_cmd_complete done;
+  std::memcpy(&done, rec.fixed.data(), sizeof(done));
+  std::erase_if(in_flight_, [&done](const Command& c) {
+    return c.qid == done.qid && c.cid == done.cid;
+  });
+}
+
+void CoreWorkload::Arrive(uint64_t at_ns) {
+  last_arrival_ns_ = at_ns;
+  uint64_t records = 0;
+  switch (next_arrival_) {
+    case Arrival::kGarbageCollection:
+      records = QueueGarbageCollection(at_ns);
+      break;
+    case Arrival::kThermal:
+      records = QueueThermal(at_ns);
+      break;
+    case Arrival::kLog:
+      records = QueueLog(at_ns);
+      break;
+    case Arrival::kError: {
+      const uint16_t code = static_cast<uint16_t>(
+          prng_.Chance(500000)
+              ? uint64_t{FW_ERR_READ_RETRY}
+              : prng_.Between(FW_ERR_PROGRAM_FAIL, FW_ERR_CMD_TIMEOUT));
+      const uint8_t die = RandomDie();
+      records = QueueError(at_ns, code, die,
+                           static_cast<uint16_t>(prng_.Below(kBlocksPerPlane)));
+      break;
+    }
+    case Arrival::kCommand:
+      records = StartCommand(at_ns);
+      break;
+  }
+  pacing_index_ += records;
+  next_arrival_ = DrawArrival();
+}
+
+const TimedRecord& CoreWorkload::Peek() {
+  if (current_valid_)
+    return current_;
+  // The earliest of what is due and the next arrival; on a tie what is
+  // due first (a completion frees its slot and cid before a fetch).
+  for (;;) {
+    const uint64_t arrival = ArrivalTime();
+    if (!due_.empty() && due_.top().at_ns <= arrival)
+      break;
+    Arrive(arrival);
+  }
+  current_.at_ns = due_.top().at_ns;
+  current_.rec = due_.top().rec;
+  due_.pop();
+  taken_ns_ = current_.at_ns;
+  // A command is in flight until its completion is taken.
+  Retire(current_.rec);
+  current_valid_ = true;
+  return current_;
+}
+
+void CoreWorkload::Pop() {
+  if (!current_valid_)
+    Peek();
+  current_valid_ = false;
+}
+
+const FwRecord& CoreWorkload::Next() {
+  Peek();
+  Pop();
+  return current_.rec;
+}
+
+uint64_t CoreWorkload::StartCommand(uint64_t at_ns) {
   Command cmd{};
   // A core serves two submission queues: 1 + core and 1 + core + nr_cores.
   cmd.qid = static_cast<uint16_t>(1 + config_.core +
                                   prng_.Below(2) * config_.nr_cores);
   cmd.cid = AllocateCid();
+  uint8_t opcode = 0;
   uint32_t nlb = 0;
+  uint8_t nand_ops = 0;
+  uint64_t overhead_ns = 0;  // front end + back end: the firmware's own time
   const uint64_t pick = prng_.Below(100);
   if (pick < 55) {
-    cmd.opcode = FW_NVME_OPC_READ;
+    opcode = FW_NVME_OPC_READ;
     nlb = static_cast<uint32_t>((8u << prng_.Below(4)) - 1);
-    cmd.nand_ops_left = static_cast<uint8_t>(1 + nlb / 32);
-    cmd.latency_ns = static_cast<uint32_t>(prng_.Between(8000, 15000));
+    nand_ops = static_cast<uint8_t>(1 + nlb / 32);
+    overhead_ns = prng_.Between(8000, 15000);
   } else if (pick < 90) {
-    cmd.opcode = FW_NVME_OPC_WRITE;
+    opcode = FW_NVME_OPC_WRITE;
     nlb = static_cast<uint32_t>((8u << prng_.Below(4)) - 1);
     // Writes land in the write cache; some trigger a program.
-    cmd.nand_ops_left = static_cast<uint8_t>(prng_.Below(3) == 0 ? 1 : 0);
-    cmd.latency_ns = static_cast<uint32_t>(prng_.Between(10000, 30000));
+    nand_ops = static_cast<uint8_t>(prng_.Below(3) == 0 ? 1 : 0);
+    overhead_ns = prng_.Between(10000, 30000);
   } else if (pick < 93) {
-    cmd.opcode = FW_NVME_OPC_FLUSH;
-    cmd.nand_ops_left = static_cast<uint8_t>(prng_.Below(3));
-    cmd.latency_ns = static_cast<uint32_t>(prng_.Between(50000, 2000000));
+    opcode = FW_NVME_OPC_FLUSH;
+    nand_ops = static_cast<uint8_t>(prng_.Below(3));
+    overhead_ns = prng_.Between(20000, 60000);
   } else if (pick < 97) {
-    cmd.opcode = FW_NVME_OPC_DSM;
+    opcode = FW_NVME_OPC_DSM;
     nlb = 0;  // number of ranges, 0's based
-    cmd.latency_ns = static_cast<uint32_t>(prng_.Between(15000, 40000));
+    overhead_ns = prng_.Between(15000, 40000);
   } else if (pick < 99) {
-    cmd.opcode = FW_NVME_OPC_WRITE_ZEROES;
+    opcode = FW_NVME_OPC_WRITE_ZEROES;
     nlb = static_cast<uint32_t>(prng_.Between(7, 2047));
-    cmd.latency_ns = static_cast<uint32_t>(prng_.Between(10000, 20000));
+    overhead_ns = prng_.Between(10000, 20000);
   } else {
-    cmd.opcode = FW_NVME_OPC_COMPARE;
+    opcode = FW_NVME_OPC_COMPARE;
     nlb = 7;
-    cmd.nand_ops_left = 1;
-    cmd.latency_ns = static_cast<uint32_t>(prng_.Between(8000, 15000));
+    nand_ops = 1;
+    overhead_ns = prng_.Between(8000, 15000);
   }
-  cmd.slba = prng_.Below(kNamespaceLbas / 8) * 8;
-  cmd.status = FW_NVME_SC_SUCCESS;
+  const uint64_t slba = prng_.Below(kNamespaceLbas / 8) * 8;
+  uint16_t status = FW_NVME_SC_SUCCESS;
   if (prng_.Chance(kLbaRangePerMillion)) {
-    cmd.status = FW_NVME_SC_LBA_RANGE;
-    cmd.nand_ops_left = 0;
-  } else if (cmd.opcode == FW_NVME_OPC_READ &&
-             prng_.Chance(kReadErrorPerMillion)) {
-    cmd.status = FW_NVME_SC_READ_ERROR;
+    status = FW_NVME_SC_LBA_RANGE;
+    nand_ops = 0;
+  } else if (opcode == FW_NVME_OPC_READ && prng_.Chance(kReadErrorPerMillion)) {
+    status = FW_NVME_SC_READ_ERROR;
   }
 
   fw_cmd_fetch fetch{};
   fetch.qid = cmd.qid;
   fetch.cid = cmd.cid;
-  fetch.opcode = cmd.opcode;
+  fetch.opcode = opcode;
   fetch.nsid = 1;
-  fetch.slba = cmd.slba;
+  fetch.slba = slba;
   fetch.nlb = nlb;
-  Queue(FW_EV_CMD_FETCH, fetch);
-  in_flight_.push_back(cmd);
-}
+  Queue(at_ns, FW_EV_CMD_FETCH, fetch);
+  uint64_t records = 2;
 
-void CoreWorkload::StepCommand(size_t index) {
-  Command& cmd = in_flight_[index];
-  if (cmd.nand_ops_left > 0) {
-    cmd.nand_ops_left--;
-    fw_nand_op op{};
-    op.die = RandomDie();
-    op.plane = static_cast<uint8_t>(prng_.Below(4));
-    op.block = static_cast<uint16_t>(prng_.Below(kBlocksPerPlane));
-    op.page = static_cast<uint16_t>(prng_.Below(kPagesPerBlock));
-    if (cmd.opcode == FW_NVME_OPC_READ || cmd.opcode == FW_NVME_OPC_COMPARE) {
+  // Front end (parse, map lookup), the NAND work, back end (DMA, CQE).
+  const uint64_t front_ns = overhead_ns / 2;
+  uint64_t t = at_ns + front_ns;
+  const bool senses =
+      opcode == FW_NVME_OPC_READ || opcode == FW_NVME_OPC_COMPARE;
+  const bool flushes = opcode == FW_NVME_OPC_FLUSH;
+  for (uint8_t i = 0; i < nand_ops; i++) {
+    fw_nand_op op = RandomNandOp(
+        RandomDie(), static_cast<uint16_t>(prng_.Below(kBlocksPerPlane)));
+    if (senses) {
       const uint64_t t_read = prng_.Between(45000, 90000);
       op.latency = Ticks(t_read);
-      cmd.latency_ns += static_cast<uint32_t>(t_read);
-      Queue(FW_EV_NAND_READ, op);
-      if (cmd.nand_ops_left == 0 && cmd.status == FW_NVME_SC_READ_ERROR)
-        QueueError(FW_ERR_UECC, op.die, op.block);
+      t += t_read;
+      Queue(t, FW_EV_NAND_READ, op);
+      records++;
+      if (i + 1 == nand_ops && status == FW_NVME_SC_READ_ERROR)
+        records += QueueError(t, FW_ERR_UECC, op.die, op.block);
     } else {
-      // Programs run behind the write cache: not on the command's path.
-      op.latency = Ticks(prng_.Between(400000, 900000));
-      Queue(FW_EV_NAND_PROGRAM, op);
+      const uint64_t t_prog = prng_.Between(400000, 900000);
+      op.latency = Ticks(t_prog);
+      records++;
+      if (flushes) {
+        // A flush waits for its programs.
+        t += t_prog;
+        Queue(t, FW_EV_NAND_PROGRAM, op);
+      } else {
+        // A write's program runs behind the write cache, off its path.
+        Queue(t + t_prog, FW_EV_NAND_PROGRAM, op);
+      }
     }
-    return;
   }
+  cmd.complete_ns = t + (overhead_ns - front_ns);
   fw_cmd_complete done{};
   done.qid = cmd.qid;
   done.cid = cmd.cid;
-  done.status = cmd.status;
-  done.latency = Ticks(cmd.latency_ns);
-  Queue(FW_EV_CMD_COMPLETE, done);
-  in_flight_[index] = in_flight_.back();
-  in_flight_.pop_back();
+  done.status = status;
+  done.latency = Ticks(cmd.complete_ns - at_ns);
+  Queue(cmd.complete_ns, FW_EV_CMD_COMPLETE, done);
+  in_flight_.push_back(cmd);
+  return records;
 }
 
-void CoreWorkload::QueueGarbageCollection() {
+uint64_t CoreWorkload::QueueGarbageCollection(uint64_t at_ns) {
+  // One collection at a time: none starts while one runs.
+  if (at_ns < gc_done_ns_)
+    return 0;
   const uint8_t die = RandomDie();
   const uint16_t victim = static_cast<uint16_t>(prng_.Below(kBlocksPerPlane));
   const uint16_t valid = static_cast<uint16_t>(prng_.Between(1, 12));
-  Queue(FW_EV_GC_BEGIN, fw_gc_begin{die, victim, valid});
-  uint64_t elapsed_ns = 0;
+  Queue(at_ns, FW_EV_GC_BEGIN, fw_gc_begin{die, victim, valid});
+  uint64_t records = 2;
+  uint64_t t = at_ns;
+  // Each valid page is read from the victim and programmed elsewhere, one
+  // after the other on the die; then the victim is erased.
   for (uint16_t i = 0; i < valid; i++) {
-    fw_nand_op op{};
-    op.die = die;
-    op.plane = static_cast<uint8_t>(prng_.Below(4));
-    op.block = victim;
-    op.page = static_cast<uint16_t>(prng_.Below(kPagesPerBlock));
+    fw_nand_op op = RandomNandOp(die, victim);
     const uint64_t t_read = prng_.Between(45000, 90000);
     op.latency = Ticks(t_read);
-    Queue(FW_EV_NAND_READ, op);
+    t += t_read;
+    Queue(t, FW_EV_NAND_READ, op);
     op.block = static_cast<uint16_t>(prng_.Below(kBlocksPerPlane));
     const uint64_t t_prog = prng_.Between(400000, 900000);
     op.latency = Ticks(t_prog);
-    Queue(FW_EV_NAND_PROGRAM, op);
-    elapsed_ns += t_read + t_prog;
+    t += t_prog;
+    Queue(t, FW_EV_NAND_PROGRAM, op);
+    records += 2;
   }
   fw_nand_erase erase{};
   erase.die = die;
@@ -249,15 +412,16 @@ void CoreWorkload::QueueGarbageCollection() {
   erase.block = victim;
   const uint64_t t_erase = prng_.Between(3000000, 5000000);
   erase.latency = Ticks(t_erase);
-  elapsed_ns += t_erase;
-  if (prng_.Chance(20000)) {
-    QueueError(FW_ERR_ERASE_FAIL, die, victim);
-  }
-  Queue(FW_EV_NAND_ERASE, erase);
-  Queue(FW_EV_GC_END, fw_gc_end{die, victim, valid, Ticks(elapsed_ns)});
+  t += t_erase;
+  if (prng_.Chance(20000))
+    records += QueueError(t, FW_ERR_ERASE_FAIL, die, victim);
+  Queue(t, FW_EV_NAND_ERASE, erase);
+  Queue(t, FW_EV_GC_END, fw_gc_end{die, victim, valid, Ticks(t - at_ns)});
+  gc_done_ns_ = t;
+  return records + 1;
 }
 
-void CoreWorkload::QueueThermal() {
+uint64_t CoreWorkload::QueueThermal(uint64_t at_ns) {
   // A bounded random walk around the operating range.
   temperature_c_ = static_cast<int16_t>(std::clamp<int>(
       temperature_c_ + static_cast<int>(prng_.Below(5)) - 2, 25, 95));
@@ -268,11 +432,13 @@ void CoreWorkload::QueueThermal() {
     throttle = FW_THROTTLE_HEAVY;
   else if (temperature_c_ >= 70)
     throttle = FW_THROTTLE_LIGHT;
-  Queue(FW_EV_THERMAL, fw_thermal{static_cast<uint8_t>(config_.core),
-                                  temperature_c_, throttle});
+  Queue(at_ns, FW_EV_THERMAL,
+        fw_thermal{static_cast<uint8_t>(config_.core), temperature_c_,
+                   throttle});
+  return 1;
 }
 
-void CoreWorkload::QueueLog() {
+uint64_t CoreWorkload::QueueLog(uint64_t at_ns) {
   fw_log log{};
   const uint64_t pick = prng_.Below(4);
   const unsigned a = static_cast<unsigned>(prng_.Below(10000));
@@ -298,10 +464,14 @@ void CoreWorkload::QueueLog() {
                     b % 5);
       break;
   }
-  Queue(FW_EV_LOG, log);
+  Queue(at_ns, FW_EV_LOG, log);
+  return 1;
 }
 
-void CoreWorkload::QueueError(uint16_t code, uint8_t die, uint16_t block) {
+uint64_t CoreWorkload::QueueError(uint64_t at_ns,
+                                  uint16_t code,
+                                  uint8_t die,
+                                  uint16_t block) {
   fw_error err{};
   err.code = code;
   err.die = die;
@@ -321,39 +491,16 @@ void CoreWorkload::QueueError(uint16_t code, uint8_t die, uint16_t block) {
       err.flags = FW_ERR_F_RECOVERED;
       break;
   }
-  Queue(FW_EV_ERROR, err);
-  FwRecord& rec = queued_.back();
+  Due d{at_ns, next_order_++, {}};
+  d.rec.event_id = FW_EV_ERROR;
+  d.rec.fixed_len = sizeof(err);
+  std::memcpy(d.rec.fixed.data(), &err, sizeof(err));
   // Context: a register dump of variable length (syndrome, retry table...).
-  rec.var_len = static_cast<uint16_t>(prng_.Between(4, FW_ERROR_CONTEXT_MAX));
-  for (uint16_t i = 0; i < rec.var_len; i++)
-    rec.var[i] = static_cast<uint8_t>(prng_.Next());
-}
-
-const FwRecord& CoreWorkload::Next() {
-  while (queued_.empty()) {
-    if (prng_.Chance(kGcPerMillion)) {
-      QueueGarbageCollection();
-    } else if (prng_.Chance(kThermalPerMillion)) {
-      QueueThermal();
-    } else if (prng_.Chance(kLogPerMillion)) {
-      QueueLog();
-    } else if (prng_.Chance(kStandaloneErrorPerMillion)) {
-      const uint16_t code = static_cast<uint16_t>(
-          prng_.Chance(500000)
-              ? uint64_t{FW_ERR_READ_RETRY}
-              : prng_.Between(FW_ERR_PROGRAM_FAIL, FW_ERR_CMD_TIMEOUT));
-      QueueError(code, RandomDie(),
-                 static_cast<uint16_t>(prng_.Below(kBlocksPerPlane)));
-    } else if (in_flight_.size() < config_.queue_depth &&
-               (in_flight_.empty() || prng_.Below(100) < 45)) {
-      StartCommand();
-    } else {
-      StepCommand(prng_.Below(in_flight_.size()));
-    }
-  }
-  current_ = queued_.front();
-  queued_.pop_front();
-  return current_;
+  d.rec.var_len = static_cast<uint16_t>(prng_.Between(4, FW_ERROR_CONTEXT_MAX));
+  for (uint16_t i = 0; i < d.rec.var_len; i++)
+    d.rec.var[i] = static_cast<uint8_t>(prng_.Next());
+  due_.push(d);
+  return 1;
 }
 
 }  // namespace hmbtrace

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
@@ -153,6 +154,52 @@ TEST(WorkloadTest, PayloadIsLittleEndianAtDeclaredOffsets) {
     EXPECT_EQ(static_cast<uint32_t>(f.nsid), 1u);
     break;
   }
+}
+
+// Records come in model-time order, and the long-run rate is the pacing's:
+// N records' worth of arrivals take N / rate seconds (times the scale).
+TEST(WorkloadTest, RecordsComeInTimeOrderAtThePacedRate) {
+  WorkloadConfig c = Config(4, 1);
+  c.rate = 10000;
+  c.time_scale = 3;
+  c.start_ns = 777;
+  CoreWorkload w(c);
+  uint64_t last = 0;
+  const int n = 100000;
+  for (int i = 0; i < n; i++) {
+    const TimedRecord& r = w.Peek();
+    ASSERT_GE(r.at_ns, last) << "record " << i;
+    ASSERT_GE(r.at_ns, c.start_ns);
+    last = r.at_ns;
+    w.Pop();
+  }
+  // 10 s of pacing, 30 s of model time; a command or a GC still running
+  // at the end adds at most a few ms.
+  EXPECT_NEAR(static_cast<double>(last - c.start_ns), 30e9, 0.05e9);
+}
+
+// After a pause (STOP, a stall), what fell due is not written, and work
+// resumes at the pace from then, without catching up.
+TEST(WorkloadTest, SkipToForgetsWhatFellDueAndResumesAtThePace) {
+  WorkloadConfig c = Config(6, 0);
+  c.rate = 1000;
+  CoreWorkload w(c);
+  for (int i = 0; i < 100; i++)
+    w.Next();
+  const uint64_t resume = w.Peek().at_ns + 5000000000ull;
+  EXPECT_GT(w.SkipTo(resume), 0u);
+  uint64_t first = UINT64_MAX;
+  uint64_t last = 0;
+  for (int i = 0; i < 1000; i++) {
+    const TimedRecord& r = w.Peek();
+    ASSERT_GE(r.at_ns, resume);
+    first = std::min(first, r.at_ns);
+    last = r.at_ns;
+    w.Pop();
+  }
+  EXPECT_LT(first - resume, 10000000u) << "resumed at once, not after a gap";
+  EXPECT_NEAR(static_cast<double>(last - resume), 1e9, 0.05e9)
+      << "1000 records at 1000/s: a second, no catching up";
 }
 
 TEST(PacingTest, RateZeroNeverWaits) {

@@ -1,33 +1,55 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# demo, guest side: load hmb_trace.ko, record the hmb instance with trace-cmd
-# while hmb-fwsim (on the host) plays a few seconds of firmware activity, and
-# leave the report and the module's loss counters in /mnt.
+# demo, guest side: the guest has QEMU's emulated NVMe disk (/dev/nvme0n1),
+# whose commands hmb-fwsim (on the host) serves as the simulated firmware.
+# Load hmb_trace.ko, wait for its first fit of the firmware clock, then
+# `hmbtrace-cmd record` (the host's nvme events and the firmware's records)
+# while a short mixed read/write workload runs on the disk between two
+# trace_marker lines. Leaves in /mnt: demo.dat, record.log, status.txt (the
+# module's loss counters), demo-workload.txt.
 set -u
 # shellcheck source=mock/qemu/guest-hmb.sh
 . /mnt/guest-hmb.sh
-echo "== insmod hmb_trace.ko $(hmb_ivshmem_param)"
 # shellcheck disable=SC2046 # one word, or none
 insmod /hmb_trace.ko $(hmb_ivshmem_param) || exit 1
-dev=$(ls /sys/class/hmb_trace | head -n 1)
-echo "area $dev: $(cat /sys/class/hmb_trace/"$dev"/nr_cores) cores"
+for s in /sys/class/hmb_trace/*; do
+	[ -d "$s" ] && break
+done
+[ -b /dev/nvme0n1 ] || { echo "demo: no /dev/nvme0n1 (nvme driver not loaded?)"; exit 1; }
+n=0
+while [ "$(cat "$s/clock/have_fit")" != 1 ]; do
+	n=$((n + 1))
+	[ "$n" -gt 150 ] && { echo "demo: no clock fit after 15 s"; exit 1; }
+	sleep 0.1
+done
 
-echo "== trace-cmd record -B hmb -e hmb (the traced command starts the firmware)"
-trace-cmd record -B hmb -e hmb -b 8192 -o /mnt/demo.dat \
-	sh -c 'touch /mnt/ready; sleep 5' >/mnt/record.log 2>&1 || {
+# On each vCPU: one reader (4 KiB) and one writer (16 KiB), O_DIRECT, so
+# every block is one NVMe command on that vCPU's queue.
+ncpu=$(grep -c ^processor /proc/cpuinfo)
+blocks=150
+echo "$ncpu vCPUs x (dd read 4 KiB + dd write 16 KiB) x $blocks blocks, O_DIRECT" \
+	>/mnt/demo-workload.txt
+cat >/tmp/io.sh <<IO
+touch /mnt/ready
+sleep 1
+hmbtrace-cmd marker "demo: mixed read/write workload on /dev/nvme0n1 begins"
+c=0
+while [ \$c -lt $ncpu ]; do
+	taskset -c \$c dd if=/dev/nvme0n1 of=/dev/null bs=4k count=$blocks skip=\$((c * 4 * $blocks)) iflag=direct 2>/dev/null &
+	taskset -c \$c dd if=/dev/zero of=/dev/nvme0n1 bs=16k count=$blocks seek=\$(((c + 1) * $blocks)) oflag=direct 2>/dev/null &
+	c=\$((c + 1))
+done
+wait
+hmbtrace-cmd marker "demo: workload done"
+sleep 1
+IO
+hmbtrace-cmd record -o /tmp/demo.dat -- sh /tmp/io.sh >/mnt/record.log 2>&1 || {
 	cat /mnt/record.log
 	exit 1
 }
-trace-cmd report -i /mnt/demo.dat >/mnt/report.txt 2>/mnt/report.err
-trace-cmd report -i /mnt/demo.dat --stat >/mnt/report-stat.txt 2>&1
-
-s=/sys/class/hmb_trace/$dev
+cp /tmp/demo.dat /mnt/demo.dat || exit 1
 {
-	echo "build_id     $(cat "$s/build_id")"
-	echo "producer_gen $(cat "$s/producer_gen")"
-	echo "resets       $(cat "$s/resets")"
-	echo "core_cpu     $(cat "$s/core_cpu")"
 	echo "delivered    $(cat "$s/delivered")"
 	for r in overwritten torn invalid reset; do
 		echo "lost_$r $(cat "$s/lost/$r")"
