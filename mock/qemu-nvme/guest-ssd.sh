@@ -35,7 +35,15 @@ io_round() {
 # next_seq as it takes it), then the drain catches up: nothing is written
 # after this, so the trace can be counted against the device exactly.
 stop_firmware() {
-	echo stop >"$1/ctrl/tracing" || return 1
+	# STOP is idempotent: tried again when its answer came too late (the
+	# sysfs write's deadline is 100 ms; a loaded host can stall the vCPUs
+	# longer; the device then logs a STOP more, which changes nothing).
+	n=0
+	until echo stop >"$1/ctrl/tracing"; do
+		n=$((n + 1))
+		[ $n -lt 5 ] || return 1
+		sleep 0.2
+	done
 	last=-1
 	while [ "$(cat "$1/delivered")" != "$last" ]; do
 		last=$(cat "$1/delivered")
