@@ -44,9 +44,14 @@ stop_firmware() {
 		[ $n -lt 5 ] || return 1
 		sleep 0.2
 	done
+	# The drain has caught up when "delivered" stays the same over four
+	# reads 0.5 s apart (a drain pass is due every few ms).
 	last=-1
-	while [ "$(cat "$1/delivered")" != "$last" ]; do
-		last=$(cat "$1/delivered")
+	same=0
+	while [ $same -lt 4 ]; do
+		now=$(cat "$1/delivered")
+		if [ "$now" = "$last" ]; then same=$((same + 1)); else same=0; fi
+		last=$now
 		sleep 0.5
 	done
 }
