@@ -88,6 +88,13 @@ done
 	die "the loaded nvme is not the patched one"
 wait_for '[ -b /dev/nvme0n1 ]' 300 || die "no /dev/nvme0n1 30 s after insmod"
 ok "patched nvme drives the reference SSD: nvme0n1 $(cat /sys/block/nvme0n1/size) sectors"
+if [ -f /mnt/modules/nvme-tcp.ko ]; then
+	# scripts/install-nvme-hmb-trace.sh's transports, built from the same
+	# tree: they load on the patched nvme-core (the kernel's own would not).
+	check "nvme-fabrics and nvme-tcp load on the patched nvme-core" \
+		sh -c "insmod /mnt/modules/nvme-fabrics.ko && insmod /mnt/modules/nvme-tcp.ko &&
+			rmmod nvme-tcp && rmmod nvme-fabrics"
+fi
 if [ "$scenario" = maxd1 ]; then
 	# HMMAXD = 1: the one descriptor entry goes to the data HMB, the
 	# trace area is dropped (feature EN=0), the HMB works as without it.

@@ -12,6 +12,10 @@
 #
 # Usage: mock/qemu-nvme/run-ssd.sh record|reset|ctrl|maxd1 [--keep]
 # (maxd1: the device reports HMMAXD = 1, so the host drops the trace area)
+# HMB_SSD_MODULES=DIR: the modules scripts/install-nvme-hmb-trace.sh
+# installed (DIR = .../lib/modules/KVER/updates/hmbtrace) instead of
+# kernel/patches/verify.sh's build; the guest also loads nvme-fabrics and
+# nvme-tcp on the patched nvme-core.
 # Output in build/e2e/ssd-SCENARIO/ (guest.log, trace.txt, qemu-nvme.log,
 # dmesg.txt, check.log). Exit 0 when every check passed, 77 when the
 # reference SSD cannot be built here (no qemu source package: the reason is
@@ -57,7 +61,19 @@ mkdir -p "$run/modules"
 kver=$(hmbq_kver)
 missing=$(hmbq_stage_modules "$kver" "$run/modules" "${hmbq_nvme_deps[@]}") ||
 	{ echo "run-ssd: $missing" >&2; exit 1; }
-cp "$mods/nvme-core.ko" "$mods/nvme.ko" "$hmb/hmb_trace.ko" "$run/modules/"
+if [[ -n ${HMB_SSD_MODULES:-} ]]; then
+	# What scripts/install-nvme-hmb-trace.sh installed (its updates/hmbtrace
+	# directory): nvme-core, nvme, hmb_trace and the fabrics transports,
+	# of which the guest loads nvme-fabrics and nvme-tcp too.
+	for m in nvme-core nvme hmb_trace nvme-fabrics nvme-tcp; do
+		[[ -f $HMB_SSD_MODULES/$m.ko ]] ||
+			{ echo "run-ssd: no $m.ko in HMB_SSD_MODULES=$HMB_SSD_MODULES" >&2; exit 1; }
+		cp "$HMB_SSD_MODULES/$m.ko" "$run/modules/"
+	done
+	mods=$HMB_SSD_MODULES
+else
+	cp "$mods/nvme-core.ko" "$mods/nvme.ko" "$hmb/hmb_trace.ko" "$run/modules/"
+fi
 modinfo -F srcversion "$mods/nvme.ko" >"$run/nvme.srcversion"
 cp "$here/guest-ssd.sh" "$run/scenario.sh"
 cp "$repo/mock/qemu/guest-tap.sh" "$run/"
