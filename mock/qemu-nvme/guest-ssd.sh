@@ -195,6 +195,16 @@ fi
 cat /sys/kernel/tracing/instances/clk_local/trace >/mnt/clk-local.txt
 cat /sys/kernel/tracing/instances/clk_mono/trace >/mnt/clk-mono.txt
 
+if [ "$scenario" = ctrl ]; then
+	# nvme_remove() with a subscriber: the controller's PCI function
+	# removed while hmb_trace holds the area: DISABLING (suspend), then
+	# FREEING, which unregisters it before the memory goes.
+	dev=$(readlink -f /sys/class/nvme/nvme0/device)
+	check "PCI remove of the controller while hmb_trace holds its area" \
+		sh -c "echo 1 >$dev/remove"
+	check "FREEING with a subscriber: the area was unregistered" \
+		sh -c "dmesg | grep -q 'hmb_trace: nvme0: area [0-9]* unregistered'"
+fi
 check "rmmod hmb_trace" rmmod hmb_trace
 # nvme_remove(): shutdown, then nvme_free_host_mem() frees the trace area
 # (FREEING, with no subscriber left).
