@@ -20,7 +20,9 @@
 #   reference SSD - mock/qemu-nvme/run-ssd.sh record, reset, ctrl: the
 #           patched nvme-pci and hmb_trace.ko on Debian's QEMU 7.2 patched to
 #           have an NVMe HMB and the trace capability (built once, cached in
-#           ~/.cache/hmbtrace/qemu-nvme; skipped under --no-e2e)
+#           ~/.cache/hmbtrace/qemu-nvme; skipped under --no-e2e); then
+#           scripts/install-nvme-hmb-trace.sh into a staging root and the
+#           reset scenario on the modules it installed
 # Usage: scripts/test.sh [--no-e2e] [--no-fuzz] [--no-install]
 # Ends with one line "N passed, M failed" over every test it ran
 # (", K skipped" added when a stage could not run, e.g. no linux-source-6.1).
@@ -175,6 +177,26 @@ if ((run_e2e)); then
 		*) failed=$((failed + 1)) ;;
 		esac
 	done
+	# scripts/install-nvme-hmb-trace.sh into a staging root (sharing
+	# verify.sh's build), and the reset scenario on what it installed,
+	# nvme-fabrics and nvme-tcp loaded on the patched nvme-core too.
+	ssd_rc=0
+	kv=$(source mock/qemu/lib.sh && hmbq_kver)
+	root=$PWD/build/nvme-install-root
+	rm -rf "$root"
+	scripts/install-nvme-hmb-trace.sh --kver "$kv" --destdir "$root" \
+		--build-dir "$PWD/build/kernel-patches" >build/nvme-install.log 2>&1 || ssd_rc=$?
+	if ((ssd_rc == 0)); then
+		HMB_SSD_MODULES=$root/lib/modules/$kv/updates/hmbtrace \
+			mock/qemu-nvme/run-ssd.sh reset || ssd_rc=$?
+	else
+		tail -n 5 build/nvme-install.log
+	fi
+	case $ssd_rc in
+	0) passed=$((passed + 1)) ;;
+	77) skipped=$((skipped + 1)) ;;
+	*) failed=$((failed + 1)) ;;
+	esac
 fi
 
 echo

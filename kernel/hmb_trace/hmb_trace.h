@@ -17,6 +17,8 @@ struct hmb_trace_area *hmb_trace_register_area(const char *name,
 					       unsigned int nr_pages,
 					       unsigned int page_shift);
 void hmb_trace_unregister_area(struct hmb_trace_area *area);
+void hmb_trace_suspend_area(struct hmb_trace_area *area);
+void hmb_trace_resume_area(struct hmb_trace_area *area);
 
 /**
  * struct hmb_trace_ctrl_ops - a control channel's transport

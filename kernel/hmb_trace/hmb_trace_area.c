@@ -267,6 +267,49 @@ void hmb_trace_unregister_area(struct hmb_trace_area *area)
 EXPORT_SYMBOL_GPL(hmb_trace_unregister_area);
 
 /**
+ * hmb_trace_suspend_area() - stop reading an area for a while, keeping
+ * what was read of it.
+ * @area: a handle from hmb_trace_register_area()
+ *
+ * For a device that stops writing the area and will start again on the
+ * same memory (an NVMe controller reset that keeps its Host Memory
+ * Buffer): every drain and every control request has stopped when this
+ * returns, and the control channel is gone (set it again after
+ * hmb_trace_resume_area()). The consumers keep their positions, so when
+ * the device comes back as a new producer generation, the records of the
+ * old one that were written after the last drain are charged as lost to
+ * "reset" from the new generation's prev_next_seq (hmb-trace-abi.rst,
+ * "Producer reset"): a new registration would know nothing of them. The
+ * area's status and trace events stay.
+ *
+ * Context: process context, may sleep.
+ */
+void hmb_trace_suspend_area(struct hmb_trace_area *area)
+{
+	hmb_trace_set_ctrl(area, NULL, NULL);
+	hmb_trace_clock_stop(area);
+	hmb_trace_drains_pause(area);
+}
+EXPORT_SYMBOL_GPL(hmb_trace_suspend_area);
+
+/**
+ * hmb_trace_resume_area() - read a suspended area again, from where every
+ * drain stood.
+ * @area: a handle suspended by hmb_trace_suspend_area()
+ *
+ * The pages must be the ones registered. The clock sync starts again with
+ * the next hmb_trace_set_ctrl().
+ *
+ * Context: process context, may sleep.
+ */
+void hmb_trace_resume_area(struct hmb_trace_area *area)
+{
+	hmb_trace_clock_resume(area);
+	hmb_trace_drains_resume(area);
+}
+EXPORT_SYMBOL_GPL(hmb_trace_resume_area);
+
+/**
  * hmb_trace_areas_empty() - check that every area has been unregistered.
  *
  * Return: true if no area is registered.

@@ -148,6 +148,12 @@ void hmb_trace_clock_stop(struct hmb_trace_area *a)
 	cancel_delayed_work_sync(&a->clock.work);
 }
 
+/** hmb_trace_clock_resume() - after a stop: sample from the next start on. */
+void hmb_trace_clock_resume(struct hmb_trace_area *a)
+{
+	WRITE_ONCE(a->clock.stopping, false);
+}
+
 /** hmb_trace_clock_destroy() - free what init set up. */
 void hmb_trace_clock_destroy(struct hmb_trace_area *a)
 {

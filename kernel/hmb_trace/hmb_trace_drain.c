@@ -756,10 +756,20 @@ void hmb_trace_drains_start(struct hmb_trace_area *a)
  */
 void hmb_trace_drains_stop(struct hmb_trace_area *a)
 {
-	unsigned int i;
-
 	cpuhp_state_remove_instance_nocalls(hmb_trace_cpuhp_state,
 					    &a->cpuhp_node);
+	hmb_trace_drains_pause(a);
+}
+
+/**
+ * hmb_trace_drains_pause() - stop every context synchronously, keeping the
+ * hotplug hook (it arms nothing while @stopping is set) and every position.
+ * @a: the area
+ */
+void hmb_trace_drains_pause(struct hmb_trace_area *a)
+{
+	unsigned int i;
+
 	for (i = 0; i < a->nr_drains; i++) {
 		struct hmb_trace_drain *d = a->drains[i];
 
@@ -768,6 +778,20 @@ void hmb_trace_drains_stop(struct hmb_trace_area *a)
 		hrtimer_cancel(&d->timer);
 		cancel_work_sync(&d->work);
 	}
+}
+
+/**
+ * hmb_trace_drains_resume() - a paused area: every context from where it
+ * stood, a pass at once.
+ * @a: the area
+ */
+void hmb_trace_drains_resume(struct hmb_trace_area *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->nr_drains; i++)
+		WRITE_ONCE(a->drains[i]->stopping, false);
+	hmb_trace_drains_start(a);
 }
 
 /** hmb_trace_drains_destroy() - free the contexts of a stopped area. */

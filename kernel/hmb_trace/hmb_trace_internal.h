@@ -280,6 +280,7 @@ void hmb_trace_ctrl_destroy(struct hmb_trace_area *a);
 void hmb_trace_clock_init(struct hmb_trace_area *a);
 void hmb_trace_clock_start(struct hmb_trace_area *a);
 void hmb_trace_clock_stop(struct hmb_trace_area *a);
+void hmb_trace_clock_resume(struct hmb_trace_area *a);
 void hmb_trace_clock_destroy(struct hmb_trace_area *a);
 void hmb_trace_clock_emit(struct hmb_trace_area *a, u32 gen);
 
@@ -288,6 +289,8 @@ bool hmb_trace_area_consuming(const struct hmb_trace_area *a);
 int hmb_trace_drains_create(struct hmb_trace_area *a);
 void hmb_trace_drains_start(struct hmb_trace_area *a);
 void hmb_trace_drains_stop(struct hmb_trace_area *a);
+void hmb_trace_drains_pause(struct hmb_trace_area *a);
+void hmb_trace_drains_resume(struct hmb_trace_area *a);
 void hmb_trace_drains_destroy(struct hmb_trace_area *a);
 void hmb_trace_drains_kick(struct hmb_trace_area *a);
 int hmb_trace_cpuhp_init(void);

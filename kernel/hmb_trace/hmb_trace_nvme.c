@@ -8,17 +8,21 @@
  * nvme never imports from this module: it offers a notifier, we subscribe.
  *
  *   nvme-pci                           this backend
- *   ENABLED (after HMB enable) ------> register the area (+ control channel)
- *   DISABLING (reset, suspend, sysfs,  unregister it: every drain and
+ *   ENABLED (after HMB enable) ------> register the area (+ control channel),
+ *                                      or resume it if suspended on the
+ *                                      same memory
+ *   DISABLING (reset, suspend, sysfs,  suspend it: every drain and
  *     removal; before HMB disable) --> control request has stopped when
  *                                      the callback returns
- *   FREEING (before the free) -------> nothing left to do (DISABLING came
- *                                      first); an area never enabled is
- *                                      not ours
+ *   FREEING (before the free) -------> unregister it; an area never
+ *                                      enabled is not ours
  *
- * An area kept across a reset (Memory Return) comes back as a new
- * ENABLED: a new registration, whose consumer then sees the producer's
- * generation and continues or restarts accordingly.
+ * An area kept across a reset (Memory Return) comes back as an ENABLED on
+ * the same memory: the suspended registration resumes, and its consumers,
+ * which kept their positions, see the producer's new generation as a
+ * reset: what the device wrote after the last drain before DISABLING is
+ * charged as lost to "reset" from the new generation's prev_next_seq,
+ * exactly. An ENABLED on other memory unregisters the old area first.
  *
  * nvme-pci serialises its callbacks (one lock for all controllers, also
  * around the replay of enabled areas when we subscribe). Our own lock is
@@ -48,6 +52,9 @@ struct hmb_trace_nvme {
 	struct list_head node;
 	struct nvme_hmb_trace *trace;	/* nvme-pci's handle: the key */
 	struct hmb_trace_area *area;
+	const void *virt;		/* the memory registered */
+	size_t size;
+	bool suspended;			/* between DISABLING and ENABLED */
 	char name[32];
 };
 
@@ -123,6 +130,14 @@ static struct hmb_trace_nvme *hmb_trace_nvme_find(struct nvme_hmb_trace *t)
 	return NULL;
 }
 
+/* Stops every drain and control request before it returns. */
+static void hmb_trace_nvme_remove(struct hmb_trace_nvme *n)
+{
+	list_del(&n->node);
+	hmb_trace_unregister_area(n->area);
+	kfree(n);
+}
+
 static int hmb_trace_nvme_enabled(const struct nvme_hmb_trace_info *info)
 {
 	struct hmb_trace_nvme *n;
@@ -130,10 +145,22 @@ static int hmb_trace_nvme_enabled(const struct nvme_hmb_trace_info *info)
 	unsigned long i, nr;
 	int ret;
 
-	if (hmb_trace_nvme_find(info->trace)) {
+	n = hmb_trace_nvme_find(info->trace);
+	if (n && !n->suspended) {
 		pr_warn("%s: trace area enabled twice: ignored\n", info->name);
 		return -EEXIST;
 	}
+	if (n && n->virt == info->virt && n->size == info->size) {
+		hmb_trace_resume_area(n->area);
+		if (info->has_ctrl)
+			hmb_trace_set_ctrl(n->area, &hmb_trace_nvme_ctrl_ops, n);
+		n->suspended = false;
+		pr_info("%s: HMB trace area enabled again on the same memory: resumed\n",
+			n->name);
+		return 0;
+	}
+	if (n)
+		hmb_trace_nvme_remove(n);
 	/* The area is contiguous and page aligned (nvme-pci allocates it). */
 	if (!info->virt || !PAGE_ALIGNED(info->virt) || !info->size ||
 	    !PAGE_ALIGNED(info->size) || (info->size >> PAGE_SHIFT) > UINT_MAX) {
@@ -145,6 +172,8 @@ static int hmb_trace_nvme_enabled(const struct nvme_hmb_trace_info *info)
 	if (!n)
 		return -ENOMEM;
 	n->trace = info->trace;
+	n->virt = info->virt;
+	n->size = info->size;
 	strscpy(n->name, info->name, sizeof(n->name));
 
 	nr = info->size >> PAGE_SHIFT;
@@ -176,14 +205,6 @@ err_free:
 	return ret;
 }
 
-/* Stops every drain and control request before it returns. */
-static void hmb_trace_nvme_remove(struct hmb_trace_nvme *n)
-{
-	list_del(&n->node);
-	hmb_trace_unregister_area(n->area);
-	kfree(n);
-}
-
 static int hmb_trace_nvme_event(struct notifier_block *nb,
 				unsigned long event, void *data)
 {
@@ -197,6 +218,12 @@ static int hmb_trace_nvme_event(struct notifier_block *nb,
 			hmb_trace_nvme_enabled(info);
 		break;
 	case NVME_HMB_TRACE_DISABLING:
+		n = hmb_trace_nvme_find(info->trace);
+		if (n && !n->suspended) {
+			hmb_trace_suspend_area(n->area);
+			n->suspended = true;
+		}
+		break;
 	case NVME_HMB_TRACE_FREEING:
 		n = hmb_trace_nvme_find(info->trace);
 		if (n)

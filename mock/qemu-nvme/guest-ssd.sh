@@ -15,18 +15,71 @@
 scenario=$(cat /mnt/scenario-name)
 T=/sys/kernel/tracing/instances/hmb
 
-# O_DIRECT reads and writes on both CPUs (so on both I/O queues), several
-# in flight per CPU: $1 = MiB offset of this round's writes.
+# O_DIRECT reads and writes on both CPUs (so on both I/O queues), four dd
+# in flight per CPU (queue depth 4): $1 = MiB offset of this round's
+# writes (two MiB used). 2 x (2 x 128 reads + 2 x 32 writes) = 640 commands.
 command -v taskset >/dev/null || taskset() { shift 2; "$@"; }
 io_round() {
 	for cpu in 0 1; do
-		taskset -c $cpu dd if=/dev/nvme0n1 of=/dev/null bs=4096 count=128 \
-			skip=$((cpu * 512)) iflag=direct 2>/dev/null &
-		taskset -c $cpu dd if=/tmp/p.bin of=/dev/nvme0n1 bs=16384 \
-			count=32 seek=$(( ($1 + cpu) * 64)) oflag=direct 2>/dev/null &
+		for j in 0 1; do
+			taskset -c $cpu dd if=/dev/nvme0n1 of=/dev/null bs=4096 count=128 \
+				skip=$((j * 8192 + cpu * 512)) iflag=direct 2>/dev/null &
+			taskset -c $cpu dd if=/tmp/p.bin of=/dev/nvme0n1 bs=16384 \
+				count=32 seek=$(( ($1 + cpu) * 128 + j * 32)) oflag=direct 2>/dev/null &
+		done
 	done
 	wait
 }
+
+# The firmware stops writing (control STOP; the device logs each core's
+# next_seq as it takes it), then the drain catches up: nothing is written
+# after this, so the trace can be counted against the device exactly.
+stop_firmware() {
+	# STOP is idempotent: tried again when its answer came too late (the
+	# sysfs write's deadline is 100 ms; a loaded host can stall the vCPUs
+	# longer; the device then logs a STOP more, which changes nothing).
+	n=0
+	until echo stop >"$1/ctrl/tracing"; do
+		n=$((n + 1))
+		[ $n -lt 5 ] || return 1
+		sleep 0.2
+	done
+	# The drain has caught up when "delivered" stays the same over four
+	# reads 0.5 s apart (a drain pass is due every few ms).
+	last=-1
+	same=0
+	while [ $same -lt 4 ]; do
+		now=$(cat "$1/delivered")
+		if [ "$now" = "$last" ]; then same=$((same + 1)); else same=0; fi
+		last=$now
+		sleep 0.5
+	done
+}
+
+# The guest's trace clock ("local", the one the clock fit maps firmware time
+# to) against "mono", which under TCG reads the HPET, i.e. QEMU's virtual
+# clock, the firmware clock's base: a marker in an instance of each, the
+# local one twice around the mono one, five times (verify_ssd.py takes the
+# tightest) at the start and at the end: the guest clock's own rate error.
+clock_mark() {
+	exec 3>/sys/kernel/tracing/instances/clk_local/trace_marker \
+		4>/sys/kernel/tracing/instances/clk_mono/trace_marker
+	for i in 1 2 3 4 5; do
+		echo "mark $1" >&3
+		echo "mark $1" >&4
+		echo "mark $1" >&3
+	done
+	exec 3>&- 4>&-
+}
+
+# What the record scenario runs under hmbtrace-cmd record.
+if [ "${1:-}" = --capture ]; then
+	io_round 0
+	dd if=/dev/nvme0n1 of=/tmp/r.bin bs=16384 count=32 skip=0 iflag=direct 2>/dev/null
+	cmp -s /tmp/r.bin /tmp/p.bin && : >/tmp/cmp-ok
+	stop_firmware "$2"
+	exit
+fi
 
 for m in crct10dif_common crc-t10dif crc64 crc64-rocksoft t10-pi nvme-core nvme; do
 	insmod "/mnt/modules/$m.ko" || die "insmod $m.ko"
@@ -35,6 +88,13 @@ done
 	die "the loaded nvme is not the patched one"
 wait_for '[ -b /dev/nvme0n1 ]' 300 || die "no /dev/nvme0n1 30 s after insmod"
 ok "patched nvme drives the reference SSD: nvme0n1 $(cat /sys/block/nvme0n1/size) sectors"
+if [ -f /mnt/modules/nvme-tcp.ko ]; then
+	# scripts/install-nvme-hmb-trace.sh's transports, built from the same
+	# tree: they load on the patched nvme-core (the kernel's own would not).
+	check "nvme-fabrics and nvme-tcp load on the patched nvme-core" \
+		sh -c "insmod /mnt/modules/nvme-fabrics.ko && insmod /mnt/modules/nvme-tcp.ko &&
+			rmmod nvme-tcp && rmmod nvme-fabrics"
+fi
 if [ "$scenario" = maxd1 ]; then
 	# HMMAXD = 1: the one descriptor entry goes to the data HMB, the
 	# trace area is dropped (feature EN=0), the HMB works as without it.
@@ -67,13 +127,31 @@ area=""
 for a in /sys/class/hmb_trace/nvme*; do [ -d "$a" ] && area=$a && break; done
 [ -n "$area" ] || die "no nvme trace area in /sys/class/hmb_trace after insmod (the notifier's replay)"
 ok "hmb_trace's nvme backend attached $(basename "$area") (replayed ENABLED)"
-echo 1 >$T/events/hmb/enable || not_ok "enable the hmb events"
-echo 1 >$T/tracing_on
+if ! mkdir /sys/kernel/tracing/instances/clk_local /sys/kernel/tracing/instances/clk_mono ||
+	! echo mono >/sys/kernel/tracing/instances/clk_mono/trace_clock; then
+	not_ok "instances clk_local and clk_mono (trace clocks local, mono)"
+fi
+clock_mark start
 check "control channel available" [ "$(cat "$area/ctrl/available")" = 1 ]
 
 head -c 524288 /dev/urandom >/tmp/p.bin 2>/dev/null
 
-io_round 0
+if [ "$scenario" = record ]; then
+	# hmbtrace-cmd record: trace-cmd enables the hmb events (the ring still
+	# holds everything the device wrote since the HMB was enabled) and
+	# records them with the host's nvme_setup_cmd / nvme_complete_rq.
+	check "a clock fit before the capture" \
+		wait_for "[ \"\$(cat $area/clock/have_fit)\" = 1 ]" 100
+	check "hmbtrace-cmd record of O_DIRECT I/O on 2 queues, depth 4 each" \
+		sh -c "hmbtrace-cmd record -o /tmp/ssd.dat -- sh /mnt/scenario.sh --capture $area >/mnt/record.log 2>&1"
+	cat /mnt/record.log
+	check "disk data intact (what CPU 0 wrote reads back)" [ -e /tmp/cmp-ok ]
+	cp /tmp/ssd.dat /mnt/ssd.dat || not_ok "copy the capture to /mnt"
+else
+	echo 1 >$T/events/hmb/enable || not_ok "enable the hmb events"
+	echo 1 >$T/tracing_on
+	io_round 0
+fi
 
 case "$scenario" in
 reset)
@@ -98,20 +176,35 @@ ctrl)
 	io_round 4
 	;;
 esac
-# Read back before the trace is taken: the device's every I/O command is
-# then in the trace (verify_ssd.py counts them against QEMU's log).
-dd if=/dev/nvme0n1 of=/tmp/r.bin bs=16384 count=32 skip=0 iflag=direct 2>/dev/null
-check "disk data intact (what round 0 wrote on CPU 0 reads back)" cmp -s /tmp/r.bin /tmp/p.bin
-sleep 1
+if [ "$scenario" != record ]; then
+	dd if=/dev/nvme0n1 of=/tmp/r.bin bs=16384 count=32 skip=0 iflag=direct 2>/dev/null
+	check "disk data intact (what round 0 wrote on CPU 0 reads back)" cmp -s /tmp/r.bin /tmp/p.bin
+	check "control: STOP, the drain caught up" stop_firmware "$area"
+fi
+clock_mark end
 check "clock fits made over the control command ($(cat "$area/clock/fits" 2>/dev/null))" \
 	wait_for "[ \"\$(cat $area/clock/fits 2>/dev/null || echo 0)\" -gt 0 ]" 50
 for f in "$area"/*; do [ -f "$f" ] && echo "$(basename "$f"): $(head -n 1 "$f" 2>/dev/null)"; done >/mnt/area-status.txt
 for f in "$area"/ctrl/* "$area"/clock/*; do [ -f "$f" ] && echo "$(basename "$(dirname "$f")")/$(basename "$f"): $(head -n 1 "$f" 2>/dev/null)"; done >>/mnt/area-status.txt
-echo 0 >$T/tracing_on
-cat $T/trace >/mnt/trace.txt
-# The module cannot go while its events are enabled.
-echo 0 >$T/events/hmb/enable
+if [ "$scenario" != record ]; then
+	echo 0 >$T/tracing_on
+	cat $T/trace >/mnt/trace.txt
+	# The module cannot go while its events are enabled.
+	echo 0 >$T/events/hmb/enable
+fi
+cat /sys/kernel/tracing/instances/clk_local/trace >/mnt/clk-local.txt
+cat /sys/kernel/tracing/instances/clk_mono/trace >/mnt/clk-mono.txt
 
+if [ "$scenario" = ctrl ]; then
+	# nvme_remove() with a subscriber: the controller's PCI function
+	# removed while hmb_trace holds the area: DISABLING (suspend), then
+	# FREEING, which unregisters it before the memory goes.
+	dev=$(readlink -f /sys/class/nvme/nvme0/device)
+	check "PCI remove of the controller while hmb_trace holds its area" \
+		sh -c "echo 1 >$dev/remove"
+	check "FREEING with a subscriber: the area was unregistered" \
+		sh -c "dmesg | grep -q 'hmb_trace: nvme0: area [0-9]* unregistered'"
+fi
 check "rmmod hmb_trace" rmmod hmb_trace
 # nvme_remove(): shutdown, then nvme_free_host_mem() frees the trace area
 # (FREEING, with no subscriber left).

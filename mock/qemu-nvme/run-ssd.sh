@@ -12,6 +12,10 @@
 #
 # Usage: mock/qemu-nvme/run-ssd.sh record|reset|ctrl|maxd1 [--keep]
 # (maxd1: the device reports HMMAXD = 1, so the host drops the trace area)
+# HMB_SSD_MODULES=DIR: the modules scripts/install-nvme-hmb-trace.sh
+# installed (DIR = .../lib/modules/KVER/updates/hmbtrace) instead of
+# kernel/patches/verify.sh's build; the guest also loads nvme-fabrics and
+# nvme-tcp on the patched nvme-core.
 # Output in build/e2e/ssd-SCENARIO/ (guest.log, trace.txt, qemu-nvme.log,
 # dmesg.txt, check.log). Exit 0 when every check passed, 77 when the
 # reference SSD cannot be built here (no qemu source package: the reason is
@@ -57,30 +61,55 @@ mkdir -p "$run/modules"
 kver=$(hmbq_kver)
 missing=$(hmbq_stage_modules "$kver" "$run/modules" "${hmbq_nvme_deps[@]}") ||
 	{ echo "run-ssd: $missing" >&2; exit 1; }
-cp "$mods/nvme-core.ko" "$mods/nvme.ko" "$hmb/hmb_trace.ko" "$run/modules/"
+if [[ -n ${HMB_SSD_MODULES:-} ]]; then
+	# What scripts/install-nvme-hmb-trace.sh installed (its updates/hmbtrace
+	# directory): nvme-core, nvme, hmb_trace and the fabrics transports,
+	# of which the guest loads nvme-fabrics and nvme-tcp too.
+	for m in nvme-core nvme hmb_trace nvme-fabrics nvme-tcp; do
+		[[ -f $HMB_SSD_MODULES/$m.ko ]] ||
+			{ echo "run-ssd: no $m.ko in HMB_SSD_MODULES=$HMB_SSD_MODULES" >&2; exit 1; }
+		cp "$HMB_SSD_MODULES/$m.ko" "$run/modules/"
+	done
+	mods=$HMB_SSD_MODULES
+else
+	cp "$mods/nvme-core.ko" "$mods/nvme.ko" "$hmb/hmb_trace.ko" "$run/modules/"
+fi
 modinfo -F srcversion "$mods/nvme.ko" >"$run/nvme.srcversion"
 cp "$here/guest-ssd.sh" "$run/scenario.sh"
 cp "$repo/mock/qemu/guest-tap.sh" "$run/"
 echo "$scenario" >"$run/scenario-name"
+drift=${HMB_SSD_DRIFT_PPM:-150}
+echo "$drift" >"$run/drift-ppm"
 disk=$run/disk.img
 truncate -s 64M "$disk"
 
+# record: hmbtrace-cmd in the guest, and on the host for the join.
+cmd=$repo/build/tools/hmbtrace-cmd/hmbtrace-cmd
+extra=()
+if [[ $scenario == record ]]; then
+	[[ -x $cmd ]] ||
+		{ echo "run-ssd: no $cmd: build it (ninja -C build tools/hmbtrace-cmd/hmbtrace-cmd)" >&2; exit 1; }
+	extra=(--extra "$cmd:/usr/bin/hmbtrace-cmd")
+fi
 initrd=$run/initrd.cpio.gz
-"$repo/mock/qemu/build-initramfs.sh" "$initrd" >"$run/initramfs.log" 2>&1 ||
+"$repo/mock/qemu/build-initramfs.sh" "$initrd" "${extra[@]}" >"$run/initramfs.log" 2>&1 ||
 	{ tail -n 5 "$run/initramfs.log"; echo "run-ssd: initramfs failed" >&2; exit 1; }
 
 # The device's own account: every command it fetched (pci_nvme_io_cmd,
-# pci_nvme_admin_cmd), every completion it posted, every Set Features.
+# pci_nvme_admin_cmd), every completion it posted, every Set Features, and
+# its firmware's (pci_nvme_hmbt_*: each command's stamps and whether a
+# record was written, each generation's start and every core's count).
 events=pci_nvme_io_cmd,pci_nvme_admin_cmd,pci_nvme_enqueue_req_completion,pci_nvme_setfeat
-events+=,pci_nvme_mmio_shutdown_set
+events+=",pci_nvme_mmio_shutdown_set,pci_nvme_hmbt_*"
 maxd=""
 [[ $scenario != maxd1 ]] || maxd=,hmb.maxd=1
 # shellcheck disable=SC2054 # commas belong to QEMU's option syntax
 qargs=(--qemu-arg -drive --qemu-arg "file=$disk,if=none,id=nvm0,format=raw"
 	--qemu-arg -device
-	--qemu-arg "nvme,serial=hmbssd,drive=nvm0,max_ioqpairs=4,hmb=on,hmb.trace=on,hmb.trace.cores=4,hmb.trace.drift_ppm=${HMB_SSD_DRIFT_PPM:-150}$maxd"
+	--qemu-arg "nvme,serial=hmbssd,drive=nvm0,max_ioqpairs=4,hmb=on,hmb.trace=on,hmb.trace.cores=4,hmb.trace.drift_ppm=$drift$maxd"
 	--qemu-arg -D --qemu-arg "$run/qemu-nvme.log")
-for e in ${events//,/ }; do
+IFS=, read -ra evs <<<"$events"
+for e in "${evs[@]}"; do
 	qargs+=(--qemu-arg -trace --qemu-arg "enable=$e")
 done
 rc=0
@@ -91,7 +120,28 @@ HMBTRACE_QEMU=$qemu "$repo/mock/qemu/run-guest.sh" --share "$run" --initrd "$ini
 echo "run-ssd: guest ran $((SECONDS - t0)) s (status $rc)" >&2
 grep -E '^(ok|not ok) - ' "$run/guest.log" 2>/dev/null | sed 's/^/guest: /' || true
 crc=0
-python3 "$here/verify_ssd.py" "$scenario" "$run" | tee "$run/check.log" || crc=$?
+if [[ $scenario == record ]]; then
+	# The capture as text for verify_ssd.py (no plugin: the raw records),
+	# then the join of every host command to the device's records
+	# (hmbtrace-cmd stat), checked against the stamps the device gave them.
+	record_checks() {
+		local rc=0
+		trace-cmd report -N -i "$run/ssd.dat" >"$run/trace.txt" 2>"$run/report.err" ||
+			{ echo "not ok - trace-cmd report -N -i ssd.dat"; cat "$run/report.err"; }
+		python3 "$here/verify_ssd.py" --truth-json "$run/truth.json" "$scenario" "$run" || rc=1
+		"$cmd" stat -i "$run/ssd.dat" --commands-json "$run/commands.json" >"$run/stat.txt" ||
+			{ echo "not ok - hmbtrace-cmd stat -i ssd.dat --commands-json"; return 1; }
+		sed -n '/^NVMe commands/,$p' "$run/stat.txt"
+		python3 "$repo/tests/e2e/verify_cmd_join.py" --commands "$run/commands.json" \
+			--truth "$run/truth.json" --min-commands 640 --max-unmatched 0 ||
+			{ echo "not ok - every host command joined, firmware times inside its bracket"; return 1; }
+		echo "ok - every host command joined, firmware times inside its bracket"
+		return $rc
+	}
+	record_checks 2>&1 | tee "$run/check.log" || crc=$?
+else
+	python3 "$here/verify_ssd.py" "$scenario" "$run" | tee "$run/check.log" || crc=$?
+fi
 ((keep)) || rm -f "$disk" "$initrd"
 if ((rc != 0 || crc != 0)); then
 	tail -n 20 "$run/console.log" 2>/dev/null || true

@@ -3,21 +3,32 @@
 """Host checks of a mock/qemu-nvme scenario: what the guest drained into
 instances/hmb (trace.txt) against what the reference SSD did (QEMU's own
 trace of the commands it fetched and completed and the Set Features it got,
-qemu-nvme.log). Prints one ok/not ok line per check and the figures."""
+and its firmware's account, pci_nvme_hmbt_*: every command's stamps and
+whether a record was written, each generation's start with what it says of
+the last one, each core's count at STOP and at the end; qemu-nvme.log).
+Prints one ok/not ok line per check and the figures.
+
+Usage: verify_ssd.py [--truth-json FILE] SCENARIO RUN_DIR
+(--truth-json: also write the device's commands with their firmware stamps
+for tests/e2e/verify_cmd_join.py)"""
 
 import collections
+import json
 import re
 import sys
 
-IO_ROUND = 2 * (128 + 32)
+# guest-ssd.sh's io_round: 2 CPUs x 2 x (128 reads + 32 writes).
+IO_ROUND = 2 * 2 * (128 + 32)
 FETCH, COMPLETE, NAND_READ, NAND_PROG, THERMAL, ECHO = 1, 2, 3, 4, 8, 11
 
 CPU = re.compile(r"\[(\d+)\]")
-REC = re.compile(r"hmb_record: dev=(\d+) core=(\d+) seq=(\d+) fw_ts=(\d+) "
+REC = re.compile(r"hmb_record:\s+dev=(\d+) core=(\d+) seq=(\d+) fw_ts=(\d+) "
                  r"event_id=(\d+) len=(\d+) payload=(.*)$")
-LOST = re.compile(r"hmb_lost: dev=(\d+) core=(\d+) count=(\d+) reason=(\w+) at_seq=(\d+)")
-CLOCK = re.compile(r"hmb_clock: .* mult=(\d+) .* err_ns=(\d+) rtt_min_ns=(\d+) samples=(\d+)")
-STATE = re.compile(r"hmb_state: dev=(\d+) name=(\S+) state=(\w+) producer_gen=(\d+)")
+LOST = re.compile(r"hmb_lost:\s+dev=(\d+) core=(\d+) count=(\d+) reason=(\w+) at_seq=(\d+)")
+CLOCK = re.compile(r"hmb_clock: .* mult=(\d+) slope_err=(\d+) .* err_ns=(\d+) rtt_min_ns=(\d+) "
+                   r"samples=(\d+)")
+MARK = re.compile(r" (\d+)\.(\d+):\s+tracing_mark_write:\s+mark (\w+)")
+STATE = re.compile(r"hmb_state:\s+dev=(\d+) name=(\S+) state=(\w+) producer_gen=(\d+)")
 
 
 def le(b, off, n):
@@ -25,7 +36,11 @@ def le(b, off, n):
 
 
 def main():
-    scenario, run = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    truth_json = None
+    if args[:1] == ["--truth-json"]:
+        truth_json, args = args[1], args[2:]
+    scenario, run = args[0], args[1]
     failed = 0
 
     def check(what, cond):
@@ -36,8 +51,34 @@ def main():
     # The device: QEMU's trace points.
     io_cmds, admin_opc, setfeat, io_done = [], collections.Counter(), [], 0
     shutdowns = 0
+    fw_cmds = []                            # (what, qid, cid, opc, tick, rc)
+    fw_stop_at = []                         # len(fw_cmds) at each STOP
+    fw_core = {}                            # (gen, core) -> (next_seq, dropped), last told
+    fw_prev = {}                            # (gen, core) -> (prev_gen, prev_next_seq)
+    fw_gens = []
     with open(f"{run}/qemu-nvme.log", errors="replace") as f:
         for line in f:
+            m = re.search(r"pci_nvme_hmbt_cmd (\w+) qid (\d+) cid (\d+) opc 0x(\w+) tick (\d+) "
+                          r"rc (-?\d+)", line)
+            if m:
+                fw_cmds.append((m[1], int(m[2]), int(m[3]), int(m[4], 16), int(m[5]), int(m[6])))
+                continue
+            m = re.search(r"pci_nvme_hmbt_core (\w+) gen (\d+) core (\d+) next_seq (\d+) "
+                          r"dropped (\d+)", line)
+            if m:
+                fw_core[(int(m[2]), int(m[3]))] = (int(m[4]), int(m[5]))
+                if m[1] == "stop" and int(m[3]) == 0:
+                    fw_stop_at.append(len(fw_cmds))
+                continue
+            m = re.search(r"pci_nvme_hmbt_core_prev gen (\d+) core (\d+) prev_gen (\d+) "
+                          r"prev_next_seq (\d+)", line)
+            if m:
+                fw_prev[(int(m[1]), int(m[2]))] = (int(m[3]), int(m[4]))
+                continue
+            m = re.search(r"pci_nvme_hmbt_start gen (\d+)", line)
+            if m:
+                fw_gens.append(int(m[1]))
+                continue
             m = re.search(r"pci_nvme_io_cmd cid (\d+) nsid 0x\w+ sqid (\d+) opc 0x(\w+)", line)
             if m:
                 io_cmds.append((int(m[2]), int(m[1]), int(m[3], 16)))
@@ -95,12 +136,45 @@ def main():
                 recs[(gen, int(m[2]))].append((int(m[3]), int(m[5]), payload, int(m[4])))
 
     nrec = sum(len(v) for v in recs.values())
+    # The guest's trace clock against QEMU's virtual clock (mono reads the
+    # HPET under TCG): markers in a "local" and a "mono" instance.
+    marks = {}
+    for name in ("local", "mono"):
+        try:
+            with open(f"{run}/clk-{name}.txt") as f:
+                for line in f:
+                    m = MARK.search(line)
+                    if m:
+                        marks.setdefault((name, m[3]), []).append(int(m[1]) * 10**6 + int(m[2]))
+        except OSError:
+            pass
+    guest_ppm = None
+    # Triplets (local, mono, local) in order; the tightest of each label.
+    best = {}
+    for w in ("start", "end"):
+        loc, mono = marks.get(("local", w), []), marks.get(("mono", w), [])
+        trip = [(loc[2 * i], mono[i], loc[2 * i + 1])
+                for i in range(min(len(mono), len(loc) // 2))]
+        if trip:
+            best[w] = min(trip, key=lambda t: t[2] - t[0])
+    if len(best) == 2:
+        span = best["end"][1] - best["start"][1]
+        loc = {w: (best[w][0] + best[w][2]) / 2 for w in best}
+        guest_ppm = ((loc["end"] - loc["start"]) / span - 1) * 1e6
+        # The local pair brackets the mono mark; each is read to 1 us.
+        guest_err = (2 + sum((t[2] - t[0]) / 2 for t in best.values())) / span * 1e6
+        print(f"figures: the guest's trace clock (local) runs {guest_ppm:+.1f} ppm "
+              f"(+-{guest_err:.1f}) against QEMU's virtual clock (mono/HPET) over "
+              f"{span / 1e6:.1f} s")
     if clock:
         # mult: host ns per firmware tick, 32.32 fixed point; the device's
         # clock runs at 1 GHz * (1 + drift_ppm) of QEMU's virtual clock.
-        ppm = (2**32 / int(clock[1]) - 1) * 1e6
-        print(f"figures: last clock fit: {clock[4]} samples, err_ns {clock[2]}, "
-              f"rtt_min_ns {clock[3]}, fitted drift {ppm:+.0f} ppm")
+        mult, slope_err = int(clock[1]), int(clock[2])
+        ppm = (2**32 / mult - 1) * 1e6
+        ppm_err = slope_err / mult * 1e6
+        print(f"figures: last clock fit: {clock[5]} samples, err_ns {clock[3]}, "
+              f"rtt_min_ns {clock[4]}, fitted drift {ppm:+.1f} ppm, stated slope bound "
+              f"+-{ppm_err:.1f} ppm")
     print(f"figures: device fetched {len(io_cmds)} I/O commands, completed {io_done}, "
           f"admin opcodes {dict(sorted(admin_opc.items()))}; host drained {nrec} records "
           f"in generations {gens}; lost {dict(lost) or 0}")
@@ -168,32 +242,106 @@ def main():
           f"{dict(done)}; by opcode {dict(fetch_opc)} (device: {dict(dev_opc)})")
     print(f"figures: admin completions without a fetch record {admin_unfetched} "
           f"(the HMB enable itself), admin fetches never completed {admin_open} "
-          f"(asynchronous event requests)")
+          f"(asynchronous event requests; a STOP, completed once stopped)")
     # ctrl: START is fetched while the firmware is stopped, completed after.
     check(f"at most one admin completion per generation without its fetch (the enable"
           f"{', and START' if scenario == 'ctrl' else ''})",
           len(admin_unfetched) <= len(set(gens)) + (scenario == "ctrl"))
     check(f"every I/O cmd_fetch joins its cmd_complete on the same core ({join_bad} unmatched)",
           join_bad == 0)
+    # The device's own account: which I/O fetches its firmware recorded.
+    fw_io_fetch = [c for c in fw_cmds if c[0] == "fetch" and c[1]]
+    fw_rec_opc = collections.Counter(c[3] for c in fw_io_fetch if c[5] == 0)
+    check(f"the firmware's account covers every I/O command the device fetched "
+          f"({len(fw_io_fetch)} of {len(io_cmds)})", len(fw_io_fetch) == len(io_cmds))
+    check(f"one cmd_fetch record per I/O fetch the firmware recorded "
+          f"({sum(fetch.values())} records, {sum(fw_rec_opc.values())} recorded), same opcodes",
+          fetch_opc == fw_rec_opc)
+    unrec = [c for c in fw_io_fetch if c[5] != 0]
+    print(f"figures: I/O fetches the firmware did not record (stopped): {len(unrec)}; "
+          f"record errors {sum(1 for c in fw_cmds if c[5] < 0)}")
+    check("the firmware had no record error", all(c[5] >= 0 for c in fw_cmds))
     if scenario in ("record", "reset"):
-        check(f"one cmd_fetch record per I/O command the device fetched "
-              f"({sum(fetch.values())} records, {len(io_cmds)} commands), same opcodes",
-              sum(fetch.values()) == len(io_cmds) and fetch_opc == dev_opc)
+        check(f"every I/O command before the final STOP was recorded "
+              f"({len(fw_io_fetch[:fw_stop_at[-1] if fw_stop_at else 0])} commands)",
+              bool(fw_stop_at) and
+              all(c[5] == 0 for c in fw_cmds[:fw_stop_at[-1]] if c[0] == "fetch" and c[1]))
+
+    # Exact accounting against the device: per generation and core, the
+    # records drained plus those counted lost are the records the producer
+    # wrote (its next_seq, told at STOP and at the end), none beyond.
+    acct, acct_bad = [], []
+    for i, g in enumerate(gens):
+        for (fg, c), (n, dropped) in sorted(fw_core.items()):
+            if fg != g:
+                continue
+            seqs = [s for s, *_ in recs.get((i + 1, c), [])]
+            nlost = sum(v for (lg, lc, _), v in lost.items() if lg == i + 1 and lc == c)
+            acct.append(f"gen {g} core {c}: {len(seqs)} drained + {nlost} lost = {n} written")
+            if (len(seqs) + nlost != n or len(set(seqs)) != len(seqs) or
+                    any(s >= n for s in seqs) or dropped):
+                acct_bad.append(acct[-1] + (f", dropped {dropped}" if dropped else ""))
+    print("figures: " + "; ".join(acct))
+    check(f"exact accounting: every core's records drained + lost = records the device "
+          f"wrote, in every generation ({len(acct)} core rings; "
+          f"{'; '.join(acct_bad) or 'all equal'})",
+          bool(acct) and not acct_bad and set(fw_gens) == set(gens))
     if scenario == "reset":
         check(f"the reset is a new producer generation (generations in order {gens})",
               gens == [1, 2])
         check("the driver re-placed the area and re-enabled the HMB with MR=1 after the reset",
               any(fid == 0x0d and dw == 0x3 for fid, dw in setfeat))
+        # ABI "Producer reset": the new generation's core descriptors name
+        # the old generation and how far it got.
+        prev = {c: v for (g, c), v in fw_prev.items() if g == 2}
+        want = {c: (1, n) for (g, c), (n, _) in fw_core.items() if g == 1}
+        print(f"figures: generation 2's (prev_gen, prev_next_seq) per core {prev}, "
+              f"generation 1's final next_seq {want}")
+        check("generation 2's prev_gen is 1 and prev_next_seq each core's final next_seq "
+              "of generation 1, on every core", bool(prev) and prev == want)
     if scenario == "ctrl":
         echoes = [(c, le(p, 0, 8)) for (g, c), v in recs.items() for s, ev, p, ts in v
                   if ev == ECHO]
         check(f"ECHO: one hmb_echo with cookie 4242 on core 1 ({echoes})", echoes == [(1, 4242)])
-        # guest-ssd.sh's io_round: 2 CPUs x (128 reads + 32 writes).
+        # Before the final STOP (taken before the trace is read), the only
+        # I/O fetches not recorded are the round run while stopped.
+        before = [c for c in fw_cmds[:fw_stop_at[-1] if fw_stop_at else 0]
+                  if c[0] == "fetch" and c[1]]
         check(f"STOP: exactly the I/O round run while stopped has no records "
-              f"({len(io_cmds)} fetched, {sum(fetch.values())} recorded, one round "
-              f"{IO_ROUND})", len(io_cmds) - sum(fetch.values()) == IO_ROUND)
+              f"({len(before)} fetched before the final STOP, "
+              f"{sum(1 for c in before if c[5] == 0)} recorded, one round {IO_ROUND})",
+              sum(1 for c in before if c[5] != 0) == IO_ROUND)
         check(f"every control command the device got came from the driver "
               f"({admin_opc.get(0xc1, 0)} of opcode C1h)", admin_opc.get(0xc1, 0) > 0)
+    if clock and guest_ppm is not None:
+        drift = float(open(f"{run}/drift-ppm").read())
+        want = ((1 + drift / 1e6) / (1 + guest_ppm / 1e6) - 1) * 1e6
+        check(f"the clock fit's rate ({ppm:+.1f} ppm) is the device's drift against the "
+              f"guest's trace clock ({want:+.1f} ppm = {drift:+.0f} ppm set, guest clock "
+              f"{guest_ppm:+.1f}) within the stated bound +-{ppm_err:.1f} ppm + "
+              f"{guest_err:.1f} ppm of the guest's marks", abs(ppm - want) <= ppm_err + guest_err)
+    else:
+        check("a clock fit and the guest clock marks are in the trace", False)
+    if truth_json:
+        # The device's commands with the stamps its firmware gave them, for
+        # tests/e2e/verify_cmd_join.py (fetch i of a (qid, cid) pairs with
+        # completion i of it).
+        pending = collections.defaultdict(list)
+        cmds = []
+        for what, q, cid, opc, tick, rc in fw_cmds:
+            if what == "fetch":
+                e = {"qid": q, "cid": cid, "opcode": opc, "fetch_tick": tick,
+                     "fetch_recorded": rc == 0}
+                pending[(q, cid)].append(e)
+                cmds.append(e)
+            elif pending[(q, cid)]:
+                e = pending[(q, cid)].pop(0)
+                e["complete_tick"] = tick
+                e["complete_recorded"] = rc == 0
+        with open(truth_json, "w") as f:
+            json.dump({"qemu_nvme_device": {"commands": cmds,
+                                            "completed": sum("complete_tick" in e for e in cmds)}},
+                      f)
     check(f"rmmod nvme shut the controller down ({shutdowns} CC.SHN)", shutdowns == 1)
     return 1 if failed else 0
 
