@@ -15,12 +15,12 @@ Checks what a user reading the decoded report relies on:
     values equal the payload bytes decoded here independently, with the
     hmb-fwsim event layouts (mock/fwsim/fw_events.h).
 """
-import argparse
 import re
 import struct
 import sys
 
-from verify_trace import Failures, finish, parse_report, report_problems
+from hmbtest.check import finish, parser, report_problems, start
+from hmbtest.report import parse_report
 
 # hmb-fwsim's events: id -> (name, struct layout, field names checked).
 # Enum-valued fields (opc, status, ...) are rendered as names and left out.
@@ -121,13 +121,10 @@ def check(F, raw_path, decoded_path):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = parser(__doc__)
     p.add_argument("--raw", required=True)
     p.add_argument("--decoded", required=True)
-    p.add_argument("-v", "--verbose", action="store_true")
-    a = p.parse_args(argv)
-    Failures.verbose = a.verbose
-    F = Failures()
+    a, F = start(p, argv)
     check(F, a.raw, a.decoded)
     return finish(F, "decoded")
 
