@@ -63,9 +63,13 @@ def parse_decoded(path):
 
 
 def expected_fields(event_id, payload):
+    """(name, {field: value}) of the payload by hmb-fwsim's layout, the
+    values None when the payload does not fit the layout."""
     name, layout, names = FWSIM_EVENTS[event_id]
-    if layout is None or len(payload) != struct.calcsize(layout):
+    if layout is None:
         return name, {}
+    if len(payload) != struct.calcsize(layout):
+        return name, None
     values = struct.unpack(layout, payload)
     return name, {k: v for k, v in zip(names, values) if k}
 
@@ -101,6 +105,10 @@ def check(F, raw_path, decoded_path):
             wrong.append(f"line {lineno}: event id {event_id} is not hmb-fwsim's")
             continue
         name, want = expected_fields(event_id, payload)
+        if want is None:
+            wrong.append(f"line {lineno}: {name}: a payload of {len(payload)} bytes, "
+                         f"hmb-fwsim's layout has {struct.calcsize(FWSIM_EVENTS[event_id][1])}")
+            continue
         if not rest.startswith(name + ": "):
             wrong.append(f"line {lineno}: event id {event_id}: expected '{name}: ...', "
                          f"saw '{rest[:60]}'")
