@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // Firmware time on the host clock: which clock fit converts a record, and
-// how a converted time reads. The one policy of hmbtrace for it (design
-// decisions 7 and 9), used by hmbtrace-cmd (report, stat, export, stream)
-// and, through decode_c.h, by plugin_hmb.so, so that trace-cmd report and
-// the tool print the same fw_time for the same record.
+// how a converted time reads. The one policy of hmbtrace for it
+// (Documentation/design.rst, decisions 7 and 9), used by hmbtrace-cmd
+// (report, stat, export, stream) and, through decode_c.h, by plugin_hmb.so,
+// so that trace-cmd report and the tool print the same fw_time for the
+// same record.
 //
 // The module publishes every fit of a firmware clock in-band, as hmb_clock
 // events: per (dev, producer_gen), on every CPU that carries the area's

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // The firmware dictionaries a trace carries, and which one decodes a
-// record: the one decoding policy of hmbtrace (design decision 9), used by
-// hmbtrace-cmd (report, stat, export, stream) and, through decode_c.h, by
-// plugin_hmb.so, so that the tool and trace-cmd report print the same text
-// for the same record.
+// record: the one decoding policy of hmbtrace (Documentation/design.rst,
+// decision 9), used by hmbtrace-cmd (report, stat, export, stream) and,
+// through decode_c.h, by plugin_hmb.so, so that the tool and trace-cmd
+// report print the same text for the same record.
 //
 // Reassembly. The module emits a dictionary as hmb_dict chunks of up to
 // 1 KiB, per (dev, producer_gen). Chunks come from a file or the kernel's

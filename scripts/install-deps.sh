@@ -34,7 +34,7 @@ package_pkgs=(dpkg-dev debhelper dh-dkms dkms fakeroot lintian man-db
 
 # mock/qemu-nvme/build.sh: dpkg-source (dpkg-dev) unpacks the source package;
 # the four -dev packages are what QEMU's configure wants for the device set
-# the harness uses (measured in PLATFORM-NOTES.md).
+# the harness uses (Documentation/design.rst, "Platform facts": QEMU 7.2).
 qemu_source_pkgs=(dpkg-dev libglib2.0-dev libpixman-1-dev libcap-ng-dev libfdt-dev
 		  libattr1-dev python3-venv)
 debsrc=/etc/apt/sources.list.d/hmbtrace-debian-src.sources

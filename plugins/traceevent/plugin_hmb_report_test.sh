@@ -3,10 +3,10 @@
 #
 # What a user sees: host trace-cmd report, with plugin_hmb.so found through
 # $TRACEEVENT_PLUGIN_DIR, on a small real capture of the QEMU guest
-# (testdata/record-small.dat, made by testdata/make_fixture.py): records
+# (tests/data/record-small.dat, made by tests/data/make_fixture.py): records
 # before the first complete dictionary print as hex, the dictionary's
 # completion is announced, every record after it is decoded, and
-# -O hmb:hex=1 appends the raw payload; and on testdata/clock-small.dat
+# -O hmb:hex=1 appends the raw payload; and on tests/data/clock-small.dat
 # (synthetic, with the module's hmb_clock events: make_clock_capture.py),
 # every record says its converted firmware time or why it has none, the
 # clock fits read as offset/rate/bound, and -O hmb:fw_time=0 turns the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // plugin_hmb.so as trace-cmd uses it: a tep_handle that knows the hmb
-// events by the format texts of the real 6.1 guest kernel (testdata/), the
+// events by the format texts of the real 6.1 guest kernel (tests/data/), the
 // plugin loaded from its .so by name, and raw event records laid out per
 // those formats. Each test checks the text a user sees in trace-cmd report.
 

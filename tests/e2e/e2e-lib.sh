@@ -7,8 +7,9 @@
 #   # shellcheck source=tests/e2e/e2e-lib.sh
 #   source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
 #
-# It sets the shell options (-u, pipefail; not -e: every check runs) and
-# sources the harness's scenario-lib.sh (hmbq_*, HMBQ_*), then defines:
+# It sets the shell options (-u, pipefail; not -e: every check runs),
+# exports PYTHONPATH for the verifiers (tests/lib) and sources the
+# harness's scenario-lib.sh (hmbq_*, HMBQ_*), then defines:
 #
 # e2e_boot FWSIM-ARGS  copy guest-lib.sh into the share, start hmb-fwsim
 #                      (FWSIM-ARGS --quiet, truth in truth.json), boot the
@@ -43,6 +44,9 @@ source "$HMBQ_LIB"
 
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 E2E_VERIFY="$E2E_DIR/verify_trace.py"
+# The verifiers' helpers (tests/lib/hmbtest: report parser, format loader,
+# truth, checks): imported through PYTHONPATH, the one way (tests/lib/README.md).
+export PYTHONPATH="${E2E_DIR%/e2e}/lib${PYTHONPATH:+:$PYTHONPATH}"
 E2E_FWSIM2_ARGS=()
 
 e2e_boot() {

@@ -9,10 +9,9 @@
   measure.py area AREA_FILE    records in an area file and their mean payload
                                length (what the drain benchmark emits)
 
-Python 3 standard library only. Exit status 1 if the inputs are incomplete.
+Python 3 standard library and tests/lib/hmbtest. Exit status 1 if the inputs are incomplete.
 """
 
-import glob
 import json
 import os
 import re
@@ -20,6 +19,8 @@ import statistics
 import struct
 import subprocess
 import sys
+
+from hmbtest.report import parse_line, ts_ns
 
 
 def kv_lists(path):
@@ -123,7 +124,6 @@ def cmd_latency(run):
         return 1
     # Lines: "R <read_ns>" (reader's CLOCK_MONOTONIC after a read() returned)
     # followed by the trace_pipe text it read.
-    rec_re = re.compile(r"\[(\d+)\]\s+\S+\s+(\d+)\.(\d+):\s+(\w+):\s+(.*)$")
     read_ns = None
     last_pass = {}
     samples = []
@@ -133,12 +133,10 @@ def cmd_latency(run):
             if line.startswith("R "):
                 read_ns = int(line.split()[1])
                 continue
-            m = rec_re.search(line)
-            if not m:
+            parsed = parse_line(line)
+            if parsed is None:
                 continue
-            cpu, sec, frac, name, rest = m.groups()
-            ts = int(sec) * 1000000000 + int(frac.ljust(9, "0")[:9])
-            cpu = int(cpu)
+            cpu, ts, name, rest = parsed
             if name == "workqueue_execute_start" and "hmb_trace_drain_work" in rest:
                 last_pass[cpu] = ts
             elif name == "tracing_mark_write" and "lat_mark t=" in rest:
@@ -283,7 +281,7 @@ def report_events(dat):
         sec, _, frac = parts[0].partition(".")
         if not (sec.isdigit() and frac.isdigit()):
             continue
-        ts = int(sec) * 1000000000 + int(frac.ljust(9, "0")[:9])
+        ts = ts_ns(sec, frac)
         yield int(line[k + 1:j]), ts, parts[1], parts[2]
     proc.wait()
     if proc.returncode:

@@ -10,15 +10,13 @@ written by the guest before the request and after the answer, so a fit
 that is wrong by more than the bound plus the bracket fails: the firmware
 clock's offset from the guest's is seconds, the brackets are milliseconds.
 """
-import argparse
 import json
-import os
 import re
 import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import verify_trace as vt  # noqa: E402
+from hmbtest.check import finish, parser, report_problems, start
+from hmbtest.report import parse_report
 
 
 def convert(fit, tick):
@@ -47,18 +45,17 @@ def echo_records(truth):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = parser(__doc__)
     p.add_argument("--report", required=True)
     p.add_argument("--truth", required=True)
     p.add_argument("--probes", type=int, required=True)
     p.add_argument("--status", help="guest clock/ and ctrl/ status files")
     p.add_argument("--ops", help="guest ctrl-ops.txt")
-    a = p.parse_args()
-    F = vt.Failures()
+    a, F = start(p)
     with open(a.truth) as fh:
         truth = json.load(fh)
     echoes = echo_records(truth)
-    events = vt.parse_report(a.report)
+    events = parse_report(a.report)
     marks = {}
     fit = None
     fits = 0
@@ -102,7 +99,7 @@ def main():
     F.check(not missing, f"all {a.probes} probes have both markers and a converted echo",
             f"expected every probe's markers and a converted echo record, missing "
             f"{len(missing)}: first {missing[:5]}")
-    vt.report_problems(F, bad, f"every echo record's converted time within its markers "
+    report_problems(F, bad, f"every echo record's converted time within its markers "
                        f"+- the bound ({len(bounds)} probes)")
     if bounds:
         q = statistics.quantiles(bounds, n=100) if len(bounds) > 1 else bounds * 99
@@ -130,7 +127,7 @@ def main():
                 "ring_mode: overwrite"]
         F.check(all(w in ops for w in want), "the device acknowledged event_mask, stop, "
                 "start, ring_mode", f"expected {want} in ctrl-ops.txt, saw {ops!r}")
-    return vt.finish(F, "clock")
+    return finish(F, "clock")
 
 
 if __name__ == "__main__":

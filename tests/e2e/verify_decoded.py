@@ -15,12 +15,12 @@ Checks what a user reading the decoded report relies on:
     values equal the payload bytes decoded here independently, with the
     hmb-fwsim event layouts (mock/fwsim/fw_events.h).
 """
-import argparse
 import re
 import struct
 import sys
 
-from verify_trace import Failures, finish, parse_report, report_problems
+from hmbtest.check import finish, parser, report_problems, start
+from hmbtest.report import parse_report
 
 # hmb-fwsim's events: id -> (name, struct layout, field names checked).
 # Enum-valued fields (opc, status, ...) are rendered as names and left out.
@@ -63,9 +63,13 @@ def parse_decoded(path):
 
 
 def expected_fields(event_id, payload):
+    """(name, {field: value}) of the payload by hmb-fwsim's layout, the
+    values None when the payload does not fit the layout."""
     name, layout, names = FWSIM_EVENTS[event_id]
-    if layout is None or len(payload) != struct.calcsize(layout):
+    if layout is None:
         return name, {}
+    if len(payload) != struct.calcsize(layout):
+        return name, None
     values = struct.unpack(layout, payload)
     return name, {k: v for k, v in zip(names, values) if k}
 
@@ -101,6 +105,10 @@ def check(F, raw_path, decoded_path):
             wrong.append(f"line {lineno}: event id {event_id} is not hmb-fwsim's")
             continue
         name, want = expected_fields(event_id, payload)
+        if want is None:
+            wrong.append(f"line {lineno}: {name}: a payload of {len(payload)} bytes, "
+                         f"hmb-fwsim's layout has {struct.calcsize(FWSIM_EVENTS[event_id][1])}")
+            continue
         if not rest.startswith(name + ": "):
             wrong.append(f"line {lineno}: event id {event_id}: expected '{name}: ...', "
                          f"saw '{rest[:60]}'")
@@ -121,13 +129,10 @@ def check(F, raw_path, decoded_path):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = parser(__doc__)
     p.add_argument("--raw", required=True)
     p.add_argument("--decoded", required=True)
-    p.add_argument("-v", "--verbose", action="store_true")
-    a = p.parse_args(argv)
-    Failures.verbose = a.verbose
-    F = Failures()
+    a, F = start(p, argv)
     check(F, a.raw, a.decoded)
     return finish(F, "decoded")
 

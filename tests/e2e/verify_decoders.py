@@ -21,12 +21,13 @@ Checks:
     dictionary of its generation is complete in the capture;
   - every record that hmb-read and hmbtrace-cmd both have reads the same,
     and they have records of every build in common.
-Exit status 0 when all hold, 1 otherwise.
+Exit status 0 when all hold, 1 otherwise (hmbtest.check).
 """
-import argparse
 import json
 import re
 import sys
+
+from hmbtest.check import Failures, finish, parser
 
 RECORD_RE = re.compile(r"dev=(\d+) core=(\d+) seq=(\d+) fw_ts=(\d+) (.*)$")
 # trace-cmd report keeps the plugin's trailing notes; hmbtrace-cmd has its own.
@@ -68,7 +69,7 @@ def decoded(text):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--plugin", required=True)
     ap.add_argument("--cmd", required=True)
     ap.add_argument("--read", required=True)
@@ -79,14 +80,9 @@ def main():
                          "the plugin must decode every record")
     a = ap.parse_args()
 
-    fails = []
-
-    def check(cond, ok, bad):
-        print(("ok: " + ok) if cond else ("FAIL: " + bad))
-        if not cond:
-            fails.append(bad)
-        return cond
-
+    Failures.verbose = True  # the passes are part of the record
+    F = Failures()
+    check = F.check
     with open(a.truth) as fh:
         truth = json.load(fh)
     # The event names of each producer generation's firmware build.
@@ -154,7 +150,7 @@ def main():
         seen = sum(1 for k in common if cmd[k].split(":", 1)[0] in names)
         check(seen > 0, f"build of generation {i + 1}: {seen} common records decoded with it",
               f"no common record decoded with the build of generation {i + 1}")
-    return 1 if fails else 0
+    return finish(F, "decoders")
 
 
 if __name__ == "__main__":

@@ -38,20 +38,19 @@ clock is CLOCK_MONOTONIC minus the truth's epoch. A capture event is placed
 at the newest firmware time delivered up to it (see annotate()).
 """
 
-import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 from collections import defaultdict
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import verify_trace as vt  # noqa: E402
+from hmbtest.check import Failures, parser
+from hmbtest.formats import load_lost_reasons, reason_name, symbolic
+from hmbtest.report import parse_report, parse_status, status_scalar
+from hmbtest.truth import load_truth
 
 REC_HDR = 8
 PAGE_HDR = 48
-STATE_SYMBOLIC_RE = re.compile(r"__print_symbolic\(REC->state,([^)]*)\)")
 NOT_GARBAGE = {"detached", "producer_init", "attached", "reset", "unknown", ""}
 ROWS = {
     "A": "record bytes flipped (payload, then headers)",
@@ -62,35 +61,6 @@ ROWS = {
 }
 
 
-def parse_report(path):
-    """verify_trace.parse_report() for the events these checks read: no
-    hmb_dict, no payload bytes (the capture of a misbehaving consumer is
-    large, and the scenario has a time budget)."""
-    events = []
-    try:
-        fh = open(path, errors="replace")
-    except OSError as e:
-        vt.die(f"cannot read report {path}: {e}")
-    with fh:
-        for lineno, line in enumerate(fh, 1):
-            if "hmb_dict:" in line:
-                continue
-            cut = line.find(" payload=")
-            if cut > 0:
-                line = line[:cut]
-            m = vt.LINE_RE.search(line)
-            if not m:
-                continue
-            cpu, sec, frac, name, rest = m.groups()
-            ts = int(sec) * 1000000000 + int(frac.ljust(9, "0")[:9])
-            fields = {}
-            if name.startswith("hmb_"):
-                for k, v in vt.FIELD_RE.findall(rest):
-                    fields[k] = int(v) if v.isdigit() else v
-            events.append(vt.Event(len(events), int(cpu), ts, name, fields, "", lineno))
-    return events
-
-
 def load_mutations(path):
     out = []
     with open(path) as fh:
@@ -99,36 +69,6 @@ def load_mutations(path):
             if line:
                 out.append(json.loads(line))
     return out
-
-
-def load_formats(report):
-    """The capture's event formats: REPORT's sibling .formats file, or (when
-    that has no hmb events, as trace-cmd 3.1.6's `report --events` leaves
-    it) `trace-cmd dump --events` of the sibling .dat."""
-    base = re.sub(r"\.txt$", "", report)
-    try:
-        text = open(base + ".formats", errors="replace").read()
-    except OSError:
-        text = ""
-    if "name: hmb_lost" not in text:
-        try:
-            text = subprocess.run(["trace-cmd", "dump", "--events", base + ".dat"],
-                                  capture_output=True, text=True, check=False).stdout
-        except OSError as e:
-            vt.die(f"no event formats in {base}.formats and trace-cmd dump failed: {e}")
-    m = vt.SYMBOLIC_RE.search(text[text.find("name: hmb_lost"):])
-    if not m:
-        vt.die(f"no __print_symbolic(REC->reason, ...) in hmb_lost's format ({base}.formats/.dat)")
-    vt.LOST_REASONS.update({v: n for v, n in vt.SYMBOL_RE.findall(m.group(1))})
-    return text
-
-
-def state_names(text):
-    block = text[text.find("name: hmb_state"):]
-    m = STATE_SYMBOLIC_RE.search(block)
-    if not m:
-        return {}
-    return {int(v): n for v, n in vt.SYMBOL_RE.findall(m.group(1))}
 
 
 class Clock:
@@ -219,7 +159,7 @@ def check_loss_bound(F, events, when, clock, capacity):
     for ph in sorted(losses):
         summ = defaultdict(int)
         for e in losses[ph]:
-            summ[(e.f["core"], vt.LOST_REASONS.get(str(e.f["reason"]), e.f["reason"]))] += e.f["count"]
+            summ[(e.f["core"], reason_name(e.f["reason"]))] += e.f["count"]
         F.info(f"phase {ph}: hmb_lost by (core, reason): {dict(summ)}")
     if not big:
         F.ok(f"no single hmb_lost larger than a ring ({capacity} records)")
@@ -228,7 +168,7 @@ def check_loss_bound(F, events, when, clock, capacity):
         F.fail(f"phase {clock.phase(when[e.idx])} ({ROWS.get(clock.phase(when[e.idx]), '')}): "
                f"expected no single hmb_lost above the ring capacity {capacity}, saw core "
                f"{e.f['core']} count={e.f['count']} reason="
-               f"{vt.LOST_REASONS.get(str(e.f['reason']), e.f['reason'])} at_seq={e.f['at_seq']} "
+               f"{reason_name(e.f['reason'])} at_seq={e.f['at_seq']} "
                f"(line {e.lineno})")
 
 
@@ -315,7 +255,7 @@ def check_phase_a_exact(F, events, gen, muts):
                 lo = run_at - run_n
                 if hi > s0 and lo < s1 and hi - lo < 10 ** 7:
                     lost.update(range(max(lo, s0), min(hi, s1)))
-                    reasons[vt.LOST_REASONS.get(str(e.f["reason"]), e.f["reason"])] += \
+                    reasons[reason_name(e.f["reason"])] += \
                         min(hi, s1) - max(lo, s0)
         nd = sum(delivered.values())
         twice = sum(1 for n in delivered.values() if n > 1)
@@ -394,7 +334,7 @@ def check_counters(F, status, events, muts, truth):
     meta_ops = sum(1 for m in muts if m["op"] in (
         "gen-alternate-begin", "state-flip-begin", "reset-prev-next", "page-seq-ahead",
         "page-gen-bit", "page-unclose", "payload-flips-begin", "record-flips-begin", "dict-flip"))
-    resets = vt.status_scalar(status, "resets")
+    resets = status_scalar(status, "resets")
     F.check(isinstance(resets, int) and resets <= real + meta_ops,
             f"status resets {resets} <= real resets {real} + mutations {meta_ops}",
             f"expected status resets <= {real} real resets + {meta_ops} mutations, saw {resets}")
@@ -422,7 +362,7 @@ def check_fills(F, fill_dir, snames):
             if not os.path.exists(path):
                 F.fail(f"fill {w}: expected {os.path.basename(path)} from the guest, saw none")
                 continue
-            st = vt.parse_status(path)
+            st = parse_status(path)
             state = st.get("state", "")
             extra = {k: v for k, v in st.items()
                      if k.startswith("errors/") and isinstance(v, list) and any(v)}
@@ -444,7 +384,7 @@ def check_fills(F, fill_dir, snames):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = parser(__doc__)
     ap.add_argument("--truth", required=True)
     ap.add_argument("--report", required=True)
     ap.add_argument("--mutations", required=True)
@@ -453,13 +393,13 @@ def main(argv=None):
     ap.add_argument("--silent", type=float, default=2.0,
                     help="seconds without a record of a core that count as silent")
     a = ap.parse_args(argv)
-    vt.Failures.verbose = True  # the passes are part of the record
-    F = vt.Failures()
-    truth = vt.load_truth(a.truth)
-    events = parse_report(a.report)
-    snames = state_names(load_formats(a.report))
+    Failures.verbose = True  # the passes are part of the record
+    F = Failures()
+    truth = load_truth(a.truth)
+    events = parse_report(a.report, light=True)
+    snames = symbolic(load_lost_reasons(a.report), "hmb_state", "state")
     muts = load_mutations(a.mutations)
-    status = vt.parse_status(a.status)
+    status = parse_status(a.status)
     clock = Clock(truth, muts)
     geo = truth["geometry"]
     capacity = geo["pages_per_core"] * ((geo["page_size"] - PAGE_HDR) // REC_HDR)

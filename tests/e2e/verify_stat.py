@@ -12,12 +12,11 @@ with --no-loss: lost = 0 and the per-event counts equal the truth's.
 The capture has one device, or with --dev N (several areas in one
 capture, each with its own truth) the device N is checked.
 """
-import argparse
 import json
 import sys
 from collections import Counter
 
-from verify_trace import Failures, finish, report_problems
+from hmbtest.check import finish, parser, report_problems, start
 
 
 def truth_per_core(truth):
@@ -72,15 +71,12 @@ def check(F, stat, truth, no_loss, dev=None):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = parser(__doc__)
     p.add_argument("--stat", required=True)
     p.add_argument("--truth", required=True)
     p.add_argument("--no-loss", action="store_true")
     p.add_argument("--dev", type=int, help="check this device (several in the capture)")
-    p.add_argument("-v", "--verbose", action="store_true")
-    a = p.parse_args(argv)
-    Failures.verbose = a.verbose
-    F = Failures()
+    a, F = start(p, argv)
     with open(a.stat) as fh:
         stat = json.load(fh)
     with open(a.truth) as fh:

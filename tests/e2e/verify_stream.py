@@ -18,15 +18,14 @@ hmb-fwsim's truth.json. Checks:
     equals the state before it; the SIGINT run exited 0 with a summary;
   - status with no module status directory exits 1 naming the fix.
 """
-import argparse
 import json
 import os
 import re
 import sys
 from collections import defaultdict
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from verify_trace import Failures, report_problems, load_truth, truth_total  # noqa: E402
+from hmbtest.check import finish, parser, report_problems, start
+from hmbtest.truth import load_truth, truth_total
 
 RECORD = re.compile(r"^\d+\.\d+ \[(\d+)\] dev=(\d+) core=(\d+) seq=(\d+) fw_ts=\d+ (.*)$")
 LOST = re.compile(r"^\d+\.\d+ \[\d+\] dev=\d+ core=\d+ LOST ")
@@ -146,13 +145,10 @@ def check_status(F, st, produced, what):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = parser(__doc__)
     p.add_argument("--dir", required=True)
     p.add_argument("--marker", default="HMBCMD marker mid-stream")
-    p.add_argument("-v", "--verbose", action="store_true")
-    a = p.parse_args(argv)
-    Failures.verbose = a.verbose
-    F = Failures()
+    a, F = start(p, argv)
     d = a.dir
     produced = truth_total(load_truth(os.path.join(d, "truth.json")))
 
@@ -205,11 +201,7 @@ def main(argv=None):
             "status without the module's directory: exit 1 and the fix",
             f"status --sysfs /nonexistent: exit {rc!r}, stderr {err.strip()!r}")
 
-    if F.count:
-        print(f"{F.count} check(s) failed, {F.passed} passed")
-        return 1
-    print(f"info: all {F.passed} checks passed")
-    return 0
+    return finish(F, "stream")
 
 
 if __name__ == "__main__":

@@ -16,227 +16,21 @@ Inputs (all produced by the e2e scenarios, see tests/e2e/scenarios/*/):
 
 One subcommand per scenario. Each check prints "ok: ..." or
 "FAIL: ... expected X, saw Y"; the exit status is 1 if any check failed,
-2 on unusable input. Python 3 standard library only.
+2 on unusable input. Python 3 standard library and tests/lib/hmbtest
+(PYTHONPATH, as e2e-lib.sh sets it).
 """
 
-import argparse
-import json
 import re
 import sys
 from collections import defaultdict
 
-# "[001]  19.991495882: hmb_record: seq=0 ..." (trace-cmd report) or
-# "[001] .....  19.991496: hmb_record: dev=0 ..." (the trace file).
-LINE_RE = re.compile(
-    r"\[(\d+)\]\s+(?:[^\s:]+\s+)?(\d+)\.(\d+):\s+([\w]+):\s?(.*)$")
-FIELD_RE = re.compile(r"(\w+)=(ARRAY\[[^\]]*\]|\S*)")
-# hmb_lost.reason value -> name, read from the capture's own event formats
-# (the module's __print_symbolic, generated from hmb_trace_events_abi.h), so
-# that this file does not restate the event ABI: load_lost_reasons().
-LOST_REASONS = {}
-SYMBOLIC_RE = re.compile(r"__print_symbolic\(REC->reason,([^)]*)\)")
-SYMBOL_RE = re.compile(r"\{\s*(-?\d+),\s*\"([^\"]*)\"\s*\}")
+from hmbtest.check import Failures, die, finish, parser, report_problems
+from hmbtest.formats import LOST_REASONS, load_lost_reasons, reason_name
+from hmbtest.report import (core_streams, parse_report, parse_stats, parse_status,
+                            records_of, reset_events, split_lives, status_scalar)
+from hmbtest.truth import load_truth, truth_produced, truth_total
+
 DICT_MAGIC = b"HMBD"
-
-
-class Failures:
-    """Collects check results; prints them as they come."""
-
-    verbose = False
-
-    def __init__(self):
-        self.count = 0
-        self.passed = 0
-
-    def ok(self, msg):
-        self.passed += 1
-        if Failures.verbose:
-            print(f"ok: {msg}")
-
-    def info(self, msg):
-        print(f"info: {msg}")
-
-    def fail(self, msg):
-        self.count += 1
-        print(f"FAIL: {msg}")
-
-    def check(self, cond, ok_msg, fail_msg):
-        if cond:
-            self.ok(ok_msg)
-        else:
-            self.fail(fail_msg)
-        return cond
-
-
-class Event:
-    __slots__ = ("idx", "cpu", "ts", "name", "f", "text", "lineno")
-
-    def __init__(self, idx, cpu, ts, name, f, text, lineno):
-        self.idx, self.cpu, self.ts, self.name = idx, cpu, ts, name
-        self.f, self.text, self.lineno = f, text, lineno
-
-    def __repr__(self):
-        return f"line {self.lineno}: cpu{self.cpu} {self.ts} {self.name} {self.text[:120]}"
-
-
-def die(msg):
-    print(f"error: {msg}", file=sys.stderr)
-    sys.exit(2)
-
-
-def parse_value(v):
-    if v.startswith("ARRAY["):
-        body = v[6:-1].replace(",", " ").split()
-        return bytes(int(x, 16) for x in body)
-    if re.fullmatch(r"\d+", v):
-        return int(v)
-    if re.fullmatch(r"0x[0-9a-fA-F]+", v):
-        return int(v, 16)
-    return v
-
-
-def parse_report(path):
-    """Events in file order (trace-cmd merges CPUs by timestamp; each CPU's
-    own order is kept)."""
-    events = []
-    try:
-        fh = open(path, errors="replace")
-    except OSError as e:
-        die(f"cannot read report {path}: {e}")
-    with fh:
-        for lineno, line in enumerate(fh, 1):
-            m = LINE_RE.search(line)
-            if not m:
-                continue
-            cpu, sec, frac, name, rest = m.groups()
-            ts = int(sec) * 1000000000 + int(frac.ljust(9, "0")[:9])
-            fields = {}
-            if name.startswith("hmb_"):
-                for k, v in FIELD_RE.findall(rest):
-                    fields[k] = parse_value(v)
-            events.append(Event(len(events), int(cpu), ts, name, fields,
-                                rest, lineno))
-    return events
-
-
-def load_lost_reasons(report):
-    """Fills LOST_REASONS from REPORT's sibling .formats file (`trace-cmd
-    dump --events` of the capture, written by e2e_report)."""
-    path = re.sub(r"\.txt$", "", report) + ".formats"
-    try:
-        with open(path, errors="replace") as fh:
-            text = fh.read()
-    except OSError as e:
-        die(f"cannot read the capture's event formats {path}: {e} "
-            f"(e2e_report writes it with trace-cmd dump --events)")
-    block = text[text.find("name: hmb_lost"):]
-    m = SYMBOLIC_RE.search(block)
-    if not m:
-        die(f"{path}: no __print_symbolic(REC->reason, ...) in hmb_lost's print fmt")
-    LOST_REASONS.update({v: n for v, n in SYMBOL_RE.findall(m.group(1))})
-
-
-def parse_status(path):
-    st = {}
-    try:
-        fh = open(path)
-    except OSError as e:
-        die(f"cannot read status {path}: {e}")
-    with fh:
-        for line in fh:
-            if ":" not in line:
-                continue
-            k, v = line.split(":", 1)
-            v = v.strip()
-            if re.fullmatch(r"\d+( \d+)*", v):
-                vals = [int(x) for x in v.split()]
-                st[k.strip()] = vals
-            else:
-                st[k.strip()] = v
-    return st
-
-
-def status_scalar(st, key):
-    v = st.get(key)
-    if isinstance(v, list) and len(v) == 1:
-        return v[0]
-    return v
-
-
-def parse_stats(path):
-    """{cpu: {field: int}} from per_cpu stats dumps or trace-cmd --stat."""
-    out = {}
-    cur = None
-    try:
-        fh = open(path)
-    except OSError as e:
-        die(f"cannot read stats {path}: {e}")
-    with fh:
-        for line in fh:
-            m = re.match(r"\s*cpu:\s*(\d+)\s*$", line, re.I)
-            if m:
-                cur = out.setdefault(int(m.group(1)), {})
-                continue
-            m = re.match(r"\s*([a-z ]+):\s*(\d+)\s*$", line)
-            if m and cur is not None:
-                cur[m.group(1).strip()] = int(m.group(2))
-    return out
-
-
-def load_truth(path):
-    try:
-        with open(path) as fh:
-            return json.load(fh)
-    except (OSError, ValueError) as e:
-        die(f"cannot read truth {path}: {e}")
-
-
-def truth_produced(truth):
-    """[(producer_gen, {core: produced})] in life order."""
-    lives = []
-    for life in truth["lives"]:
-        lives.append((life["producer_gen"],
-                      {c["core"]: c["produced"] for c in life["cores"]}))
-    return lives
-
-
-def truth_total(truth):
-    tot = defaultdict(int)
-    for _, cores in truth_produced(truth):
-        for k, n in cores.items():
-            tot[k] += n
-    return dict(tot)
-
-
-# ---- stream model -----------------------------------------------------------
-
-def core_streams(events, dev=None):
-    """{core: [event]} of hmb_record/hmb_lost, each tagged with its life
-    segment (number of hmb_state(reset) seen before it on its CPU)."""
-    reset_count = defaultdict(int)
-    seg = {}
-    streams = defaultdict(list)
-    for e in events:
-        if e.name == "hmb_state" and e.f.get("state") in (1, "reset"):
-            reset_count[e.cpu] += 1
-        elif e.name in ("hmb_record", "hmb_lost"):
-            if dev is not None and e.f.get("dev") != dev:
-                continue
-            seg[e.idx] = reset_count[e.cpu]
-            streams[e.f["core"]].append(e)
-    return streams, seg
-
-
-def split_lives(stream, seg):
-    out = defaultdict(list)
-    for e in stream:
-        out[seg[e.idx]].append(e)
-    return out
-
-
-def reset_events(events):
-    return [e for e in events
-            if e.name == "hmb_state" and e.f.get("state") in (1, "reset")]
 
 
 def walk_core(F, core, evs, produced, first_expected=0, what="",
@@ -272,7 +66,7 @@ def walk_core(F, core, evs, produced, first_expected=0, what="",
                 problems.append(
                     f"{what}core {core}: hmb_lost at_seq={p.f['at_seq']} count={p.f['count']} "
                     f"but the next record has seq {s} ({p})")
-            lost[LOST_REASONS.get(str(p.f["reason"]), p.f["reason"])] += p.f["count"]
+            lost[reason_name(p.f["reason"])] += p.f["count"]
         pending = []
         delivered += 1
         expect = max(expect, s + 1)
@@ -280,7 +74,7 @@ def walk_core(F, core, evs, produced, first_expected=0, what="",
     # events contiguous to the end of the life, the last with reason reset
     # (what the ring could still hold), any before it overwritten (the
     # older part of a tail longer than a ring), and nothing after them.
-    reasons = [LOST_REASONS.get(str(p.f["reason"]), p.f["reason"]) for p in pending]
+    reasons = [reason_name(p.f["reason"]) for p in pending]
     chain = bool(reasons) and reasons[-1] == "reset" and \
         set(reasons[:-1]) <= {"overwritten"}
     for p, reason in zip(pending, reasons):
@@ -294,26 +88,6 @@ def walk_core(F, core, evs, produced, first_expected=0, what="",
         problems.append(f"{what}core {core}: expected the last seq to be {produced - 1} "
                         f"(produced {produced}), saw {expect - 1}")
     return delivered, dict(lost), problems
-
-
-def report_problems(F, problems, ok_msg, limit=8):
-    if not problems:
-        F.ok(ok_msg)
-        return True
-    for p in problems[:limit]:
-        F.fail(p)
-    if len(problems) > limit:
-        F.fail(f"... and {len(problems) - limit} more")
-    return False
-
-
-def finish(F, label):
-    """The verifier's last line and exit status."""
-    if F.count:
-        print(f"{label}: {F.count} check(s) FAILED, {F.passed} passed")
-        return 1
-    print(f"{label}: all {F.passed} checks passed")
-    return 0
 
 
 def check_cpu_mapping(F, streams, ncpus, status=None):
@@ -428,10 +202,6 @@ def check_ftrace_side(F, a):
         check_ftrace_stats(F, parse_stats(a.stats), "guest per_cpu stats")
     if a.stat_report:
         check_ftrace_stats(F, parse_stats(a.stat_report), "trace-cmd --stat")
-
-
-def records_of(events):
-    return [e for e in events if e.name == "hmb_record"]
 
 
 # ---- scenarios --------------------------------------------------------------
@@ -741,7 +511,7 @@ def cmd_flight_reset(a):
         by = defaultdict(int)
         for e in old:
             if e.name == "hmb_lost":
-                by[LOST_REASONS.get(str(e.f["reason"]), e.f["reason"])] += e.f["count"]
+                by[reason_name(e.f["reason"])] += e.f["count"]
         produced = lives[0][1][core]
         # The ring's capacity (ABI spec, "Loss accounting"): records of 8 B.
         cap = status_scalar(status, "pages_per_core") * \
@@ -973,9 +743,7 @@ def cmd_summary(a):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="print every check that passed too")
+    p = parser(__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
 
     def common(sp, status=True):

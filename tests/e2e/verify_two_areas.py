@@ -23,15 +23,15 @@ verify_trace.py's with --dev; here is what only two areas can show:
     areas with the status files' per-core counters;
   - STAT (hmbtrace-cmd stat --json of the capture) has both devs.
 """
-import argparse
 import json
 import re
 import sys
 from collections import Counter, defaultdict
 
-from verify_trace import (Failures, core_streams, die, finish, load_lost_reasons,
-                          load_truth, parse_report, parse_status, report_problems,
-                          status_scalar)
+from hmbtest.check import die, finish, parser, report_problems, start
+from hmbtest.formats import LOST_REASONS, load_lost_reasons
+from hmbtest.report import core_streams, parse_report, parse_status, status_scalar
+from hmbtest.truth import load_truth
 
 # "dev=D core=C seq=S fw_ts=T <decoded>": both decoders' record text.
 RECORD_RE = re.compile(r"dev=(\d+) core=(\d+) seq=(\d+) fw_ts=(\d+) (\S+)")
@@ -182,7 +182,7 @@ def check_cmd_status(F, path, areas):
         got = [c.get("delivered") for c in cores]
         want = a.status.get("delivered")
         lost_got = {r: [c["lost"].get(r, 0) for c in cores]
-                    for r in ("overwritten", "torn", "invalid", "reset")}
+                    for r in LOST_REASONS.values()}
         lost_want = {r: a.status.get(f"lost/{r}", []) for r in lost_got}
         F.check(got == want and lost_got == lost_want,
                 f"hmbtrace-cmd status, {a}: delivered {got}, lost as the status files",
@@ -200,17 +200,14 @@ def check_stat(F, path, areas):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = parser(__doc__)
     p.add_argument("--report", required=True)
     p.add_argument("--area", action="append", required=True, metavar="TRUTH:STATUS")
     p.add_argument("--plugin")
     p.add_argument("--cmd")
     p.add_argument("--cmd-status")
     p.add_argument("--stat")
-    p.add_argument("-v", "--verbose", action="store_true")
-    a = p.parse_args(argv)
-    Failures.verbose = a.verbose
-    F = Failures()
+    a, F = start(p, argv)
     load_lost_reasons(a.report)
     areas = [Area(s) for s in a.area]
     for area in areas:

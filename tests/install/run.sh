@@ -177,7 +177,7 @@ in_root() { # runs a command in the root with an empty environment
 	env -i PATH=/usr/bin:/bin HOME=/nonexistent LANG=C "$chroot_bin" "$root" "$@"
 }
 
-capture=plugins/traceevent/testdata/record-small.dat
+capture=tests/data/record-small.dat
 trace_cmd_report_decodes() {
 	[[ -f $root$plugin_path ]] || { echo "no $plugin_path in the package"; return 1; }
 	cp "$capture" "$root/capture.dat"

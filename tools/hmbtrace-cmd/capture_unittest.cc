@@ -213,7 +213,7 @@ constexpr size_t kPageCommitAt = 8;
 constexpr uint64_t kFixtureRecords = 1035;
 constexpr uint64_t kFixtureDicts = 8;
 // Event ids and field offsets of the fixture's formats
-// (plugins/traceevent/testdata/hmb_record.format, hmb_dict.format).
+// (tests/data/hmb_record.format, hmb_dict.format).
 constexpr uint16_t kRecordId = 1362;
 constexpr size_t kRecordSeqAt = 8;
 constexpr size_t kRecordCoreAt = 26;

@@ -3,11 +3,11 @@
 // The command join: every host NVMe command (nvme:nvme_setup_cmd ..
 // nvme:nvme_complete_rq) with the firmware records that served it.
 //
-// Facts it rests on (Linux 6.1 nvme, PLATFORM-NOTES.md): the host cid is
-// genctr << 12 | tag, the value the device sees; qid is the SQ id; the
-// host's intervals of one (controller, qid, cid) are disjoint. Firmware
-// records that carry a qid and a cid (the dictionary's qid_field and
-// cid_field roles; cmd_fetch is a BEGIN, cmd_complete an END) name a
+// Facts it rests on (Documentation/design.rst, "Platform facts": nvme-pci):
+// the host cid is genctr << 12 | tag, the value the device sees; qid is the
+// SQ id; the host's intervals of one (controller, qid, cid) are disjoint.
+// Firmware records that carry a qid and a cid (the dictionary's qid_field
+// and cid_field roles; cmd_fetch is a BEGIN, cmd_complete an END) name a
 // command the same way. Controller N is joined with hmb device N (the
 // first NVMe controller with the first trace area) unless told otherwise.
 //

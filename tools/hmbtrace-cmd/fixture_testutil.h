@@ -23,7 +23,7 @@
 namespace hmbtrace {
 
 // A 96 KiB trace.dat cut from a real QEMU guest capture (see
-// plugins/traceevent/testdata/make_fixture.py): 4 firmware cores on 2 CPUs,
+// tests/data/make_fixture.py): 4 firmware cores on 2 CPUs,
 // records before and after the dictionary, 2 hmb_state, 8 hmb_dict.
 inline std::string FixturePath() {
   return HMBTRACE_FIXTURE;
@@ -52,7 +52,7 @@ inline std::string CmdJoinBootFixturePath() {
 }
 
 // Synthetic, with the module's clock fits (hmb_clock), written by
-// plugins/traceevent/testdata/make_clock_capture.py (its docstring has the
+// tests/data/make_clock_capture.py (its docstring has the
 // timeline): dev 0, cores 0 and 1 on CPUs 0 and 1, 11 records; three
 // before any fit; a record drained after the marker "host write" that
 // happened before it; a stale fit; a reset to producer_gen 2 with a record

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * nvme_host_c.h - the host side of the command join: the nvme driver's
- * nvme:nvme_setup_cmd and nvme:nvme_complete_rq events of a trace.dat (any
- * buffer; `hmbtrace-cmd record` puts them in the top instance), read with
- * libtracecmd (C only: see capture_c.h). Fields are read with bounds checks
+ * nvme:nvme_setup_cmd and nvme:nvme_complete_rq events of a trace.dat's top
+ * buffer (where `hmbtrace-cmd record` puts them; those of an instance
+ * buffer are not read), read with libtracecmd (C only: see capture_c.h). Fields are read with bounds checks
  * against each record; a record whose fields do not fit is counted, not used.
  */
 #ifndef HMBTRACE_NVME_HOST_C_H_

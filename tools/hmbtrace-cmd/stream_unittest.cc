@@ -143,7 +143,7 @@ constexpr const char kPrintFormat[] =
     "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
     "\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:1;\n\n"
     "print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
-constexpr uint16_t kRecordId = 1362;  // testdata/hmb_record.format
+constexpr uint16_t kRecordId = 1362;  // tests/data/hmb_record.format
 constexpr uint16_t kPrintId = 5;
 
 void AddLiveFormats(const FakeTrees& t) {
@@ -152,7 +152,7 @@ void AddLiveFormats(const FakeTrees& t) {
   FakeTrees::Write(events / "ftrace/print/format", kPrintFormat);
   FakeTrees::Write(events / "hmb/enable", "1\n");
   for (const char* e : {"hmb_record", "hmb_lost", "hmb_state", "hmb_dict"}) {
-    // The plugin's testdata, real formats of the 6.1 guest, minus comments.
+    // tests/data/, real formats of the 6.1 guest, minus comments.
     std::istringstream in(FakeTrees::Read(std::string(HMBTRACE_FORMATS_DIR) + "/" + e + ".format"));
     std::string text, line;
     while (std::getline(in, line))

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // The order of hmbtrace-cmd report: one host timeline in which firmware
-// records sit at their converted firmware time (design decision 7), not
-// where the module's drain wrote them.
+// records sit at their converted firmware time (Documentation/design.rst,
+// decision 7), not where the module's drain wrote them.
 //
 // A capture is read in ftrace order, the time each event went into the
 // trace buffer. A firmware record goes in when the module drains it: a few

@@ -24,7 +24,8 @@ done
 mkdir -p "$work"
 dat=$work/capture-$records.dat
 if [[ ! -s $dat ]]; then
-	python3 "$here/make_big_capture.py" "$records" "$dat.part"
+	PYTHONPATH="$here/../../../tests/lib${PYTHONPATH:+:$PYTHONPATH}" \
+		python3 "$here/make_big_capture.py" "$records" "$dat.part"
 	mv "$dat.part" "$dat"
 fi
 n=$("$cmd" stat --json -i "$dat" | python3 -c '

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Write a long synthetic trace.dat for the readers' benchmark.
 
-    make_big_capture.py RECORDS OUT.dat [--no-kallsyms]
+    PYTHONPATH=tests/lib make_big_capture.py RECORDS OUT.dat [--no-kallsyms]
 
-Repeats the firmware records of plugins/traceevent/testdata/record-small.dat
+Repeats the firmware records of tests/data/record-small.dat
 (a real capture of hmb-fwsim's mix: cmd_fetch/cmd_complete pairs, NAND
 operations with latencies, GC, thermal counters, logs) until OUT.dat holds
 at least RECORDS hmb_record events. Repeat r is the original shifted by r
@@ -17,18 +17,16 @@ libtraceevent parses when the file is opened; this one carries
 /proc/kallsyms too (unless --no-kallsyms or it cannot be read), so the
 benchmark pays what a user pays.
 
-The file's header is make_clock_capture.py's (header_of()); the pages follow
-one CPU's at a time, so memory stays small at 10 M records.
+The file is written with hmbtest.tracedat (tests/lib/), a CPU's pages at a
+time, so memory stays small at 10 M records.
 """
 import os
 import struct
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TESTDATA = os.path.join(HERE, '..', '..', '..', 'plugins', 'traceevent', 'testdata')
-sys.path.insert(0, TESTDATA)
+from hmbtest.tracedat import event_ids, events_of, header_of, pages_of, parse, write_capture
 
-from make_clock_capture import parse, events_of, header_of, pages_of, PAGE, ID_RECORD  # noqa: E402
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'tests', 'data')
 
 
 def main(argv):
@@ -41,16 +39,17 @@ def main(argv):
             kallsyms = open('/proc/kallsyms', 'rb').read()
         except OSError:
             pass
-    f = parse(os.path.join(TESTDATA, 'record-small.dat'))
+    f = parse(os.path.join(DATA, 'record-small.dat'))
+    id_record = event_ids(f)[('hmb', 'hmb_record')]
     per_cpu = [[ev for page in cpu for ev in events_of(page)] for cpu in f['pages']]
-    records = [[(ts, d) for ts, d in evs if struct.unpack_from('<H', d)[0] == ID_RECORD]
+    records = [[(ts, d) for ts, d in evs if struct.unpack_from('<H', d)[0] == id_record]
                for evs in per_cpu]
-    others = [[(ts, d) for ts, d in evs if struct.unpack_from('<H', d)[0] != ID_RECORD]
+    others = [[(ts, d) for ts, d in evs if struct.unpack_from('<H', d)[0] != id_record]
               for evs in per_cpu]
     n = sum(len(r) for r in records)
     reps = -(-want // n)
     all_ts = [ts for evs in per_cpu for ts, _ in evs]
-    t0, span = min(all_ts), max(all_ts) - min(all_ts) + 1000
+    span = max(all_ts) - min(all_ts) + 1000
     # Per core: the sequence numbers one repeat uses.
     seq_lo, seq_hi = {}, {}
     for evs in records:
@@ -70,27 +69,16 @@ def main(argv):
             out.append((ts + r * span, bytes(d)))
         return out
 
-    out = open(dst, 'wb')
-    head, table = header_of(f, f['systems'], kallsyms)
-    out.write(head)
-    pos, where = len(head), []
-    for c in range(f['cpus']):
-        pad = -pos % PAGE
-        out.write(bytes(pad))
-        pos += pad
-        start = pos
+    def pieces(c):
+        """CPU c's pages, a repeat at a time; the first with the other events."""
         for r in range(reps):
             evs = repeat(records[c], r)
             if r == 0:
                 evs = sorted(others[c] + evs, key=lambda e: e[0])
-            pages = b''.join(pages_of(evs))
-            out.write(pages)
-            pos += len(pages)
-        where.append((start, pos - start))
-    for c, (off, size) in enumerate(where):
-        out.seek(table + 16 * c)
-        out.write(struct.pack('<QQ', off, size))
-    out.close()
+            yield b''.join(pages_of(evs))
+
+    head, table = header_of(f, f['systems'], kallsyms)
+    pos = write_capture(dst, head, table, (pieces(c) for c in range(f['cpus'])))
     print(f'{dst}: {n * reps} records ({reps} x {n}), {pos} bytes'
           f'{", with /proc/kallsyms" if kallsyms else ""}')
 

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Writes the small command-join fixtures of the export tests.
 
-    tools/hmbtrace-cmd/testdata/make_cmd_join_fixture.py TEMPLATE OUTDIR
+    PYTHONPATH=tests/lib tools/hmbtrace-cmd/testdata/make_cmd_join_fixture.py TEMPLATE OUTDIR
 
 TEMPLATE: a capture of the cmd-join e2e scenario converted to an uncompressed
 version 6 file (`trace-cmd convert -i cmd-join.dat -o T --file-version 6
---compression none`). Writes, with bench_cmd_join.py's generator (4 I/O queues,
-dev 0 firmware on cores 0 and 1, hmb_clock fits):
+--compression none`), or one of the fixtures it wrote (they give themselves
+back byte for byte: tests/lib/fixtures_test.py). Writes, with
+hmbtest.cmd_join_capture (tests/lib/: 4 I/O queues, dev 0 firmware on cores
+0 and 1, hmb_clock fits):
 
   cmd-join-small.dat  24 host commands on the "local" trace clock; commands 5
                       and 17 have no firmware record (unjoined: "no firmware
@@ -19,8 +21,7 @@ dev 0 firmware on cores 0 and 1, hmb_clock fits):
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
-from bench_cmd_join import generate  # noqa: E402
+from hmbtest.cmd_join_capture import generate
 
 MARKERS = ((1_000_002_000, 'fixture start'), (1_000_012_000, 'fixture mid'))
 
