@@ -8,16 +8,16 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cmd_capture.h"
-#include "ctrl.h"
-#include "export.h"
-#include "instance.h"
-#include "marker.h"
-#include "record.h"
-#include "report.h"
-#include "stat.h"
-#include "status.h"
-#include "stream.h"
+#include "export/export.h"
+#include "join/nvme_capture.h"
+#include "live/ctrl.h"
+#include "live/instance.h"
+#include "live/marker.h"
+#include "live/record.h"
+#include "live/status.h"
+#include "live/stream.h"
+#include "report/report.h"
+#include "stat/stat.h"
 
 #ifndef HMBTRACE_VERSION
 #define HMBTRACE_VERSION "unknown"
