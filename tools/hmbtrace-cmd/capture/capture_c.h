@@ -21,27 +21,6 @@ extern "C" {
 #endif
 
 struct hmb_capture;
-struct tracecmd_input;
-
-/*
- * tracecmd_open() as the readers of captures open a file: no plugins, and
- * no parsing of the file's kallsyms (no reader resolves kernel addresses;
- * see capture_c.c). For readers of other events of a capture (nvme_host_c.c).
- */
-struct tracecmd_input *hmb_tracecmd_open(const char *path);
-
-/*
- * The handles of a walk over every buffer of an open capture:
- * (*handles)[0] is `top`, then each instance's in file order (instance i
- * at i + 1). Returns 0, or -1 with a message in err; either way *handles
- * and *nr hold what was opened (with top), for hmb_tracecmd_close_all().
- * The file's instances must have been probed first (hmb_capture_open():
- * opening one cut short can crash libtracecmd, capture_c.c).
- */
-int hmb_tracecmd_open_instances(struct tracecmd_input *top, struct tracecmd_input ***handles,
-				int *nr, char *err, size_t err_len);
-/* Closes handles[0..nr) (instances first: they hold the top one) and frees the array. */
-void hmb_tracecmd_close_all(struct tracecmd_input **handles, int nr);
 
 /*
  * Opens `path`. On failure returns NULL and writes a message (without the

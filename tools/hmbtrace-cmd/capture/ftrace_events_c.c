@@ -6,12 +6,10 @@
 #define _GNU_SOURCE
 #include "capture/ftrace_events_c.h"
 #include "capture/c_error.h"
-#include "capture/capture_c.h"
-#include "capture/trace_pageout_c.h"
+#include "capture/tracecmd_walk_c.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <trace-cmd.h>
 
@@ -28,8 +26,6 @@ struct ftrace_walk {
 	int (*cb)(const struct hmb_ftrace_event *ev, void *data);
 	void *data;
 	struct hmb_ftrace_info *info;
-	struct trace_pageout pageout;
-	int stopped;
 	struct hmb_ftrace_field fields[HMB_FTRACE_MAX_FIELDS];
 	char hex[HMB_FTRACE_MAX_FIELDS][2 * 64 + 1];
 };
@@ -160,13 +156,14 @@ static int ftrace_one(struct tracecmd_input *handle, struct tep_record *rec, int
 	struct tep_event *event;
 	size_t n = 0;
 
-	trace_pageout_behind(&w->pageout, handle, rec, cpu);
+	(void)handle;
+	(void)cpu;	/* rec->cpu: the callback's cpu counts across buffers */
 	event = tep_find_event_by_record(w->tep, rec);
 	if (!event || !event->system || !strcmp(event->system, "hmb"))
 		return 0;
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = rec->ts;
-	ev.cpu = rec->cpu;	/* the callback's cpu counts across buffers */
+	ev.cpu = rec->cpu;
 	ev.pid = tep_data_pid(w->tep, rec);
 	ev.system = event->system;
 	ev.name = event->name;
@@ -200,55 +197,39 @@ static int ftrace_one(struct tracecmd_input *handle, struct tep_record *rec, int
 		ev.nr_fields = n;
 	}
 	w->info->events++;
-	if (w->cb(&ev, w->data)) {
-		w->stopped = 1;
-		return -1;
-	}
-	return 0;
+	return w->cb(&ev, w->data);
 }
 
 int hmb_ftrace_read(const char *path,
 		    int (*cb)(const struct hmb_ftrace_event *ev, void *data),
 		    void *data, struct hmb_ftrace_info *info, char *err, size_t err_len)
 {
-	struct tracecmd_input **handles = NULL;
-	struct tracecmd_input *top;
+	struct hmb_tracecmd_file file;
 	struct ftrace_walk *w;
-	struct stat st;
-	int i, nr = 0, ret = 0;
+	int i, ret = 0;
 
 	memset(info, 0, sizeof(*info));
-	tracecmd_set_loglevel(TEP_LOG_NONE);
-	top = hmb_tracecmd_open(path);	/* no kallsyms: fields go out raw */
-	if (!top) {
-		set_err(err, err_len, "not a readable trace-cmd data file");
+	/* No kallsyms: fields go out raw. */
+	if (hmb_tracecmd_file_open(&file, path, 1, NULL, err, err_len))
 		return -1;
+	copy_clock(info->top_clock, sizeof(info->top_clock),
+		   tracecmd_get_trace_clock(file.handles[0]));
+	for (i = 1; i < file.nr_handles; i++) {
+		const char *name = tracecmd_buffer_instance_name(file.handles[0], i - 1);
+
+		if (name && !strcmp(name, "hmb"))
+			copy_clock(info->hmb_clock, sizeof(info->hmb_clock),
+				   tracecmd_get_trace_clock(file.handles[i]));
 	}
-	copy_clock(info->top_clock, sizeof(info->top_clock), tracecmd_get_trace_clock(top));
+	if (!cb)
+		goto out;
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		set_err(err, err_len, "out of memory");
 		ret = -1;
 		goto out;
 	}
-	/*
-	 * The caller has read the file's instance buffers already (capture.h),
-	 * so opening them cannot crash libtracecmd here (capture_c.c's probe).
-	 */
-	if (hmb_tracecmd_open_instances(top, &handles, &nr, err, err_len)) {
-		ret = -1;
-		goto out;
-	}
-	for (i = 1; i < nr; i++) {
-		const char *name = tracecmd_buffer_instance_name(top, i - 1);
-
-		if (name && !strcmp(name, "hmb"))
-			copy_clock(info->hmb_clock, sizeof(info->hmb_clock),
-				   tracecmd_get_trace_clock(handles[i]));
-	}
-	if (!cb)
-		goto out;
-	w->tep = tracecmd_get_tep(top);
+	w->tep = tracecmd_get_tep(file.handles[0]);
 	w->print = w->tep ? tep_find_event_by_name(w->tep, "ftrace", "print") : NULL;
 	w->cb = cb;
 	w->data = data;
@@ -256,26 +237,11 @@ int hmb_ftrace_read(const char *path,
 	if (!w->tep) {
 		set_err(err, err_len, "no event formats in the file");
 		ret = -1;
-		goto out;
-	}
-	/* Without the file's identity (stat failed), pages are paged out only. */
-	if (stat(path, &st) != 0)
-		memset(&st, 0, sizeof(st));
-	trace_pageout_init(&w->pageout, handles, nr, st.st_dev, st.st_ino);
-	ret = tracecmd_iterate_events_multi(handles, nr, ftrace_one, w);
-	trace_pageout_flush(&w->pageout);
-	trace_pageout_free(&w->pageout);
-	if (ret < 0 && !w->stopped) {
-		set_err(err, err_len, "reading the events failed (truncated or corrupt)");
-		ret = -1;
 	} else {
-		ret = 0;
+		ret = hmb_tracecmd_walk(&file, file.nr_handles, ftrace_one, w, err, err_len);
 	}
-out:
-	if (handles)
-		hmb_tracecmd_close_all(handles, nr);
-	else
-		tracecmd_close(top);
 	free(w);
+out:
+	hmb_tracecmd_file_close(&file);
 	return ret;
 }

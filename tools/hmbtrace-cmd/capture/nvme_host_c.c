@@ -5,13 +5,9 @@
  */
 #define _GNU_SOURCE
 #include "capture/nvme_host_c.h"
-#include "capture/c_error.h"
-#include "capture/capture_c.h"
-#include "capture/trace_pageout_c.h"
+#include "capture/tracecmd_walk_c.h"
 
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <trace-cmd.h>
 
@@ -21,8 +17,6 @@ struct nvme_walk {
 	int (*cb)(const struct hmb_nvme_host_event *ev, void *data);
 	void *data;
 	uint64_t malformed;
-	int stopped;
-	struct trace_pageout pageout;
 };
 
 /* An unsigned or signed integer field of 1..8 bytes inside the record. */
@@ -49,7 +43,6 @@ static int nvme_one(struct tracecmd_input *handle, struct tep_record *record,
 	struct tep_event *event;
 	int type;
 
-	trace_pageout_behind(&w->pageout, handle, record, cpu);
 	type = tep_data_type(tep, record);
 	if (w->setup && type == w->setup->id)
 		event = w->setup;
@@ -85,11 +78,7 @@ static int nvme_one(struct tracecmd_input *handle, struct tep_record *record,
 		}
 		ev.status = (uint16_t)v;
 	}
-	if (w->cb(&ev, w->data)) {
-		w->stopped = 1;
-		return -1;
-	}
-	return 0;
+	return w->cb(&ev, w->data);
 }
 
 int hmb_nvme_host_read(const char *path,
@@ -97,43 +86,28 @@ int hmb_nvme_host_read(const char *path,
 		       void *data, uint64_t *malformed, char *err, size_t err_len)
 {
 	struct nvme_walk w = { 0 };
-	struct tracecmd_input *top;
+	struct hmb_tracecmd_file file;
 	struct tep_handle *tep;
-	struct stat st;
 	int ret;
 
-	tracecmd_set_loglevel(TEP_LOG_NONE);
-	top = hmb_tracecmd_open(path);	/* no kallsyms: none needed */
-	if (!top) {
-		set_err(err, err_len, "not a readable trace-cmd data file");
+	/*
+	 * The top buffer only: `hmbtrace-cmd record` puts the nvme events
+	 * there, and the hmb instance's records are not walked again.
+	 */
+	if (hmb_tracecmd_file_open(&file, path, 0, NULL, err, err_len))
 		return -1;
-	}
-	tep = tracecmd_get_tep(top);
+	tep = tracecmd_get_tep(file.handles[0]);
 	w.setup = tep ? tep_find_event_by_name(tep, "nvme", "nvme_setup_cmd") : NULL;
 	w.complete = tep ? tep_find_event_by_name(tep, "nvme", "nvme_complete_rq") : NULL;
 	if (!w.setup || !w.complete) {
-		tracecmd_close(top);
+		hmb_tracecmd_file_close(&file);
 		return 1;
 	}
 	w.cb = cb;
 	w.data = data;
-	/*
-	 * The nvme events are in the top buffer (hmbtrace-cmd record). The
-	 * file's identity only picks MADV_DONTNEED in its mappings: without
-	 * it (stat failed), the pages passed are paged out instead.
-	 */
-	if (stat(path, &st) != 0)
-		memset(&st, 0, sizeof(st));
-	trace_pageout_init(&w.pageout, &top, 1, st.st_dev, st.st_ino);
-	ret = tracecmd_iterate_events(top, NULL, 0, nvme_one, &w);
-	trace_pageout_flush(&w.pageout);
-	trace_pageout_free(&w.pageout);
-	tracecmd_close(top);
+	ret = hmb_tracecmd_walk(&file, 1, nvme_one, &w, err, err_len);
+	hmb_tracecmd_file_close(&file);
 	if (malformed)
 		*malformed = w.malformed;
-	if (ret < 0 && !w.stopped) {
-		set_err(err, err_len, "reading the events failed (truncated or corrupt)");
-		return -1;
-	}
-	return 0;
+	return ret;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * nvme_host_c.h - the host side of the command join: the nvme driver's
- * nvme:nvme_setup_cmd and nvme:nvme_complete_rq events of a trace.dat (any
- * buffer; `hmbtrace-cmd record` puts them in the top instance), read with
+ * nvme:nvme_setup_cmd and nvme:nvme_complete_rq events of a trace.dat's
+ * top buffer (where `hmbtrace-cmd record` puts them), read with
  * libtracecmd (C only: see capture_c.h). Fields are read with bounds checks
  * against each record; a record whose fields do not fit is counted, not used.
  */
@@ -31,8 +31,8 @@ struct hmb_nvme_host_event {
 };
 
 /*
- * Calls `cb` for every nvme_setup_cmd and nvme_complete_rq event of `path`,
- * in host time order (a non-zero return stops). Returns 0; 1 when the
+ * Calls `cb` for every nvme_setup_cmd and nvme_complete_rq event of the
+ * top buffer of `path`, in host time order (a non-zero return stops). Returns 0; 1 when the
  * file's formats have no nvme events (not recorded); -1 with a message in
  * err. *malformed counts events whose fields could not be read.
  */

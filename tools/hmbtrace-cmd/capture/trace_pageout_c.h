@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * trace_pageout_c.h - keeping a walk over a long trace.dat from keeping the
- * file resident; the one home of it for every walk (capture_c.c's walk of
- * the hmb events, nvme_host_c.c's, ftrace_events_c.c's).
+ * file resident, behind the one walk of every reader of a capture
+ * (tracecmd_walk_c.c).
  *
  * libtracecmd maps a file's pages in large pieces and keeps a piece mapped
  * while any page in it is in use, so a walk over a long capture would keep
