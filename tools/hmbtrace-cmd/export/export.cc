@@ -141,6 +141,66 @@ std::optional<ExportFormat> ChooseExportFormat(std::string_view format, std::str
   return output.ends_with(".json") ? ExportFormat::kJson : ExportFormat::kProto;
 }
 
+void PrintExportSummary(std::FILE* out,
+                        const std::string& output,
+                        bool proto,
+                        const ExportSummary& summary) {
+  const ExportCounts& c = summary.counts;
+  std::fprintf(
+      out,
+      "%s: %llu records (%llu slices), %llu losses of %llu records, %llu resets, %llu "
+      "trace_marker lines; open it at https://ui.perfetto.dev\n",
+      output.c_str(), static_cast<unsigned long long>(c.records),
+      static_cast<unsigned long long>(c.slices), static_cast<unsigned long long>(c.lost_events),
+      static_cast<unsigned long long>(c.lost_records), static_cast<unsigned long long>(c.resets),
+      static_cast<unsigned long long>(c.markers));
+  if (c.evicted || c.too_many_spans)
+    std::fprintf(out,
+                 "%s: %zu spans of a core open at once: %llu ended unfinished (no end seen), %llu "
+                 "latency slices shown as instants\n",
+                 output.c_str(), kMaxLanes, static_cast<unsigned long long>(c.evicted),
+                 static_cast<unsigned long long>(c.too_many_spans));
+  if (c.malformed)
+    std::fprintf(out, "%s: %llu malformed hmb events skipped (see hmbtrace-cmd report)\n",
+                 output.c_str(), static_cast<unsigned long long>(c.malformed));
+  if (c.host_commands)
+    std::fprintf(
+        out,
+        "%s: %llu host nvme commands (%llu without a completion in the capture), %llu flows "
+        "to the firmware fetch that served them\n",
+        output.c_str(), static_cast<unsigned long long>(c.host_commands),
+        static_cast<unsigned long long>(c.host_incomplete),
+        static_cast<unsigned long long>(c.flows));
+  const uint64_t not_atrace = summary.prints_not_atrace;
+  std::fprintf(out,
+               "%s: %llu other ftrace events (markers, nvme, ...)%s; timestamps on trace clock "
+               "\"%s\"%s\n",
+               output.c_str(), static_cast<unsigned long long>(c.ftrace_events - not_atrace),
+               proto ? " in ftrace event bundles" : " not in JSON (no place for them)",
+               summary.clock.trace_clock.c_str(),
+               summary.clock.boottime() ? " (BOOTTIME)" : ": they line up within this file only");
+  if (not_atrace)
+    std::fprintf(out,
+                 "%s: %llu trace_marker lines not in atrace form (\"B|pid|name\", ...) only on "
+                 "the trace_marker track: Perfetto reads every ftrace print as atrace\n",
+                 output.c_str(), static_cast<unsigned long long>(not_atrace));
+  if (!summary.clock.trace_clock.empty() && summary.clock.trace_clock != "local")
+    std::fprintf(out,
+                 "%s: the module's clock fits are on trace clock \"local\", the hmb events on "
+                 "\"%s\": converted firmware times and ftrace timestamps are on two clocks "
+                 "(record the hmb instance on \"local\", the default)\n",
+                 output.c_str(), summary.clock.trace_clock.c_str());
+  if (!summary.clock.top_clock.empty())
+    std::fprintf(out,
+                 "%s: the top buffer (nvme, sched, markers) was on trace clock \"%s\": its "
+                 "events line up with the firmware's only if that is the same clock\n",
+                 output.c_str(), summary.clock.top_clock.c_str());
+  if (summary.ftrace_malformed || summary.ftrace_fields_cut)
+    std::fprintf(out, "%s: %llu other ftrace events malformed (skipped), %llu fields cut\n",
+                 output.c_str(), static_cast<unsigned long long>(summary.ftrace_malformed),
+                 static_cast<unsigned long long>(summary.ftrace_fields_cut));
+}
+
 int RunExport(const ExportOptions& options) {
   const auto format = ChooseExportFormat(options.format, options.output);
   if (!format) {
@@ -195,57 +255,8 @@ int RunExport(const ExportOptions& options) {
     return 1;
   }
   if (!options.quiet) {
-    const ExportCounts& c = summary.counts;
-    std::printf(
-        "%s: %llu records (%llu slices), %llu losses of %llu records, %llu resets, %llu "
-        "trace_marker lines; open it at https://ui.perfetto.dev\n",
-        options.output.c_str(), static_cast<unsigned long long>(c.records),
-        static_cast<unsigned long long>(c.slices), static_cast<unsigned long long>(c.lost_events),
-        static_cast<unsigned long long>(c.lost_records), static_cast<unsigned long long>(c.resets),
-        static_cast<unsigned long long>(c.markers));
-    if (c.evicted || c.too_many_spans)
-      std::printf(
-          "%s: %zu spans of a core open at once: %llu ended unfinished (no end seen), %llu "
-          "latency slices shown as instants\n",
-          options.output.c_str(), kMaxLanes, static_cast<unsigned long long>(c.evicted),
-          static_cast<unsigned long long>(c.too_many_spans));
-    if (c.malformed)
-      std::printf("%s: %llu malformed hmb events skipped (see hmbtrace-cmd report)\n",
-                  options.output.c_str(), static_cast<unsigned long long>(c.malformed));
-    if (c.host_commands)
-      std::printf(
-          "%s: %llu host nvme commands (%llu without a completion in the capture), %llu flows "
-          "to the firmware fetch that served them\n",
-          options.output.c_str(), static_cast<unsigned long long>(c.host_commands),
-          static_cast<unsigned long long>(c.host_incomplete),
-          static_cast<unsigned long long>(c.flows));
-    const bool proto = *format == ExportFormat::kProto;
-    const uint64_t not_atrace = proto_writer ? proto_writer->prints_not_atrace() : 0;
-    std::printf("%s: %llu other ftrace events (markers, nvme, ...)%s; timestamps on trace clock "
-                "\"%s\"%s\n",
-                options.output.c_str(),
-                static_cast<unsigned long long>(c.ftrace_events - not_atrace),
-                proto ? " in ftrace event bundles" : " not in JSON (no place for them)",
-                summary.clock.trace_clock.c_str(),
-                summary.clock.boottime() ? " (BOOTTIME)" : ": they line up within this file only");
-    if (not_atrace)
-      std::printf("%s: %llu trace_marker lines not in atrace form (\"B|pid|name\", ...) only on "
-                  "the trace_marker track: Perfetto reads every ftrace print as atrace\n",
-                  options.output.c_str(), static_cast<unsigned long long>(not_atrace));
-    if (!summary.clock.trace_clock.empty() && summary.clock.trace_clock != "local")
-      std::printf("%s: the module's clock fits are on trace clock \"local\", the hmb events on "
-                  "\"%s\": converted firmware times and ftrace timestamps are on two clocks "
-                  "(record the hmb instance on \"local\", the default)\n",
-                  options.output.c_str(), summary.clock.trace_clock.c_str());
-    if (!summary.clock.top_clock.empty())
-      std::printf("%s: the top buffer (nvme, sched, markers) was on trace clock \"%s\": its "
-                  "events line up with the firmware's only if that is the same clock\n",
-                  options.output.c_str(), summary.clock.top_clock.c_str());
-    if (summary.ftrace_malformed || summary.ftrace_fields_cut)
-      std::printf("%s: %llu other ftrace events malformed (skipped), %llu fields cut\n",
-                  options.output.c_str(),
-                  static_cast<unsigned long long>(summary.ftrace_malformed),
-                  static_cast<unsigned long long>(summary.ftrace_fields_cut));
+    summary.prints_not_atrace = proto_writer ? proto_writer->prints_not_atrace() : 0;
+    PrintExportSummary(stdout, options.output, *format == ExportFormat::kProto, summary);
   }
   return 0;
 }

@@ -10,6 +10,7 @@
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_EXPORT_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_EXPORT_H_
 
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,7 +42,15 @@ struct ExportSummary {
   ExportClock clock;
   uint64_t ftrace_malformed = 0;  // other ftrace events skipped
   uint64_t ftrace_fields_cut = 0;
+  // Protobuf: trace_marker lines left out of the bundles (not atrace).
+  uint64_t prints_not_atrace = 0;
 };
+
+// The summary lines of an export into OUTPUT, to `out`.
+void PrintExportSummary(std::FILE* out,
+                        const std::string& output,
+                        bool proto,
+                        const ExportSummary& summary);
 
 // Every pass of an export of `input` into `sink`, which the caller then
 // finishes: its other ftrace events and trace clock; with the host's nvme

@@ -338,113 +338,137 @@ void ExportModel::AddRecord(const CaptureEvent& ev) {
   if (!desc)
     unknown_name = "event " + std::to_string(ev.event_id);
   const std::string_view name = desc ? std::string_view(desc->name) : unknown_name;
-  ExportEvent& e = scratch_;
-  e.ts = ts;
-  // Not a slice or a counter: an instant on the core's main track.
-  auto emit_instant = [&] {
-    Lane& main = core.lanes[0];
-    e.type = ExportEvent::Type::kInstant;
-    e.track = main.uuid;
-    e.ts = std::max(ts, main.last);
-    main.last = e.ts;
-    e.name = name;
-    RecordArgs(ev, desc, fw_time, &e.args);
-    AddFlow(e, ev.dev, ev.core, gen, ev.seq);
-    Emit(e);
-  };
+  scratch_.ts = ts;
+  const PlacedRecord r{ev, core, desc, name, fw_time, gen, ts};
+  if (AddCounterRecord(r) || AddPairedRecord(r) || AddLatencyRecord(r))
+    return;
+  AddInstantRecord(r);
+}
 
-  if (desc && desc->role == HMB_TRACE_ROLE_COUNTER && desc->value_field != HMB_TRACE_NO_FIELD) {
-    if (auto v = FieldValue(*desc, desc->value_field, ev.data)) {
-      const FieldDesc& f = desc->fields[desc->value_field];
-      auto [it, added] = core.counters.try_emplace(desc->name, 0);
-      if (added) {
-        const Device& d = devices_.at(ev.dev);
-        it->second = NewTrack({ExportTrack::Kind::kCounter, 0, d.group,
-                               "core " + std::to_string(ev.core) + " " + desc->name + " " + f.name,
-                               1000000 + ev.core, CounterUnit(f.name), d.pid});
-      }
-      e.type = ExportEvent::Type::kCounter;
-      e.track = it->second;
-      e.name = {};
-      e.counter = f.is_signed() ? static_cast<int64_t>(*v) : static_cast<int64_t>(*v);
-      Emit(e);
-      return;
-    }
+void ExportModel::AddInstantRecord(const PlacedRecord& r) {
+  ExportEvent& e = scratch_;
+  Lane& main = r.core.lanes[0];
+  e.type = ExportEvent::Type::kInstant;
+  e.track = main.uuid;
+  e.ts = std::max(r.ts, main.last);
+  main.last = e.ts;
+  e.name = r.name;
+  RecordArgs(r.ev, r.desc, r.fw_time, &e.args);
+  AddFlow(e, r.ev.dev, r.ev.core, r.gen, r.ev.seq);
+  Emit(e);
+}
+
+bool ExportModel::AddCounterRecord(const PlacedRecord& r) {
+  const EventDesc* desc = r.desc;
+  if (!desc || desc->role != HMB_TRACE_ROLE_COUNTER || desc->value_field == HMB_TRACE_NO_FIELD)
+    return false;
+  const auto v = FieldValue(*desc, desc->value_field, r.ev.data);
+  if (!v)
+    return false;
+  const FieldDesc& f = desc->fields[desc->value_field];
+  auto [it, added] = r.core.counters.try_emplace(desc->name, 0);
+  if (added) {
+    const Device& d = devices_.at(r.ev.dev);
+    it->second = NewTrack({ExportTrack::Kind::kCounter, 0, d.group,
+                           "core " + std::to_string(r.ev.core) + " " + desc->name + " " + f.name,
+                           1000000 + r.ev.core, CounterUnit(f.name), d.pid});
   }
-  if (desc && (desc->role == HMB_TRACE_ROLE_BEGIN || desc->role == HMB_TRACE_ROLE_END) &&
-      desc->key_field != HMB_TRACE_NO_FIELD) {
-    const auto key = FieldValue(*desc, desc->key_field, ev.data);
-    const uint64_t qid = desc->qid_field == HMB_TRACE_NO_FIELD
-                             ? 0
-                             : FieldValue(*desc, desc->qid_field, ev.data).value_or(0);
-    if (key && desc->role == HMB_TRACE_ROLE_BEGIN && !core.open.count({desc->id, *key, qid})) {
-      // The lowest lane free since before now: an end and a begin at one
-      // timestamp on one track could be ordered either way by a viewer.
-      const size_t lane = FreeLane(core, ts, true);
-      if (lane == 0)
-        return emit_instant();
-      core.lanes[lane].open = true;
-      core.lanes[lane].last = ts;
-      core.lanes[lane].key = {desc->id, *key, qid};
-      core.open[{desc->id, *key, qid}] = {lane, std::string(name), ts};
-      e.type = ExportEvent::Type::kBegin;
-      e.track = core.lanes[lane].uuid;
-      e.ts = ts;  // FreeLane may have used the scratch event
-      e.name = name;
-      RecordArgs(ev, desc, fw_time, &e.args);
-      AddFlow(e, ev.dev, ev.core, gen, ev.seq);
-      Emit(e);
-      counts_.slices++;
-      return;
+  ExportEvent& e = scratch_;
+  e.type = ExportEvent::Type::kCounter;
+  e.track = it->second;
+  e.name = {};
+  e.counter = f.is_signed() ? static_cast<int64_t>(*v) : static_cast<int64_t>(*v);
+  Emit(e);
+  return true;
+}
+
+bool ExportModel::AddPairedRecord(const PlacedRecord& r) {
+  const EventDesc* desc = r.desc;
+  if (!desc || (desc->role != HMB_TRACE_ROLE_BEGIN && desc->role != HMB_TRACE_ROLE_END) ||
+      desc->key_field == HMB_TRACE_NO_FIELD)
+    return false;
+  Core& core = r.core;
+  ExportEvent& e = scratch_;
+  const auto key = FieldValue(*desc, desc->key_field, r.ev.data);
+  const uint64_t qid = desc->qid_field == HMB_TRACE_NO_FIELD
+                           ? 0
+                           : FieldValue(*desc, desc->qid_field, r.ev.data).value_or(0);
+  if (key && desc->role == HMB_TRACE_ROLE_BEGIN && !core.open.count({desc->id, *key, qid})) {
+    // The lowest lane free since before now: an end and a begin at one
+    // timestamp on one track could be ordered either way by a viewer.
+    const size_t lane = FreeLane(core, r.ts, true);
+    if (lane == 0) {
+      AddInstantRecord(r);
+      return true;
     }
-    if (key && desc->role == HMB_TRACE_ROLE_END) {
-      auto it = core.open.find({desc->pair_id, *key, qid});
-      if (it != core.open.end()) {
-        Lane& lane = core.lanes[it->second.lane];
-        e.type = ExportEvent::Type::kEnd;
-        e.track = lane.uuid;
-        e.ts = std::max(ts, lane.last);
-        e.name = {};
-        RecordArgs(ev, desc, fw_time, &e.args);
-        AddView(&e.args, "end", name);
-        lane = Lane{lane.uuid, false, e.ts};
-        core.open.erase(it);
-        Emit(e);
-        return;
-      }
-    }
-    // A begin already open or an end with no begin: shown as below.
+    core.lanes[lane].open = true;
+    core.lanes[lane].last = r.ts;
+    core.lanes[lane].key = {desc->id, *key, qid};
+    core.open[{desc->id, *key, qid}] = {lane, std::string(r.name), r.ts};
+    e.type = ExportEvent::Type::kBegin;
+    e.track = core.lanes[lane].uuid;
+    e.ts = r.ts;  // FreeLane may have used the scratch event
+    e.name = r.name;
+    RecordArgs(r.ev, desc, r.fw_time, &e.args);
+    AddFlow(e, r.ev.dev, r.ev.core, r.gen, r.ev.seq);
+    Emit(e);
+    counts_.slices++;
+    return true;
   }
-  if (desc && desc->latency_field != HMB_TRACE_NO_FIELD) {
-    const uint64_t hz = clocks_.ClockHz(ev.dev, gen);
-    const auto ticks = FieldValue(*desc, desc->latency_field, ev.data);
-    if (hz && ticks) {
-      // It took `latency` up to now: a slice that ends here.
-      const unsigned __int128 ns = static_cast<unsigned __int128>(*ticks) * 1000000000u / hz;
-      const uint64_t start = ns >= ts ? 0 : ts - static_cast<uint64_t>(ns);
-      const size_t lane = FreeLane(core, start, false);
-      if (lane == 0)
-        return emit_instant();
-      Lane& l = core.lanes[lane];
-      e.type = ExportEvent::Type::kBegin;
-      e.track = l.uuid;
-      e.ts = start;
-      e.name = name;
-      AddFlow(e, ev.dev, ev.core, gen, ev.seq);
-      Emit(e);
-      // The record itself is the end: its fields, at its time.
+  if (key && desc->role == HMB_TRACE_ROLE_END) {
+    auto it = core.open.find({desc->pair_id, *key, qid});
+    if (it != core.open.end()) {
+      Lane& lane = core.lanes[it->second.lane];
       e.type = ExportEvent::Type::kEnd;
-      e.track = l.uuid;
-      e.ts = ts;
+      e.track = lane.uuid;
+      e.ts = std::max(r.ts, lane.last);
       e.name = {};
-      RecordArgs(ev, desc, fw_time, &e.args);
+      RecordArgs(r.ev, desc, r.fw_time, &e.args);
+      AddView(&e.args, "end", r.name);
+      lane = Lane{lane.uuid, false, e.ts};
+      core.open.erase(it);
       Emit(e);
-      l.last = ts;
-      counts_.slices++;
-      return;
+      return true;
     }
   }
-  emit_instant();
+  // A begin already open or an end with no begin: shown as the others.
+  return false;
+}
+
+bool ExportModel::AddLatencyRecord(const PlacedRecord& r) {
+  const EventDesc* desc = r.desc;
+  if (!desc || desc->latency_field == HMB_TRACE_NO_FIELD)
+    return false;
+  const uint64_t hz = clocks_.ClockHz(r.ev.dev, r.gen);
+  const auto ticks = FieldValue(*desc, desc->latency_field, r.ev.data);
+  if (!hz || !ticks)
+    return false;
+  // It took `latency` up to now: a slice that ends here.
+  const unsigned __int128 ns = static_cast<unsigned __int128>(*ticks) * 1000000000u / hz;
+  const uint64_t start = ns >= r.ts ? 0 : r.ts - static_cast<uint64_t>(ns);
+  const size_t lane = FreeLane(r.core, start, false);
+  if (lane == 0) {
+    AddInstantRecord(r);
+    return true;
+  }
+  Lane& l = r.core.lanes[lane];
+  ExportEvent& e = scratch_;
+  e.type = ExportEvent::Type::kBegin;
+  e.track = l.uuid;
+  e.ts = start;
+  e.name = r.name;
+  AddFlow(e, r.ev.dev, r.ev.core, r.gen, r.ev.seq);
+  Emit(e);
+  // The record itself is the end: its fields, at its time.
+  e.type = ExportEvent::Type::kEnd;
+  e.track = l.uuid;
+  e.ts = r.ts;
+  e.name = {};
+  RecordArgs(r.ev, desc, r.fw_time, &e.args);
+  Emit(e);
+  l.last = r.ts;
+  counts_.slices++;
+  return true;
 }
 
 void ExportModel::AddFlow(ExportEvent& e,

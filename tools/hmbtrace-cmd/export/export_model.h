@@ -228,6 +228,25 @@ class ExportModel {
   };
 
   void AddRecord(const CaptureEvent& ev);
+  // A firmware record as AddRecord has placed it, for the shapes it can
+  // take below; each returns false when the record does not take it.
+  struct PlacedRecord {
+    const CaptureEvent& ev;
+    Core& core;
+    const EventDesc* desc;  // nullptr: not in its dictionary
+    std::string_view name;
+    FwTime fw_time;
+    uint32_t gen = 0;
+    uint64_t ts = 0;  // its place on the timeline
+  };
+  // A counter event: a value on the core's track of that counter.
+  bool AddCounterRecord(const PlacedRecord& r);
+  // A BEGIN opens a slice on a free lane, its END closes it.
+  bool AddPairedRecord(const PlacedRecord& r);
+  // A record with a latency: a slice that ends at it.
+  bool AddLatencyRecord(const PlacedRecord& r);
+  // Anything else: an instant on the core's main track.
+  void AddInstantRecord(const PlacedRecord& r);
   void AddLost(const CaptureEvent& ev);
   void AddState(const CaptureEvent& ev);
   void AddMarker(const CaptureEvent& ev);

@@ -387,15 +387,96 @@ int WriteCommandListJson(const std::string& input, const std::string& path) {
   return 0;
 }
 
-int RunCommandStory(const std::string& input, const std::string& qid_cid) {
-  uint64_t qid = 0, cid = 0;
+namespace {
+
+// A command's QID:CID as report --cmd takes it: two numbers up to 65535.
+bool ParseQidCid(const std::string& qid_cid, uint64_t* qid, uint64_t* cid) {
   const size_t colon = qid_cid.find(':');
   auto num = [](std::string_view s, uint64_t* v) {
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
     return !s.empty() && ec == std::errc() && p == s.data() + s.size() && *v <= 0xffff;
   };
-  if (colon == std::string::npos || !num(std::string_view(qid_cid).substr(0, colon), &qid) ||
-      !num(std::string_view(qid_cid).substr(colon + 1), &cid)) {
+  return colon != std::string::npos && num(std::string_view(qid_cid).substr(0, colon), qid) &&
+         num(std::string_view(qid_cid).substr(colon + 1), cid);
+}
+
+// Where the records of `c`'s story are: its core, from its fetch (else
+// its setup) to its completion.
+StoryWindow WindowOf(const CommandJoin& j, const JoinedCommand& c) {
+  StoryWindow w;
+  if (c.fetch >= 0 || c.complete >= 0) {
+    const FwCommandRecord& any =
+        j.fw_records()[static_cast<size_t>(c.fetch >= 0 ? c.fetch : c.complete)];
+    w.dev = any.dev;
+    w.core = any.core;
+    w.from = c.fetch >= 0 ? j.fw_records()[static_cast<size_t>(c.fetch)].host_ns : c.host.setup_ns;
+    w.to = c.complete >= 0 ? j.fw_records()[static_cast<size_t>(c.complete)].host_ns
+                           : c.host.complete_ns.value_or(w.from);
+  } else {
+    w.dev = 0xffff;  // nothing to show
+  }
+  return w;
+}
+
+// One command's story: the host's events and the firmware's records of
+// its window in time order, relative to its setup, then its split.
+std::string StoryText(const CommandJoin& j,
+                      const JoinedCommand& c,
+                      const std::vector<StoryRecord>& records) {
+  std::string out;
+  out += "nvme" + std::to_string(c.host.ctrl) + " qid=" + std::to_string(c.host.qid) +
+         " cid=" + std::to_string(c.host.cid) + " " + NvmeCommandName(c.host.qid, c.host.opcode) +
+         " nsid=" + std::to_string(c.host.nsid) + "\n";
+  struct Line {
+    uint64_t at;
+    std::string text;
+  };
+  std::vector<Line> lines;
+  lines.push_back({c.host.setup_ns, "host  nvme_setup_cmd"});
+  if (c.host.complete_ns) {
+    char b[48];
+    std::snprintf(b, sizeof(b), "host  nvme_complete_rq status=0x%x", c.host.status);
+    lines.push_back({*c.host.complete_ns, b});
+  }
+  auto seq_of = [&j](int64_t idx) {
+    return idx < 0 ? UINT64_MAX : j.fw_records()[static_cast<size_t>(idx)].seq;
+  };
+  for (const StoryRecord& r : records) {
+    // The records joined to this command are marked; the others are what
+    // the same core did meanwhile (NAND work names no command).
+    const bool mine = r.seq == seq_of(c.fetch) || r.seq == seq_of(c.complete);
+    lines.push_back(
+        {*r.host_ns, std::string(mine ? "fw  * " : "fw    ") + "dev=" + std::to_string(r.dev) +
+                         " core=" + std::to_string(r.core) + " seq=" + std::to_string(r.seq) + " " +
+                         r.text + " ±" + BoundText(r.bound_ns)});
+  }
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const Line& a, const Line& b) { return a.at < b.at; });
+  for (const Line& l : lines) {
+    const bool before = l.at < c.host.setup_ns;
+    out += "  " + HostTime(l.at) + (before ? " -" : " +") +
+           Us(before ? c.host.setup_ns - l.at : l.at - c.host.setup_ns) + "us  " + l.text + "\n";
+  }
+  if (c.joined()) {
+    const Split s = SplitOf(j, c);
+    out += "  split: submit->fetch " + Us(s.submit_to_fetch) + "us, fetch->complete " +
+           Us(s.fetch_to_complete) + "us, complete->host " + Us(s.complete_to_host) + "us, total " +
+           Us(s.total) + "us\n";
+  } else {
+    if (c.fetch < 0)
+      out += "  no firmware fetch: " + std::string(HostUnmatchedName(c.why_no_fetch)) + "\n";
+    if (c.complete < 0)
+      out +=
+          "  no firmware completion: " + std::string(HostUnmatchedName(c.why_no_complete)) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+int RunCommandStory(const std::string& input, const std::string& qid_cid) {
+  uint64_t qid = 0, cid = 0;
+  if (!ParseQidCid(qid_cid, &qid, &cid)) {
     std::fprintf(stderr,
                  "hmbtrace-cmd report: --cmd %s: expected QID:CID, two numbers up to 65535 "
                  "(the qid and cid of nvme_setup_cmd)\n",
@@ -422,84 +503,22 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
     if (c.host.qid != qid || c.host.cid != cid)
       continue;
     found.push_back(&c);
-    StoryWindow w;
-    if (c.fetch >= 0 || c.complete >= 0) {
-      const FwCommandRecord& any =
-          j.fw_records()[static_cast<size_t>(c.fetch >= 0 ? c.fetch : c.complete)];
-      w.dev = any.dev;
-      w.core = any.core;
-      w.from =
-          c.fetch >= 0 ? j.fw_records()[static_cast<size_t>(c.fetch)].host_ns : c.host.setup_ns;
-      w.to = c.complete >= 0 ? j.fw_records()[static_cast<size_t>(c.complete)].host_ns
-                             : c.host.complete_ns.value_or(w.from);
-    } else {
-      w.dev = 0xffff;  // nothing to show
-    }
-    windows.push_back(std::move(w));
-  }
-  if (!found.empty()) {
-    // One more pass for the records of every window.
-    CommandCapture again;
-    if (!ReadCommandCapture(input, &again, &error, &windows)) {
-      std::fprintf(stderr, "hmbtrace-cmd report: %s\n", error.c_str());
-      return 1;
-    }
-  }
-  std::string out;
-  for (size_t i = 0; i < found.size(); i++) {
-    const JoinedCommand& c = *found[i];
-    out += "nvme" + std::to_string(c.host.ctrl) + " qid=" + std::to_string(qid) +
-           " cid=" + std::to_string(cid) + " " + NvmeCommandName(c.host.qid, c.host.opcode) +
-           " nsid=" + std::to_string(c.host.nsid) + "\n";
-    const std::vector<StoryRecord>& records = windows[i].records;
-    struct Line {
-      uint64_t at;
-      std::string text;
-    };
-    std::vector<Line> lines;
-    lines.push_back({c.host.setup_ns, "host  nvme_setup_cmd"});
-    if (c.host.complete_ns) {
-      char b[48];
-      std::snprintf(b, sizeof(b), "host  nvme_complete_rq status=0x%x", c.host.status);
-      lines.push_back({*c.host.complete_ns, b});
-    }
-    auto seq_of = [&j](int64_t idx) {
-      return idx < 0 ? UINT64_MAX : j.fw_records()[static_cast<size_t>(idx)].seq;
-    };
-    for (const StoryRecord& r : records) {
-      // The records joined to this command are marked; the others are what
-      // the same core did meanwhile (NAND work names no command).
-      const bool mine = r.seq == seq_of(c.fetch) || r.seq == seq_of(c.complete);
-      lines.push_back(
-          {*r.host_ns, std::string(mine ? "fw  * " : "fw    ") + "dev=" + std::to_string(r.dev) +
-                           " core=" + std::to_string(r.core) + " seq=" + std::to_string(r.seq) +
-                           " " + r.text + " ±" + BoundText(r.bound_ns)});
-    }
-    std::stable_sort(lines.begin(), lines.end(),
-                     [](const Line& a, const Line& b) { return a.at < b.at; });
-    for (const Line& l : lines) {
-      const bool before = l.at < c.host.setup_ns;
-      out += "  " + HostTime(l.at) + (before ? " -" : " +") +
-             Us(before ? c.host.setup_ns - l.at : l.at - c.host.setup_ns) + "us  " + l.text + "\n";
-    }
-    if (c.joined()) {
-      const Split s = SplitOf(j, c);
-      out += "  split: submit->fetch " + Us(s.submit_to_fetch) + "us, fetch->complete " +
-             Us(s.fetch_to_complete) + "us, complete->host " + Us(s.complete_to_host) +
-             "us, total " + Us(s.total) + "us\n";
-    } else {
-      if (c.fetch < 0)
-        out += "  no firmware fetch: " + std::string(HostUnmatchedName(c.why_no_fetch)) + "\n";
-      if (c.complete < 0)
-        out +=
-            "  no firmware completion: " + std::string(HostUnmatchedName(c.why_no_complete)) + "\n";
-    }
+    windows.push_back(WindowOf(j, c));
   }
   if (found.empty()) {
     std::fprintf(stderr, "hmbtrace-cmd report: %s: no host command with qid:cid %s\n",
                  input.c_str(), qid_cid.c_str());
     return 1;
   }
+  // One more pass for the records of every window.
+  CommandCapture again;
+  if (!ReadCommandCapture(input, &again, &error, &windows)) {
+    std::fprintf(stderr, "hmbtrace-cmd report: %s\n", error.c_str());
+    return 1;
+  }
+  std::string out;
+  for (size_t i = 0; i < found.size(); i++)
+    out += StoryText(j, *found[i], windows[i].records);
   std::fputs(out.c_str(), stdout);
   return 0;
 }

@@ -75,6 +75,53 @@ int OnLiveEvent(const hmb_capture_event* c, void* data) {
   return 0;
 }
 
+// The reading of the live buffers: rounds over every CPU's pages, each
+// printed when it is read.
+class Pump {
+ public:
+  Pump(hmb_instance* inst, Reader* reader) : inst_(inst), reader_(reader) {
+    nr_cpus_ = hmb_instance_nr_cpus(inst);
+  }
+  // Reads at most `max_pages` pages of each CPU, then writes what they
+  // printed. Returns the pages read, or -1 (error()) when reading failed.
+  int Round(int max_pages) {
+    int pages = 0;
+    for (int i = 0; i < nr_cpus_; i++) {
+      for (int p = 0; p < max_pages; p++) {
+        const int r = hmb_instance_read_cpu(inst_, i, OnLiveEvent, reader_, err_, sizeof(err_));
+        if (r < 0)
+          return -1;
+        if (r == 0)
+          break;
+        pages++;
+      }
+    }
+    Flush();
+    return pages;
+  }
+  bool stdout_ok() const { return stdout_ok_; }
+  const char* error() const { return err_; }
+
+ private:
+  void Flush() {
+    std::string& out = *reader_->out;
+    if (!out.empty() && stdout_ok_) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      std::fflush(stdout);
+      // A write cut short by SIGINT/SIGTERM is the end asked for, not a
+      // broken stdout.
+      stdout_ok_ = !std::ferror(stdout) || SignalScope::stop_signal();
+    }
+    out.clear();
+  }
+
+  hmb_instance* inst_;
+  Reader* reader_;
+  int nr_cpus_ = 0;
+  bool stdout_ok_ = true;
+  char err_[512] = "";
+};
+
 }  // namespace
 
 bool EventEnableGuard::EnableAll(const std::string& instance_dir, std::string* error) {
@@ -244,7 +291,7 @@ int RunStream(const StreamOptions& options) {
   StreamTally tally;
   std::string out;
   Reader reader{&reporter, &tally, &out};
-  const int nr_cpus = hmb_instance_nr_cpus(inst.get());
+  Pump pump(inst.get(), &reader);
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                     std::chrono::duration<double>(options.duration));
@@ -252,40 +299,13 @@ int RunStream(const StreamOptions& options) {
   // does not starve the others' lines.
   constexpr int kPagesPerRound = 64;
   int rc = 0;
-  bool stdout_ok = true;
-  auto flush = [&]() {
-    if (!out.empty() && stdout_ok) {
-      std::fwrite(out.data(), 1, out.size(), stdout);
-      std::fflush(stdout);
-      // A write cut short by SIGINT/SIGTERM is the end asked for, not a
-      // broken stdout.
-      stdout_ok = !std::ferror(stdout) || SignalScope::stop_signal();
-    }
-    out.clear();
-  };
-  // Returns pages read, or -1 on error.
-  auto round = [&](int max_pages) {
-    int pages = 0;
-    for (int i = 0; i < nr_cpus; i++) {
-      for (int p = 0; p < max_pages; p++) {
-        const int r = hmb_instance_read_cpu(inst.get(), i, OnLiveEvent, &reader, err, sizeof(err));
-        if (r < 0)
-          return -1;
-        if (r == 0)
-          break;
-        pages++;
-      }
-    }
-    flush();
-    return pages;
-  };
   for (;;) {
-    const int pages = round(kPagesPerRound);
+    const int pages = pump.Round(kPagesPerRound);
     if (pages < 0) {
-      rc = fail(err);
+      rc = fail(pump.error());
       break;
     }
-    if (!stdout_ok || SignalScope::stop_signal())
+    if (!pump.stdout_ok() || SignalScope::stop_signal())
       break;
     if (options.duration > 0 && std::chrono::steady_clock::now() >= deadline)
       break;
@@ -294,15 +314,15 @@ int RunStream(const StreamOptions& options) {
   }
   // What is already in the buffers when it ends, bounded (the producer
   // may still be running).
-  if (rc == 0 && stdout_ok && round(1024) < 0)
-    rc = fail(err);
+  if (rc == 0 && pump.stdout_ok() && pump.Round(1024) < 0)
+    rc = fail(pump.error());
 
   if (!enabled.Restore(&error))
     rc = fail("restoring the hmb events' enable state: " + error);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fputs(tally.Summary(seconds).c_str(), stderr);
-  if (!stdout_ok)
+  if (!pump.stdout_ok())
     return fail("writing to stdout failed; stopped");
   return rc;
 }

@@ -353,7 +353,7 @@ nlohmann::json StatCollector::ClockJson(uint16_t dev) const {
   return c;
 }
 
-std::string StatCollector::Text(const std::string& file) const {
+std::string StatCollector::SummaryText(const std::string& file) const {
   uint64_t lost = 0;
   for (const auto& [key, cs] : cores_)
     lost += cs.lost_total();
@@ -381,95 +381,112 @@ std::string StatCollector::Text(const std::string& file) const {
                std::to_string(dicts_->problems()[i]);
     out += "\n";
   }
+  return out;
+}
 
+std::string StatCollector::DeviceText(uint16_t dev) const {
+  const auto info_it = dicts_->devices().find(dev);
+  const DeviceInfo* info = info_it == dicts_->devices().end() ? nullptr : &info_it->second;
+  const uint64_t hz = info ? info->clock_hz : 0;
+  std::string out;
+  out += "dev " + std::to_string(dev);
+  if (info && info->seen_state) {
+    out += " (" + info->name + "): clock " + std::to_string(info->clock_hz) + " Hz, producer_gen " +
+           std::to_string(info->producer_gen) + ", " + std::to_string(info->nr_cores) +
+           " cores, state " + std::string(StateName(info->state)) + ", build_id " +
+           Hex(info->build_id);
+  } else {
+    out += ": no hmb_state in the capture (clock rate unknown)";
+  }
+  if (const Dictionary* d = info ? dicts_->Find(dev, info->producer_gen) : nullptr)
+    out += ", dictionary " + std::to_string(d->events().size()) + " events";
+  else
+    out += ", no complete dictionary";
+  out += "\n";
+  out += ClockText(dev);
+  out += LatencyHistogramsText(cores_, dev, hz);
+  return out;
+}
+
+std::string StatCollector::CoreText(uint16_t core, const CoreStat& cs, uint64_t hz) const {
+  std::string out;
+  out += "  core " + std::to_string(core) + ": " + std::to_string(cs.records) + " records";
+  if (cs.records)
+    out += ", seq " + std::to_string(cs.first_seq) + ".." + std::to_string(cs.last_seq);
+  if (cs.generations.size() > 1) {
+    out += ", producer_gens";
+    for (uint32_t g : cs.generations)
+      out += " " + std::to_string(g);
+  }
+  out += ", lost " + std::to_string(cs.lost_total());
+  if (cs.lost_total()) {
+    out += " (";
+    bool first = true;
+    for (size_t r = 0; r <= kLostReasonCount; r++) {
+      if (!cs.lost[r])
+        continue;
+      out += (first ? "" : ", ") +
+             std::string(r < kLostReasonCount ? LostReasonName(static_cast<uint8_t>(r))
+                                              : "unknown reason") +
+             " " + std::to_string(cs.lost[r]);
+      first = false;
+    }
+    out += ")";
+  }
+  out += "\n";
+  if (cs.lost_before_first)
+    out += "    " + std::to_string(cs.lost_before_first) +
+           " of them before the first record delivered (not checkable against seq)\n";
+  if (!cs.seq_agrees())
+    out += "    DISAGREEMENT: " + std::to_string(cs.gap_unexplained) +
+           " records missing from the sequence without hmb_lost, " +
+           std::to_string(cs.lost_unmatched) +
+           " counted by hmb_lost that the sequence does not miss\n";
+  if (cs.seq_backwards)
+    out += "    " + std::to_string(cs.seq_backwards) +
+           " records with a sequence number not above the previous one\n";
+  if (!cs.events.empty()) {
+    std::vector<std::pair<std::string, uint64_t>> ev(cs.events.begin(), cs.events.end());
+    std::stable_sort(ev.begin(), ev.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    out += "    events:";
+    for (const auto& [name, n] : ev)
+      out += " " + name + " " + std::to_string(n);
+    out += "\n";
+  }
+  if (cs.records)
+    out += ActivityText(cs, PlotBegin(), PlotEnd());
+  if (!cs.latencies.empty()) {
+    out += "    " + Pad("latency (median/p99 +-0.4%)", 28, true) + Pad("count", 8) +
+           Pad("min", 12) + Pad("median", 12) + Pad("p99", 12) + Pad("max", 12) + "  ticks |" +
+           Pad("min", 10) + Pad("median", 10) + Pad("p99", 10) + Pad("max", 10) + "  us\n";
+    for (const auto& [name, lat] : cs.latencies) {
+      const LatencySummary s = Summarize(lat.ticks);
+      out += "    " + Pad(name, 28, true) + Pad(std::to_string(s.count), 8) +
+             Pad(std::to_string(s.min), 12) + Pad(std::to_string(s.median), 12) +
+             Pad(std::to_string(s.p99), 12) + Pad(std::to_string(s.max), 12) + "        |";
+      for (uint64_t t : {s.min, s.median, s.p99, s.max})
+        out += Pad(hz ? Fixed(TicksToUs(t, hz), 3) : "?", 10);
+      out += "\n";
+    }
+  }
+  if (cs.end_without_begin || cs.begin_without_end)
+    out += "    spans: " + std::to_string(cs.end_without_begin) + " ends without a begin, " +
+           std::to_string(cs.begin_without_end) + " begins without an end\n";
+  return out;
+}
+
+std::string StatCollector::Text(const std::string& file) const {
+  std::string out = SummaryText(file);
   std::optional<uint16_t> dev_printed;
   for (const auto& [key, cs] : cores_) {
     const auto [dev, core] = key;
-    const auto info_it = dicts_->devices().find(dev);
-    const DeviceInfo* info = info_it == dicts_->devices().end() ? nullptr : &info_it->second;
-    const uint64_t hz = info ? info->clock_hz : 0;
     if (dev_printed != dev) {
       dev_printed = dev;
-      out += "dev " + std::to_string(dev);
-      if (info && info->seen_state) {
-        out += " (" + info->name + "): clock " + std::to_string(info->clock_hz) +
-               " Hz, producer_gen " + std::to_string(info->producer_gen) + ", " +
-               std::to_string(info->nr_cores) + " cores, state " +
-               std::string(StateName(info->state)) + ", build_id " + Hex(info->build_id);
-      } else {
-        out += ": no hmb_state in the capture (clock rate unknown)";
-      }
-      if (const Dictionary* d = info ? dicts_->Find(dev, info->producer_gen) : nullptr)
-        out += ", dictionary " + std::to_string(d->events().size()) + " events";
-      else
-        out += ", no complete dictionary";
-      out += "\n";
-      out += ClockText(dev);
-      out += LatencyHistogramsText(cores_, dev, hz);
+      out += DeviceText(dev);
     }
-    out += "  core " + std::to_string(core) + ": " + std::to_string(cs.records) + " records";
-    if (cs.records)
-      out += ", seq " + std::to_string(cs.first_seq) + ".." + std::to_string(cs.last_seq);
-    if (cs.generations.size() > 1) {
-      out += ", producer_gens";
-      for (uint32_t g : cs.generations)
-        out += " " + std::to_string(g);
-    }
-    out += ", lost " + std::to_string(cs.lost_total());
-    if (cs.lost_total()) {
-      out += " (";
-      bool first = true;
-      for (size_t r = 0; r <= kLostReasonCount; r++) {
-        if (!cs.lost[r])
-          continue;
-        out += (first ? "" : ", ") +
-               std::string(r < kLostReasonCount ? LostReasonName(static_cast<uint8_t>(r))
-                                                : "unknown reason") +
-               " " + std::to_string(cs.lost[r]);
-        first = false;
-      }
-      out += ")";
-    }
-    out += "\n";
-    if (cs.lost_before_first)
-      out += "    " + std::to_string(cs.lost_before_first) +
-             " of them before the first record delivered (not checkable against seq)\n";
-    if (!cs.seq_agrees())
-      out += "    DISAGREEMENT: " + std::to_string(cs.gap_unexplained) +
-             " records missing from the sequence without hmb_lost, " +
-             std::to_string(cs.lost_unmatched) +
-             " counted by hmb_lost that the sequence does not miss\n";
-    if (cs.seq_backwards)
-      out += "    " + std::to_string(cs.seq_backwards) +
-             " records with a sequence number not above the previous one\n";
-    if (!cs.events.empty()) {
-      std::vector<std::pair<std::string, uint64_t>> ev(cs.events.begin(), cs.events.end());
-      std::stable_sort(ev.begin(), ev.end(),
-                       [](const auto& a, const auto& b) { return a.second > b.second; });
-      out += "    events:";
-      for (const auto& [name, n] : ev)
-        out += " " + name + " " + std::to_string(n);
-      out += "\n";
-    }
-    if (cs.records)
-      out += ActivityText(cs, PlotBegin(), PlotEnd());
-    if (!cs.latencies.empty()) {
-      out += "    " + Pad("latency (median/p99 +-0.4%)", 28, true) + Pad("count", 8) + Pad("min", 12) +
-             Pad("median", 12) + Pad("p99", 12) + Pad("max", 12) + "  ticks |" + Pad("min", 10) +
-             Pad("median", 10) + Pad("p99", 10) + Pad("max", 10) + "  us\n";
-      for (const auto& [name, lat] : cs.latencies) {
-        const LatencySummary s = Summarize(lat.ticks);
-        out += "    " + Pad(name, 28, true) + Pad(std::to_string(s.count), 8) +
-               Pad(std::to_string(s.min), 12) + Pad(std::to_string(s.median), 12) +
-               Pad(std::to_string(s.p99), 12) + Pad(std::to_string(s.max), 12) + "        |";
-        for (uint64_t t : {s.min, s.median, s.p99, s.max})
-          out += Pad(hz ? Fixed(TicksToUs(t, hz), 3) : "?", 10);
-        out += "\n";
-      }
-    }
-    if (cs.end_without_begin || cs.begin_without_end)
-      out += "    spans: " + std::to_string(cs.end_without_begin) + " ends without a begin, " +
-             std::to_string(cs.begin_without_end) + " begins without an end\n";
+    const auto info = dicts_->devices().find(dev);
+    out += CoreText(core, cs, info == dicts_->devices().end() ? 0 : info->second.clock_hz);
   }
   return out;
 }

@@ -128,6 +128,11 @@ class StatCollector {
   void AddLost(const CaptureEvent& ev);
   void AddClock(const CaptureEvent& ev);
   void ConvertRecord(const CaptureEvent& ev);
+  // Text()'s parts: the capture's totals and warnings; a device's line,
+  // clock and histograms; a core's lines (hz: its device's clock rate).
+  std::string SummaryText(const std::string& file) const;
+  std::string DeviceText(uint16_t dev) const;
+  std::string CoreText(uint16_t core, const CoreStat& cs, uint64_t hz) const;
   std::string ClockText(uint16_t dev) const;
   nlohmann::json ClockJson(uint16_t dev) const;
   // Checks the pending group of hmb_lost events against the sequence.
