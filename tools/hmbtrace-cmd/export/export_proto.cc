@@ -10,12 +10,13 @@
 #include <zlib.h>
 
 #include "capture/capture.h"
+#include "export/perfetto_fields.h"
 #include "export/proto_wire.h"
 
 namespace hmbtrace {
 namespace {
 
-namespace pp = perfetto::protos;
+namespace pf = perfetto_fields;
 namespace pw = proto_wire;
 
 // Interned tables stay small (names and enum values of the dictionaries);
@@ -29,18 +30,18 @@ constexpr size_t kSlabCompactAt = 1u << 22;
 // events): memory stays flat whatever the capture.
 constexpr size_t kMaxPendingBytes = 1u << 23;
 
-pp::TrackEvent::Type TypeOf(ExportEvent::Type t) {
+uint32_t TypeOf(ExportEvent::Type t) {
   switch (t) {
     case ExportEvent::Type::kBegin:
-      return pp::TrackEvent::TYPE_SLICE_BEGIN;
+      return pf::TrackEvent::TYPE_SLICE_BEGIN;
     case ExportEvent::Type::kEnd:
-      return pp::TrackEvent::TYPE_SLICE_END;
+      return pf::TrackEvent::TYPE_SLICE_END;
     case ExportEvent::Type::kCounter:
-      return pp::TrackEvent::TYPE_COUNTER;
+      return pf::TrackEvent::TYPE_COUNTER;
     case ExportEvent::Type::kInstant:
       break;
   }
-  return pp::TrackEvent::TYPE_INSTANT;
+  return pf::TrackEvent::TYPE_INSTANT;
 }
 
 // Names are a few bytes: a loop beats a call to memcmp.
@@ -65,48 +66,48 @@ uint64_t ProtoTraceWriter::Intern(InternTable* table, std::string_view s) {
     if (table->ids.size() >= kMaxInterned)
       return 0;
     it = table->ids.emplace(std::string(s), table->ids.size() + 1).first;
-    // EventName / DebugAnnotationName / InternedString: iid 1, the string 2.
     const size_t body = interned_.BeginNested(table->field);
-    interned_.Uint(1, it->second);
-    interned_.Bytes(2, s);
+    interned_.Uint(pf::InternedEntry::kIidFieldNumber, it->second);
+    interned_.Bytes(pf::InternedEntry::kNameFieldNumber, s);
     interned_.EndNested(body);
   }
   r = {s.data(), s.size(), &it->first, it->second};
   return it->second;
 }
 
+// The packets below are written with their fields in field-number order,
+// as libprotobuf writes a message (export_proto_unittest compares).
+
 void ProtoTraceWriter::Start() {
   if (started_)
     return;
   started_ = true;
-  packet_.set_sequence_flags(pp::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
-  packet_.mutable_trace_packet_defaults()->set_timestamp_clock_id(kIncrementalClock);
+  pw::Buffer& p = packet_;
+  p.clear();
   // Both clocks at 0: the incremental clock counts the base clock's ns.
-  pp::ClockSnapshot* snapshot = packet_.mutable_clock_snapshot();
-  pp::ClockSnapshot::Clock* base = snapshot->add_clocks();
-  base->set_clock_id(kBaseClock);
-  base->set_timestamp(0);
-  pp::ClockSnapshot::Clock* incremental = snapshot->add_clocks();
-  incremental->set_clock_id(kIncrementalClock);
-  incremental->set_timestamp(0);
-  incremental->set_is_incremental(true);
+  const size_t snapshot = p.BeginNested(pf::TracePacket::kClockSnapshotFieldNumber);
+  size_t clock = p.BeginNested(pf::ClockSnapshot::kClocksFieldNumber);
+  p.Uint(pf::ClockSnapshot::Clock::kClockIdFieldNumber, kBaseClock);
+  p.Uint(pf::ClockSnapshot::Clock::kTimestampFieldNumber, 0);
+  p.EndNested(clock);
+  clock = p.BeginNested(pf::ClockSnapshot::kClocksFieldNumber);
+  p.Uint(pf::ClockSnapshot::Clock::kClockIdFieldNumber, kIncrementalClock);
+  p.Uint(pf::ClockSnapshot::Clock::kTimestampFieldNumber, 0);
+  p.Uint(pf::ClockSnapshot::Clock::kIsIncrementalFieldNumber, 1);
+  p.EndNested(clock);
+  p.EndNested(snapshot);
+  p.Uint(pf::TracePacket::kTrustedPacketSequenceIdFieldNumber, kExportSequenceId);
+  p.Uint(pf::TracePacket::kSequenceFlagsFieldNumber,
+         pf::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
+  const size_t defaults = p.BeginNested(pf::TracePacket::kTracePacketDefaultsFieldNumber);
+  p.Uint(pf::TracePacketDefaults::kTimestampClockIdFieldNumber, kIncrementalClock);
+  p.EndNested(defaults);
   clock_ = 0;
-  WriteMessage();
-}
-
-void ProtoTraceWriter::WriteMessage() {
-  packet_.set_trusted_packet_sequence_id(kExportSequenceId);
-  buf_.clear();
-  if (!packet_.AppendToString(&buf_))
-    failed_ = true;
-  else
-    Put(buf_);
-  packet_.Clear();
+  Put(p.view());
 }
 
 void ProtoTraceWriter::Put(std::string_view bytes) {
-  // Trace.packet (field 1, length-delimited): tag, varint length, bytes.
-  (compress_ ? pending_ : out_buf_).Bytes(1, bytes);
+  (compress_ ? pending_ : out_buf_).Bytes(pf::Trace::kPacketFieldNumber, bytes);
   packets_++;
   FlushIfFull();
 }
@@ -140,86 +141,96 @@ void ProtoTraceWriter::FlushCompressed() {
     return;
   }
   pending_.clear();
-  // A packet whose compressed_packets (field 50) is the deflate stream.
+  // A packet whose compressed_packets is the deflate stream.
   const std::string_view deflated(compressed_.data(), len);
-  out_buf_.Tag(1, pw::kLengthDelimited);
-  out_buf_.Varint(pw::VarintSize((50u << 3) | pw::kLengthDelimited) + pw::VarintSize(len) + len);
-  out_buf_.Bytes(50, deflated);
+  out_buf_.Tag(pf::Trace::kPacketFieldNumber, pw::kLengthDelimited);
+  out_buf_.Varint(pw::BytesFieldSize(pf::TracePacket::kCompressedPacketsFieldNumber, len));
+  out_buf_.Bytes(pf::TracePacket::kCompressedPacketsFieldNumber, deflated);
   FlushOut();
 }
 
 void ProtoTraceWriter::Track(const ExportTrack& t) {
   Start();
-  pp::TrackDescriptor* d = packet_.mutable_track_descriptor();
-  d->set_uuid(t.uuid);
+  using D = pf::TrackDescriptor;
+  pw::Buffer& p = packet_;
+  p.clear();
+  p.Uint(pf::TracePacket::kTrustedPacketSequenceIdFieldNumber, kExportSequenceId);
+  const size_t d = p.BeginNested(pf::TracePacket::kTrackDescriptorFieldNumber);
+  p.Uint(D::kUuidFieldNumber, t.uuid);
+  p.Bytes(D::kNameFieldNumber, t.name);
   if (t.parent_uuid)
-    d->set_parent_uuid(t.parent_uuid);
-  d->set_name(t.name);
-  if (!t.description.empty())
-    d->set_description(t.description);
-  d->set_sibling_order_rank(t.rank);
-  if (t.kind == ExportTrack::Kind::kGroup)
-    d->set_child_ordering(pp::TrackDescriptor::EXPLICIT);
+    p.Uint(D::kParentUuidFieldNumber, t.parent_uuid);
   if (t.kind == ExportTrack::Kind::kCounter) {
-    pp::CounterDescriptor* c = d->mutable_counter();
+    using C = pf::CounterDescriptor;
+    const size_t c = p.BeginNested(D::kCounterFieldNumber);
     if (t.unit == "count")
-      c->set_unit(pp::CounterDescriptor::UNIT_COUNT);
+      p.Uint(C::kUnitFieldNumber, C::UNIT_COUNT);
     else if (t.unit == "ns")
-      c->set_unit(pp::CounterDescriptor::UNIT_TIME_NS);
+      p.Uint(C::kUnitFieldNumber, C::UNIT_TIME_NS);
     else if (t.unit == "bytes")
-      c->set_unit(pp::CounterDescriptor::UNIT_SIZE_BYTES);
+      p.Uint(C::kUnitFieldNumber, C::UNIT_SIZE_BYTES);
     else if (!t.unit.empty())
-      c->set_unit_name(t.unit);
+      p.Bytes(C::kUnitNameFieldNumber, t.unit);
+    p.EndNested(c);
   }
-  WriteMessage();
+  if (t.kind == ExportTrack::Kind::kGroup)
+    p.Uint(D::kChildOrderingFieldNumber, D::EXPLICIT);
+  p.Int(D::kSiblingOrderRankFieldNumber, t.rank);  // int32: negative sign-extends
+  if (!t.description.empty())
+    p.Bytes(D::kDescriptionFieldNumber, t.description);
+  p.EndNested(d);
+  Put(p.view());
 }
 
 void ProtoTraceWriter::Event(const ExportEvent& e) {
   Start();
-  // TrackEvent, field by field (field numbers: perfetto_trace.proto).
+  // The TrackEvent, in the order Perfetto's own writers use (the parser
+  // takes any order).
+  using T = pf::TrackEvent;
+  using A = pf::DebugAnnotation;
   pw::Buffer& s = slab_;
   const size_t offset = s.size();
-  s.Uint(9, TypeOf(e.type));
-  s.Uint(11, e.track);
+  s.Uint(T::kTypeFieldNumber, TypeOf(e.type));
+  s.Uint(T::kTrackUuidFieldNumber, e.track);
   if (!e.name.empty()) {
     if (const uint64_t iid = Intern(&names_, e.name))
-      s.Uint(10, iid);
+      s.Uint(T::kNameIidFieldNumber, iid);
     else
-      s.Bytes(23, e.name);
+      s.Bytes(T::kNameFieldNumber, e.name);
   }
   if (e.type == ExportEvent::Type::kCounter)
-    s.Int(30, e.counter);
+    s.Int(T::kCounterValueFieldNumber, e.counter);
   for (const ExportArg& a : e.args) {
-    const size_t body = s.BeginNested(4);  // debug_annotations
+    const size_t body = s.BeginNested(T::kDebugAnnotationsFieldNumber);
     if (const uint64_t iid = Intern(&arg_names_, a.name))
-      s.Uint(1, iid);
+      s.Uint(A::kNameIidFieldNumber, iid);
     else
-      s.Bytes(10, a.name);
+      s.Bytes(A::kNameFieldNumber, a.name);
     switch (a.type) {
       case ExportArg::Type::kUint:
-        s.Uint(3, a.u);
+        s.Uint(A::kUintValueFieldNumber, a.u);
         break;
       case ExportArg::Type::kInt:
-        s.Int(4, a.i);
+        s.Int(A::kIntValueFieldNumber, a.i);
         break;
       case ExportArg::Type::kBool:
-        s.Uint(2, a.u != 0);
+        s.Uint(A::kBoolValueFieldNumber, a.u != 0);
         break;
       case ExportArg::Type::kString: {
         const std::string_view text = a.text();
         if (const uint64_t iid = a.interned_string ? Intern(&arg_values_, text) : 0)
-          s.Uint(17, iid);
+          s.Uint(A::kStringValueIidFieldNumber, iid);
         else
-          s.Bytes(6, text);
+          s.Bytes(A::kStringValueFieldNumber, text);
         break;
       }
     }
     s.EndNested(body);
   }
   for (uint64_t id : e.flow_ids)
-    s.Fixed64(47, id);
+    s.Fixed64(T::kFlowIdsFieldNumber, id);
   for (uint64_t id : e.terminating_flow_ids)
-    s.Fixed64(48, id);
+    s.Fixed64(T::kTerminatingFlowIdsFieldNumber, id);
   const Pending p{e.ts, order_++, offset, s.size() - offset};
   live_ += p.size;
   if (in_order_.empty() || in_order_.back().ts <= p.ts) {
@@ -269,41 +280,40 @@ void ProtoTraceWriter::Drain(bool all) {
 
 void ProtoTraceWriter::WritePending(const Pending& p) {
   // Written straight into the output: the packet's length first.
+  using P = pf::TracePacket;
   const bool late = p.ts < clock_;
   const uint64_t ts = late ? p.ts : p.ts - clock_;
-  size_t len = 1 + pw::VarintSize(ts) + 2;  // timestamp, trusted_packet_sequence_id
+  size_t len = pw::UintFieldSize(P::kTimestampFieldNumber, ts) +
+               pw::UintFieldSize(P::kTrustedPacketSequenceIdFieldNumber, kExportSequenceId) +
+               pw::BytesFieldSize(P::kTrackEventFieldNumber, p.size);
   if (late)
-    len += 3;  // timestamp_clock_id (field 58: a two-byte tag)
+    len += pw::UintFieldSize(P::kTimestampClockIdFieldNumber, kBaseClock);
   if (!interned_.empty())
-    len += 1 + pw::VarintSize(interned_.size()) + interned_.size();
-  len += 1 + pw::VarintSize(p.size) + p.size;
+    len += pw::BytesFieldSize(P::kInternedDataFieldNumber, interned_.size());
   pw::Buffer& out = compress_ ? pending_ : out_buf_;
-  out.Tag(1, pw::kLengthDelimited);
+  out.Tag(pf::Trace::kPacketFieldNumber, pw::kLengthDelimited);
   out.Varint(len);
-  out.Uint(8, ts);
+  out.Uint(P::kTimestampFieldNumber, ts);
   if (late) {
     // Older than an event already written: absolute, on the base clock.
-    out.Uint(58, kBaseClock);
+    out.Uint(P::kTimestampClockIdFieldNumber, kBaseClock);
     late_++;
   } else {
     clock_ = p.ts;  // a delta on the default (incremental) clock
   }
-  out.Uint(10, kExportSequenceId);
+  out.Uint(P::kTrustedPacketSequenceIdFieldNumber, kExportSequenceId);
   if (!interned_.empty()) {
-    out.Bytes(12, interned_.view());
+    out.Bytes(P::kInternedDataFieldNumber, interned_.view());
     interned_.clear();
   }
-  out.Bytes(11, slab_.view(p.offset, p.size));
+  out.Bytes(P::kTrackEventFieldNumber, slab_.view(p.offset, p.size));
   packets_++;
   FlushIfFull();
 }
 
-// Ftrace event bundles are encoded by hand too (proto_wire.h): with the
-// generated classes every field of a generic event (a name and a value)
-// cost allocations, and a capture's nvme events made the export 3x slower.
-// Field numbers: perfetto_trace.proto. They are not TrackEvents: their
-// FtraceEvent timestamps are absolute (ftrace's clock, read as BOOTTIME),
-// so the packets do not wait in the window.
+// Ftrace event bundles are not TrackEvents: their FtraceEvent timestamps
+// are absolute (ftrace's clock, read as BOOTTIME), so the packets do not
+// wait in the window.
 namespace {
 
 // Text from the file as valid UTF-8 (proto strings): as is when it is
@@ -379,15 +389,15 @@ void ProtoTraceWriter::FlushBundle(uint32_t cpu, Bundle* bundle) {
   if (bundle->events == 0)
     return;
   Start();
-  // TracePacket{ftrace_events (1) = FtraceEventBundle{cpu (1), event (2)...},
-  // trusted_packet_sequence_id (10)}, framed as Trace.packet.
-  pw::Buffer& packet = bundle_packet_;
+  // TracePacket{ftrace_events = FtraceEventBundle{cpu, event...},
+  // trusted_packet_sequence_id}.
+  pw::Buffer& packet = packet_;
   packet.clear();
-  const size_t body = packet.BeginNested(1);
-  packet.Uint(1, cpu);
-  packet.Append(bundle->events_bytes.view());
+  const size_t body = packet.BeginNested(pf::TracePacket::kFtraceEventsFieldNumber);
+  packet.Uint(pf::FtraceEventBundle::kCpuFieldNumber, cpu);
+  packet.Append(bundle->events_bytes.view());  // FtraceEventBundle.event fields
   packet.EndNested(body);
-  packet.Uint(10, kExportSequenceId);
+  packet.Uint(pf::TracePacket::kTrustedPacketSequenceIdFieldNumber, kExportSequenceId);
   Put(packet.view());
   bundle->events_bytes.clear();
   bundle->events = 0;
@@ -412,34 +422,32 @@ void ProtoTraceWriter::Ftrace(const ExportFtraceEvent& ev) {
     }
   }
   Bundle& bundle = bundles_[ev.cpu];
-  // FtraceEvent (2): timestamp (1), pid (2), then print (3) or generic (327).
+  using F = pf::FtraceEvent;
+  using G = pf::GenericFtraceEvent;
   pw::Buffer& e = bundle.events_bytes;
-  const size_t event = e.BeginNested(2);
-  e.Uint(1, ev.ts);
-  e.Uint(2, ev.pid);
+  const size_t event = e.BeginNested(pf::FtraceEventBundle::kEventFieldNumber);
+  e.Uint(F::kTimestampFieldNumber, ev.ts);
+  e.Uint(F::kPidFieldNumber, ev.pid);
   if (ev.print) {
-    // PrintFtraceEvent: ip (1), buf (2).
-    const size_t print = e.BeginNested(3);
-    e.Uint(1, ev.ip);
-    e.Bytes(2, buf);
+    const size_t print = e.BeginNested(F::kPrintFieldNumber);
+    e.Uint(pf::PrintFtraceEvent::kIpFieldNumber, ev.ip);
+    e.Bytes(pf::PrintFtraceEvent::kBufFieldNumber, buf);
     e.EndNested(print);
   } else {
-    // GenericFtraceEvent: event_name (1), field (2) = {name (1), str (3) |
-    // int (4) | uint (5)}.
-    const size_t generic = e.BeginNested(327);
-    Text(&e, 1, ev.name);
+    const size_t generic = e.BeginNested(F::kGenericFieldNumber);
+    Text(&e, G::kEventNameFieldNumber, ev.name);
     for (const ExportFtraceField& field : ev.fields) {
-      const size_t f = e.BeginNested(2);
-      Text(&e, 1, field.name);
+      const size_t f = e.BeginNested(G::kFieldFieldNumber);
+      Text(&e, G::Field::kNameFieldNumber, field.name);
       switch (field.kind) {
         case ExportFtraceField::Kind::kUint:
-          e.Uint(5, field.u);
+          e.Uint(G::Field::kUintValueFieldNumber, field.u);
           break;
         case ExportFtraceField::Kind::kInt:
-          e.Int(4, field.i);
+          e.Int(G::Field::kIntValueFieldNumber, field.i);
           break;
         case ExportFtraceField::Kind::kString:
-          Text(&e, 3, field.s);
+          Text(&e, G::Field::kStrValueFieldNumber, field.s);
           break;
       }
       e.EndNested(f);
@@ -455,12 +463,18 @@ void ProtoTraceWriter::Clock(const ExportClock& clock) {
   if (!clock.boottime())
     return;  // no snapshot can say how another clock relates to BOOTTIME
   Start();
-  pp::ClockSnapshot* s = packet_.mutable_clock_snapshot();
-  pp::ClockSnapshot::Clock* c = s->add_clocks();
-  c->set_clock_id(pp::BUILTIN_CLOCK_BOOTTIME);
-  c->set_timestamp(clock.ts);
-  s->set_primary_trace_clock(pp::BUILTIN_CLOCK_BOOTTIME);
-  WriteMessage();
+  using S = pf::ClockSnapshot;
+  pw::Buffer& p = packet_;
+  p.clear();
+  const size_t snapshot = p.BeginNested(pf::TracePacket::kClockSnapshotFieldNumber);
+  const size_t c = p.BeginNested(S::kClocksFieldNumber);
+  p.Uint(S::Clock::kClockIdFieldNumber, pf::BUILTIN_CLOCK_BOOTTIME);
+  p.Uint(S::Clock::kTimestampFieldNumber, clock.ts);
+  p.EndNested(c);
+  p.Uint(S::kPrimaryTraceClockFieldNumber, pf::BUILTIN_CLOCK_BOOTTIME);
+  p.EndNested(snapshot);
+  p.Uint(pf::TracePacket::kTrustedPacketSequenceIdFieldNumber, kExportSequenceId);
+  Put(p.view());
 }
 
 bool ProtoTraceWriter::Finish(std::string* error) {

@@ -38,8 +38,10 @@
 // after it was first used (packets leave the window in time order, so
 // that packet comes before every packet using it).
 //
-// TrackEvent packets, the hot path, are encoded by hand (proto_wire.h);
-// the rare ones (track descriptors, the first packet) with libprotobuf.
+// Every packet is encoded by hand (proto_wire.h), with the field numbers
+// of perfetto_trace.proto by name (perfetto_fields.h): the hot path writes
+// a TrackEvent straight into its output buffer, with no per-event object
+// graph. libprotobuf is only the tests' decoder.
 //
 // With `compress`, packets are gathered into pieces of about
 // kCompressPiece bytes, each written as one packet whose compressed_packets
@@ -59,7 +61,7 @@
 #include <vector>
 
 #include "export/export_model.h"
-#include "export/perfetto_trace.pb.h"
+#include "export/perfetto_fields.h"
 #include "export/proto_wire.h"
 
 namespace hmbtrace {
@@ -68,7 +70,7 @@ inline constexpr uint32_t kExportSequenceId = 1;
 inline constexpr size_t kCompressPiece = 1u << 20;
 // Perfetto's BUILTIN_CLOCK_BOOTTIME, and the first of the clock ids a
 // packet sequence may define for itself (64..127).
-inline constexpr uint32_t kBaseClock = 6;
+inline constexpr uint32_t kBaseClock = perfetto_fields::BUILTIN_CLOCK_BOOTTIME;
 inline constexpr uint32_t kIncrementalClock = 64;
 inline constexpr uint64_t kReorderWindowNs = 20'000'000;
 inline constexpr size_t kMaxPending = 1u << 16;
@@ -145,8 +147,6 @@ class ProtoTraceWriter : public ExportSink {
   // Writes the events due (all of them with `all`).
   void Drain(bool all);
   void WritePending(const Pending& p);
-  // Writes `packet_` (a libprotobuf packet) and clears it.
-  void WriteMessage();
   // Frames `bytes` as one Trace.packet into the output.
   void Put(std::string_view bytes);
   // Writes or compresses what has piled up.
@@ -164,9 +164,8 @@ class ProtoTraceWriter : public ExportSink {
   proto_wire::Buffer out_buf_;  // framed packets not yet written to out_
   proto_wire::Buffer pending_;  // framed packets not yet compressed
   std::string compressed_;      // reused
-  perfetto::protos::TracePacket packet_;  // reused, for the rare packets
-  std::string buf_;                       // reused: one packet's bytes
-  proto_wire::Buffer slab_;               // encoded events in the window
+  proto_wire::Buffer packet_;   // reused: the packets not in the window
+  proto_wire::Buffer slab_;     // encoded events in the window
   // The window: events that came in time order (most: instants, ends)
   // queue in `in_order_`; the others (a latency slice's begin, back-dated)
   // wait in the heap `window_` (Later: earliest first). The earlier of the
@@ -174,14 +173,17 @@ class ProtoTraceWriter : public ExportSink {
   std::deque<Pending> in_order_;
   std::vector<Pending> window_;
   proto_wire::Buffer interned_;  // InternedData entries not yet written
-  InternTable names_{2, {}, {}}, arg_names_{3, {}, {}}, arg_values_{29, {}, {}};
+  InternTable names_{perfetto_fields::InternedData::kEventNamesFieldNumber, {}, {}};
+  InternTable arg_names_{perfetto_fields::InternedData::kDebugAnnotationNamesFieldNumber, {}, {}};
+  InternTable arg_values_{perfetto_fields::InternedData::kDebugAnnotationStringValuesFieldNumber,
+                          {},
+                          {}};
   size_t live_ = 0;  // bytes of the events in the window
   uint64_t order_ = 0;
   uint64_t newest_ = 0;  // the latest time given to Event()
   uint64_t clock_ = 0;   // the incremental clock's value (last time written on it)
   bool started_ = false;
   std::map<uint32_t, Bundle> bundles_;  // per CPU
-  proto_wire::Buffer bundle_packet_;    // reused
   std::string text_scratch_;            // reused
   uint64_t ftrace_dropped_ = 0;
   uint64_t prints_not_atrace_ = 0;

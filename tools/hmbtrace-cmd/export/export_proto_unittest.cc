@@ -20,6 +20,8 @@
 #include "capture/fixture_testutil.h"
 #include "capture/nvme_host_c.h"
 #include "export/export.h"
+#include "export/perfetto_fields.h"
+#include "export/perfetto_trace.pb.h"
 #include "stat/stat.h"
 
 namespace hmbtrace {
@@ -1122,6 +1124,150 @@ TEST(ExportProto, TheCmdJoinExportIsInTimeOrderNestedAndBalancedPerTrack) {
   }
   for (const auto& [track, dep] : depth) {
     EXPECT_EQ(dep, 0) << d.tracks.at(track).name();
+  }
+}
+
+// perfetto_fields.h against the classes protoc generates from the .proto:
+// a wrong number there fails the build of this test.
+#define HMBTRACE_SAME_FIELD(msg, field) \
+  static_assert(perfetto_fields::msg::field == pp::msg::field, #msg "::" #field)
+HMBTRACE_SAME_FIELD(Trace, kPacketFieldNumber);
+HMBTRACE_SAME_FIELD(TracePacket, kFtraceEventsFieldNumber);
+HMBTRACE_SAME_FIELD(TracePacket, kClockSnapshotFieldNumber);
+HMBTRACE_SAME_FIELD(TracePacket, kTimestampFieldNumber);
+HMBTRACE_SAME_FIELD(TracePacket, kTrustedPacketSequenceIdFieldNumber);
+HMBTRACE_SAME_FIELD(TracePacket, kTrackEventFieldNumber);
+HMBTRACE_SAME_FIELD(TracePacket, kInternedDataFieldNumber);
+HMBTRACE_SAME_FIELD(TracePacket, kSequenceFlagsFieldNumber);
+HMBTRACE_SAME_FIELD(TracePacket, kCompressedPacketsFieldNumber);
+HMBTRACE_SAME_FIELD(TracePacket, kTimestampClockIdFieldNumber);
+HMBTRACE_SAME_FIELD(TracePacket, kTracePacketDefaultsFieldNumber);
+HMBTRACE_SAME_FIELD(TracePacket, kTrackDescriptorFieldNumber);
+HMBTRACE_SAME_FIELD(TracePacket, SEQ_INCREMENTAL_STATE_CLEARED);
+HMBTRACE_SAME_FIELD(TracePacketDefaults, kTimestampClockIdFieldNumber);
+HMBTRACE_SAME_FIELD(ClockSnapshot, kClocksFieldNumber);
+HMBTRACE_SAME_FIELD(ClockSnapshot, kPrimaryTraceClockFieldNumber);
+HMBTRACE_SAME_FIELD(ClockSnapshot::Clock, kClockIdFieldNumber);
+HMBTRACE_SAME_FIELD(ClockSnapshot::Clock, kTimestampFieldNumber);
+HMBTRACE_SAME_FIELD(ClockSnapshot::Clock, kIsIncrementalFieldNumber);
+HMBTRACE_SAME_FIELD(TrackDescriptor, kUuidFieldNumber);
+HMBTRACE_SAME_FIELD(TrackDescriptor, kNameFieldNumber);
+HMBTRACE_SAME_FIELD(TrackDescriptor, kParentUuidFieldNumber);
+HMBTRACE_SAME_FIELD(TrackDescriptor, kCounterFieldNumber);
+HMBTRACE_SAME_FIELD(TrackDescriptor, kChildOrderingFieldNumber);
+HMBTRACE_SAME_FIELD(TrackDescriptor, kSiblingOrderRankFieldNumber);
+HMBTRACE_SAME_FIELD(TrackDescriptor, kDescriptionFieldNumber);
+HMBTRACE_SAME_FIELD(TrackDescriptor, EXPLICIT);
+HMBTRACE_SAME_FIELD(CounterDescriptor, kUnitFieldNumber);
+HMBTRACE_SAME_FIELD(CounterDescriptor, kUnitNameFieldNumber);
+HMBTRACE_SAME_FIELD(CounterDescriptor, UNIT_TIME_NS);
+HMBTRACE_SAME_FIELD(CounterDescriptor, UNIT_COUNT);
+HMBTRACE_SAME_FIELD(CounterDescriptor, UNIT_SIZE_BYTES);
+HMBTRACE_SAME_FIELD(TrackEvent, kDebugAnnotationsFieldNumber);
+HMBTRACE_SAME_FIELD(TrackEvent, kTypeFieldNumber);
+HMBTRACE_SAME_FIELD(TrackEvent, kNameIidFieldNumber);
+HMBTRACE_SAME_FIELD(TrackEvent, kTrackUuidFieldNumber);
+HMBTRACE_SAME_FIELD(TrackEvent, kNameFieldNumber);
+HMBTRACE_SAME_FIELD(TrackEvent, kCounterValueFieldNumber);
+HMBTRACE_SAME_FIELD(TrackEvent, kFlowIdsFieldNumber);
+HMBTRACE_SAME_FIELD(TrackEvent, kTerminatingFlowIdsFieldNumber);
+HMBTRACE_SAME_FIELD(TrackEvent, TYPE_SLICE_BEGIN);
+HMBTRACE_SAME_FIELD(TrackEvent, TYPE_SLICE_END);
+HMBTRACE_SAME_FIELD(TrackEvent, TYPE_INSTANT);
+HMBTRACE_SAME_FIELD(TrackEvent, TYPE_COUNTER);
+HMBTRACE_SAME_FIELD(DebugAnnotation, kNameIidFieldNumber);
+HMBTRACE_SAME_FIELD(DebugAnnotation, kBoolValueFieldNumber);
+HMBTRACE_SAME_FIELD(DebugAnnotation, kUintValueFieldNumber);
+HMBTRACE_SAME_FIELD(DebugAnnotation, kIntValueFieldNumber);
+HMBTRACE_SAME_FIELD(DebugAnnotation, kStringValueFieldNumber);
+HMBTRACE_SAME_FIELD(DebugAnnotation, kNameFieldNumber);
+HMBTRACE_SAME_FIELD(DebugAnnotation, kStringValueIidFieldNumber);
+HMBTRACE_SAME_FIELD(InternedData, kEventNamesFieldNumber);
+HMBTRACE_SAME_FIELD(InternedData, kDebugAnnotationNamesFieldNumber);
+HMBTRACE_SAME_FIELD(InternedData, kDebugAnnotationStringValuesFieldNumber);
+HMBTRACE_SAME_FIELD(FtraceEventBundle, kCpuFieldNumber);
+HMBTRACE_SAME_FIELD(FtraceEventBundle, kEventFieldNumber);
+HMBTRACE_SAME_FIELD(FtraceEvent, kTimestampFieldNumber);
+HMBTRACE_SAME_FIELD(FtraceEvent, kPidFieldNumber);
+HMBTRACE_SAME_FIELD(FtraceEvent, kPrintFieldNumber);
+HMBTRACE_SAME_FIELD(FtraceEvent, kGenericFieldNumber);
+HMBTRACE_SAME_FIELD(PrintFtraceEvent, kIpFieldNumber);
+HMBTRACE_SAME_FIELD(PrintFtraceEvent, kBufFieldNumber);
+HMBTRACE_SAME_FIELD(GenericFtraceEvent, kEventNameFieldNumber);
+HMBTRACE_SAME_FIELD(GenericFtraceEvent, kFieldFieldNumber);
+HMBTRACE_SAME_FIELD(GenericFtraceEvent::Field, kNameFieldNumber);
+HMBTRACE_SAME_FIELD(GenericFtraceEvent::Field, kStrValueFieldNumber);
+HMBTRACE_SAME_FIELD(GenericFtraceEvent::Field, kIntValueFieldNumber);
+HMBTRACE_SAME_FIELD(GenericFtraceEvent::Field, kUintValueFieldNumber);
+#undef HMBTRACE_SAME_FIELD
+static_assert(perfetto_fields::BUILTIN_CLOCK_BOOTTIME == pp::BUILTIN_CLOCK_BOOTTIME);
+static_assert(perfetto_fields::InternedEntry::kIidFieldNumber == pp::EventName::kIidFieldNumber &&
+              perfetto_fields::InternedEntry::kIidFieldNumber ==
+                  pp::DebugAnnotationName::kIidFieldNumber &&
+              perfetto_fields::InternedEntry::kIidFieldNumber ==
+                  pp::InternedString::kIidFieldNumber);
+static_assert(perfetto_fields::InternedEntry::kNameFieldNumber == pp::EventName::kNameFieldNumber &&
+              perfetto_fields::InternedEntry::kNameFieldNumber ==
+                  pp::DebugAnnotationName::kNameFieldNumber &&
+              perfetto_fields::InternedEntry::kNameFieldNumber ==
+                  pp::InternedString::kStrFieldNumber);
+
+// The framed packets of a Trace: each Trace.packet's bytes, in order.
+std::vector<std::string> RawPackets(const std::string& trace) {
+  std::vector<std::string> packets;
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(trace.data()),
+                                            static_cast<int>(trace.size()));
+  uint32_t tag = 0;
+  while ((tag = in.ReadTag()) != 0) {
+    uint32_t len = 0;
+    std::string bytes;
+    if (tag != ((pp::Trace::kPacketFieldNumber << 3) | 2) || !in.ReadVarint32(&len) ||
+        !in.ReadString(&bytes, static_cast<int>(len)))
+      return {};
+    packets.push_back(std::move(bytes));
+  }
+  return packets;
+}
+
+// The packets written by hand other than track events (descriptors, the
+// clock snapshots, ftrace bundles) are, byte for byte, what libprotobuf
+// writes for the same message: the same fields, in field-number order.
+TEST(ExportProto, EveryPacketButTrackEventsIsWhatLibprotobufWrites) {
+  MemoryFile file;
+  ProtoTraceWriter writer(file.get());
+  ExportTrack group{ExportTrack::Kind::kGroup, 1, 0, "group", -2, "", 1};
+  group.description = "a description";
+  writer.Track(group);
+  writer.Track({ExportTrack::Kind::kSlices, 2, 1, "slices", 3, "", 1});
+  uint64_t uuid = 10;
+  for (const char* unit : {"count", "ns", "bytes", "\u00b0C", ""})
+    writer.Track({ExportTrack::Kind::kCounter, uuid++, 1, unit, 0, unit, 1});
+  writer.Clock({"boot", "", 1234567});
+  ExportFtraceEvent print;
+  print.ts = 5;
+  print.cpu = 1;
+  print.pid = 7;
+  print.print = true;
+  print.ip = 0xffff0000;
+  print.buf = "B|1|name\n";
+  writer.Ftrace(print);
+  ExportFtraceEvent generic;
+  generic.ts = 6;
+  generic.cpu = 200;
+  generic.pid = 8;
+  generic.name = "nvme_setup_cmd";
+  generic.fields = {{"qid", ExportFtraceField::Kind::kUint, 3, 0, ""},
+                    {"delta", ExportFtraceField::Kind::kInt, 0, -4, ""},
+                    {"disk", ExportFtraceField::Kind::kString, 0, 0, "nvme0n1"}};
+  writer.Ftrace(generic);
+  std::string error;
+  ASSERT_TRUE(writer.Finish(&error)) << error;
+  const std::vector<std::string> packets = RawPackets(file.Close());
+  ASSERT_EQ(packets.size(), 11u);  // start, 7 tracks, clock, 2 bundles
+  for (const std::string& bytes : packets) {
+    pp::TracePacket p;
+    ASSERT_TRUE(p.ParseFromString(bytes));
+    EXPECT_EQ(p.SerializeAsString(), bytes) << p.DebugString();
   }
 }
 

@@ -2,11 +2,11 @@
 //
 // Protocol Buffers wire format, written by hand into a byte buffer: the
 // few primitives the export's hot path needs (varint, length-delimited,
-// fixed64), so that a TrackEvent packet is encoded straight into its
-// output buffer instead of through libprotobuf's generated classes
-// (per-event object graph, ByteSizeLong, then serialize). The bytes are
-// the ones libprotobuf writes for the same values; export_proto_unittest
-// parses them back with the generated classes.
+// fixed64), so that a packet is encoded straight into its output buffer
+// instead of through libprotobuf's generated classes (per-event object
+// graph, ByteSizeLong, then serialize). The bytes are the ones libprotobuf
+// writes for the same values; export_proto_unittest parses them back with
+// the generated classes.
 
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PROTO_WIRE_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_PROTO_WIRE_H_
@@ -33,6 +33,15 @@ inline size_t VarintSize(uint64_t v) {
     n++;
   }
   return n;
+}
+
+// Bytes a field takes: a varint field of value `v`; a length-delimited
+// field of `n` bytes.
+inline size_t UintFieldSize(uint32_t field, uint64_t v) {
+  return VarintSize(uint64_t{field} << 3) + VarintSize(v);
+}
+inline size_t BytesFieldSize(uint32_t field, size_t n) {
+  return VarintSize((uint64_t{field} << 3) | kLengthDelimited) + VarintSize(n) + n;
 }
 
 // Writes `v` at `p` (room for kMaxVarint bytes); returns the end.
