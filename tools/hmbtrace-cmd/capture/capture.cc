@@ -109,35 +109,29 @@ struct CaptureFile::Handle {
 CaptureFile::CaptureFile() = default;
 CaptureFile::~CaptureFile() = default;
 
-bool CaptureFile::Open(const std::string& path, std::string* error) {
+Status CaptureFile::Open(const std::string& path) {
   path_ = path;
   handle_.reset();
   char err[256] = "";
   errno = 0;
   CapturePtr cap(hmb_capture_open(path.c_str(), err, sizeof(err)));
   if (!cap) {
-    *error = path + ": " + err;
+    std::string message = path + ": " + err;
     if (errno == ENOENT)
-      *error +=
+      message +=
           "; name the capture with -i FILE (default trace.dat), or " + std::string(kRecordHint);
-    return false;
+    return Status::Error(std::move(message));
   }
-  if (!hmb_capture_has_hmb_events(cap.get())) {
-    *error = path + ": no hmb events in the file's event formats; " + std::string(kRecordHint);
-    return false;
-  }
+  if (!hmb_capture_has_hmb_events(cap.get()))
+    return Status::Error(path + ": no hmb events in the file's event formats; " +
+                         std::string(kRecordHint));
   handle_ = std::make_unique<Handle>(Handle{std::move(cap)});
-  return true;
+  return {};
 }
 
-bool CaptureFile::Read(const CaptureCallback& fn,
-                       std::string* error,
-                       CaptureFilter filter,
-                       const Tick& tick) {
-  if (!handle_) {
-    *error = path_ + ": not open";
-    return false;
-  }
+Status CaptureFile::Read(const CaptureCallback& fn, CaptureFilter filter, const Tick& tick) {
+  if (!handle_)
+    return Status::Error(path_ + ": not open");
   hmb_capture* cap = handle_->cap.get();
   hmb_capture_set_metadata_only(cap, filter == CaptureFilter::kMetadata);
   Walk walk{&fn, &tick};
@@ -147,19 +141,16 @@ bool CaptureFile::Read(const CaptureCallback& fn,
   hmb_capture_scan scan;
   hmb_capture_get_scan(cap, &scan);
   scan_ = CaptureScan{scan.events, scan.first_ts, scan.last_ts};
-  if (rc != 0) {
-    *error = path_ + ": " + err;
-    return false;
-  }
-  return true;
+  if (rc != 0)
+    return Status::Error(path_ + ": " + err);
+  return {};
 }
 
-bool ReadCapture(const std::string& path,
-                 const CaptureCallback& fn,
-                 std::string* error,
-                 CaptureFilter filter) {
+Status ReadCapture(const std::string& path, const CaptureCallback& fn, CaptureFilter filter) {
   CaptureFile file;
-  return file.Open(path, error) && file.Read(fn, error, filter);
+  if (Status s = file.Open(path); !s.ok())
+    return s;
+  return file.Read(fn, filter);
 }
 
 std::string Printable(std::string_view text) {

@@ -18,6 +18,7 @@
 #include "format.h"
 #include "hmb_clock_fit.h"
 #include "hmb_trace_events_abi.h"
+#include "hmbtrace/status.h"
 
 struct hmb_capture_event;  // capture_c.h
 
@@ -100,15 +101,14 @@ class CaptureFile {
   CaptureFile(const CaptureFile&) = delete;
   CaptureFile& operator=(const CaptureFile&) = delete;
 
-  // On failure returns false with `error` set to a message that names the
-  // file, the reason and, where there is one, the fix. A file with no hmb
-  // event formats at all is an error too.
-  bool Open(const std::string& path, std::string* error);
+  // On failure, a message that names the file, the reason and, where
+  // there is one, the fix. A file with no hmb event formats at all is an
+  // error too.
+  Status Open(const std::string& path);
   // One pass: the events in host time order.
-  bool Read(const CaptureCallback& fn,
-            std::string* error,
-            CaptureFilter filter = CaptureFilter::kAll,
-            const Tick& tick = nullptr);
+  Status Read(const CaptureCallback& fn,
+              CaptureFilter filter = CaptureFilter::kAll,
+              const Tick& tick = nullptr);
   // Of the last pass.
   const CaptureScan& scan() const { return scan_; }
   const std::string& path() const { return path_; }
@@ -122,10 +122,9 @@ class CaptureFile {
 
 // Opens `path`, delivers its events in host time order and closes it
 // (CaptureFile::Open and Read).
-bool ReadCapture(const std::string& path,
-                 const CaptureCallback& fn,
-                 std::string* error,
-                 CaptureFilter filter = CaptureFilter::kAll);
+Status ReadCapture(const std::string& path,
+                   const CaptureCallback& fn,
+                   CaptureFilter filter = CaptureFilter::kAll);
 
 // Text from the file made safe for a terminal and for JSON (valid UTF-8):
 // bytes outside printable ASCII as \xNN, a backslash doubled; one

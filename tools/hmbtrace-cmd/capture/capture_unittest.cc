@@ -16,6 +16,7 @@
 
 #include "capture/count_records_testutil.h"
 #include "capture/fixture_testutil.h"
+#include "hmbtrace/status_testutil.h"
 
 namespace hmbtrace {
 namespace {
@@ -58,22 +59,23 @@ TEST(Capture, RecordCountsPerCoreMatchAnIndependentReader) {
 TEST(Capture, TheMetadataPassDeliversExactlyTheStateAndDictionaryEvents) {
   std::string error;
   std::vector<std::pair<uint64_t, CaptureKind>> all, metadata;
-  ASSERT_TRUE(ReadCapture(
-      FixturePath(),
-      [&all](const CaptureEvent& ev) {
-        if (ev.kind == CaptureKind::kState || ev.kind == CaptureKind::kDict)
-          all.emplace_back(ev.ts, ev.kind);
-        return true;
-      },
-      &error))
+  ASSERT_TRUE(StatusOk(ReadCapture(FixturePath(),
+                                   [&all](const CaptureEvent& ev) {
+                                     if (ev.kind == CaptureKind::kState ||
+                                         ev.kind == CaptureKind::kDict)
+                                       all.emplace_back(ev.ts, ev.kind);
+                                     return true;
+                                   }),
+                       &error))
       << error;
-  ASSERT_TRUE(ReadCapture(
-      FixturePath(),
-      [&metadata](const CaptureEvent& ev) {
-        metadata.emplace_back(ev.ts, ev.kind);
-        return true;
-      },
-      &error, CaptureFilter::kMetadata))
+  ASSERT_TRUE(StatusOk(ReadCapture(
+                           FixturePath(),
+                           [&metadata](const CaptureEvent& ev) {
+                             metadata.emplace_back(ev.ts, ev.kind);
+                             return true;
+                           },
+                           CaptureFilter::kMetadata),
+                       &error))
       << error;
   EXPECT_GT(metadata.size(), 2u);
   EXPECT_EQ(metadata, all);
@@ -84,12 +86,13 @@ std::vector<std::tuple<uint64_t, int, CaptureKind, uint64_t>> Pass(CaptureFile& 
                                                                     CaptureFilter filter) {
   std::vector<std::tuple<uint64_t, int, CaptureKind, uint64_t>> out;
   std::string error;
-  EXPECT_TRUE(file.Read(
-      [&out](const CaptureEvent& ev) {
-        out.emplace_back(ev.ts, ev.cpu, ev.kind, ev.seq);
-        return true;
-      },
-      &error, filter))
+  EXPECT_TRUE(StatusOk(file.Read(
+                           [&out](const CaptureEvent& ev) {
+                             out.emplace_back(ev.ts, ev.cpu, ev.kind, ev.seq);
+                             return true;
+                           },
+                           filter),
+                       &error))
       << error;
   return out;
 }
@@ -109,7 +112,7 @@ TEST(Capture, EveryPassOverOneOpenFileStartsAgainFromTheFirstEvent) {
       fresh.emplace_back(ev.ts, ev.cpu, ev.kind, ev.seq);
     ASSERT_TRUE(error.empty()) << error;
     CaptureFile file;
-    ASSERT_TRUE(file.Open(path, &error)) << error;
+    ASSERT_TRUE(StatusOk(file.Open(path), &error)) << error;
     const auto metadata = Pass(file, CaptureFilter::kMetadata);
     const CaptureScan scan = file.scan();
     const auto first = Pass(file, CaptureFilter::kAll);
@@ -129,9 +132,10 @@ TEST(Capture, EveryPassOverOneOpenFileStartsAgainFromTheFirstEvent) {
 TEST(Capture, APassStoppedEarlyDoesNotShortenTheNext) {
   std::string error;
   CaptureFile file;
-  ASSERT_TRUE(file.Open(FixturePath(), &error)) << error;
+  ASSERT_TRUE(StatusOk(file.Open(FixturePath()), &error)) << error;
   uint64_t n = 0;
-  ASSERT_TRUE(file.Read([&n](const CaptureEvent&) { return ++n < 100; }, &error)) << error;
+  ASSERT_TRUE(StatusOk(file.Read([&n](const CaptureEvent&) { return ++n < 100; }), &error))
+      << error;
   EXPECT_EQ(n, 100u);
   EXPECT_EQ(Pass(file, CaptureFilter::kAll).size(), ReadAll(FixturePath(), &error).size());
 }
@@ -153,8 +157,8 @@ TEST(Capture, KernelSymbolsAreStillParsedForOtherCallersOfLibtraceevent) {
 
 TEST(Capture, MissingFileIsAnErrorNamingTheFileAndWhy) {
   std::string error;
-  EXPECT_FALSE(ReadCapture(
-      "/nonexistent/trace.dat", [](const CaptureEvent&) { return true; }, &error));
+  EXPECT_FALSE(StatusOk(
+      ReadCapture("/nonexistent/trace.dat", [](const CaptureEvent&) { return true; }), &error));
   EXPECT_EQ(error,
             "/nonexistent/trace.dat: No such file or directory; name the capture with -i FILE "
             "(default trace.dat), or record with `trace-cmd record -B hmb -e hmb`");
@@ -163,8 +167,8 @@ TEST(Capture, MissingFileIsAnErrorNamingTheFileAndWhy) {
 TEST(Capture, FileThatIsNotATraceIsAClearError) {
   TempFile garbage("garbage.dat", std::vector<uint8_t>(4096, 0x5a));
   std::string error;
-  EXPECT_FALSE(ReadCapture(
-      garbage.path(), [](const CaptureEvent&) { return true; }, &error));
+  EXPECT_FALSE(
+      StatusOk(ReadCapture(garbage.path(), [](const CaptureEvent&) { return true; }), &error));
   EXPECT_EQ(error, garbage.path() +
                        ": not a readable trace-cmd data file (truncated, corrupt, or not made by "
                        "trace-cmd record); copy it again, or record again with `trace-cmd record "
@@ -184,13 +188,12 @@ TEST(Capture, TruncatedFileGivesAnErrorOrFewerEventsNeverACrash) {
                       std::vector<uint8_t>(whole.begin(), whole.begin() + static_cast<long>(cut)));
     std::string error;
     uint64_t records = 0;
-    const bool ok = ReadCapture(
-        cut_file.path(),
-        [&records](const CaptureEvent& ev) {
-          records += ev.kind == CaptureKind::kRecord;
-          return true;
-        },
-        &error);
+    const bool ok = StatusOk(ReadCapture(cut_file.path(),
+                                         [&records](const CaptureEvent& ev) {
+                                           records += ev.kind == CaptureKind::kRecord;
+                                           return true;
+                                         }),
+                             &error);
     if (!ok) {
       saw_error = true;
       EXPECT_EQ(error.rfind(cut_file.path() + ": ", 0), 0u) << error;
@@ -329,13 +332,12 @@ const std::set<std::string>& FixtureEvents() {
   static const std::set<std::string> events = [] {
     std::set<std::string> out;
     std::string error;
-    EXPECT_TRUE(ReadCapture(
-        FixturePath(),
-        [&out](const CaptureEvent& ev) {
-          out.insert(Describe(ev));
-          return true;
-        },
-        &error))
+    EXPECT_TRUE(StatusOk(ReadCapture(FixturePath(),
+                                     [&out](const CaptureEvent& ev) {
+                                       out.insert(Describe(ev));
+                                       return true;
+                                     }),
+                         &error))
         << error;
     return out;
   }();
@@ -347,37 +349,37 @@ Outcome ReadDamaged(const std::vector<uint8_t>& bytes) {
   TempFile file("damaged.dat", bytes);
   Outcome o;
   o.path = file.path();
-  o.ok = ReadCapture(
-      file.path(),
-      [&](const CaptureEvent& ev) {
-        const bool known = fixture.contains(Describe(ev));
-        o.unlike_fixture += !known;
-        o.out_of_record += ev.data.size() > kRingPage;
-        switch (ev.kind) {
-          case CaptureKind::kRecord:
-            o.records++;
-            o.records_as_in_fixture += known;
-            o.payload_not_len += ev.data.size() != ev.len;
-            o.record_data_sizes.push_back(ev.data.size());
-            break;
-          case CaptureKind::kDict:
-            o.dicts++;
-            break;
-          case CaptureKind::kMalformed:
-            o.malformed++;
-            o.out_of_record += !ev.data.empty();
-            o.malformed_why.push_back(std::string(ev.malformed_event) + ": " +
-                                      std::string(ev.malformed_reason));
-            if (ev.malformed_event == "hmb_record")
-              o.malformed_records.emplace_back(ev.core, ev.seq);
-            break;
-          default:
-            o.other++;
-            break;
-        }
-        return true;
-      },
-      &o.error);
+  o.ok =
+      StatusOk(ReadCapture(file.path(),
+                           [&](const CaptureEvent& ev) {
+                             const bool known = fixture.contains(Describe(ev));
+                             o.unlike_fixture += !known;
+                             o.out_of_record += ev.data.size() > kRingPage;
+                             switch (ev.kind) {
+                               case CaptureKind::kRecord:
+                                 o.records++;
+                                 o.records_as_in_fixture += known;
+                                 o.payload_not_len += ev.data.size() != ev.len;
+                                 o.record_data_sizes.push_back(ev.data.size());
+                                 break;
+                               case CaptureKind::kDict:
+                                 o.dicts++;
+                                 break;
+                               case CaptureKind::kMalformed:
+                                 o.malformed++;
+                                 o.out_of_record += !ev.data.empty();
+                                 o.malformed_why.push_back(std::string(ev.malformed_event) + ": " +
+                                                           std::string(ev.malformed_reason));
+                                 if (ev.malformed_event == "hmb_record")
+                                   o.malformed_records.emplace_back(ev.core, ev.seq);
+                                 break;
+                               default:
+                                 o.other++;
+                                 break;
+                             }
+                             return true;
+                           }),
+               &o.error);
   if (o.ok) {
     EXPECT_EQ(o.error, "");
   }

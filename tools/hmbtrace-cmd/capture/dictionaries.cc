@@ -43,59 +43,52 @@ DictionaryStore::Update DictionaryStore::Add(const CaptureEvent& ev) {
 
 namespace {
 
-bool CollectFrom(CaptureFile& file,
-                 DictionaryStore* store,
-                 std::string* error,
-                 const CaptureFile::Tick& tick = nullptr) {
-  const bool ok = file.Read(
+Status CollectFrom(CaptureFile& file,
+                   DictionaryStore* store,
+                   const CaptureFile::Tick& tick = nullptr) {
+  Status s = file.Read(
       [store](const CaptureEvent& ev) {
         store->Add(ev);
         return true;
       },
-      error, CaptureFilter::kMetadata, tick);
+      CaptureFilter::kMetadata, tick);
   store->RestartStream();
-  return ok;
+  return s;
 }
 
 }  // namespace
 
-bool CollectDictionaries(const std::string& path,
-                         DictionaryStore* store,
-                         std::string* error,
-                         CaptureScan* scan) {
+Status CollectDictionaries(const std::string& path, DictionaryStore* store, CaptureScan* scan) {
   CaptureFile file;
-  if (!file.Open(path, error))
-    return false;
-  const bool ok = CollectFrom(file, store, error);
+  if (Status s = file.Open(path); !s.ok())
+    return s;
+  Status s = CollectFrom(file, store);
   if (scan)
     *scan = file.scan();
-  return ok;
+  return s;
 }
 
-bool ReadCaptureWithDictionaries(const std::string& path,
-                                 DictionaryStore* store,
-                                 const CaptureCallback& fn,
-                                 std::string* error,
-                                 const ReadOptions& options) {
+Status ReadCaptureWithDictionaries(const std::string& path,
+                                   DictionaryStore* store,
+                                   const CaptureCallback& fn,
+                                   const ReadOptions& options) {
   CaptureFile file;
-  if (!file.Open(path, error))
-    return false;
+  if (Status s = file.Open(path); !s.ok())
+    return s;
   Progress progress(path, !options.quiet && Progress::Wanted(options.streams_stdout), stderr);
-  if (!CollectFrom(file, store, error, [&progress](uint64_t walked) {
-        progress.Set(1, 2, walked, 0);
-      }))
-    return false;
+  if (Status s =
+          CollectFrom(file, store, [&progress](uint64_t walked) { progress.Set(1, 2, walked, 0); });
+      !s.ok())
+    return s;
   const CaptureScan scan = file.scan();  // the second pass's events
   if (options.on_scan)
     options.on_scan(scan);
-  const bool ok = file.Read(
-      [&](const CaptureEvent& ev) {
-        progress.Tick(2, 2, scan.events);
-        return fn(ev);
-      },
-      error);
+  Status s = file.Read([&](const CaptureEvent& ev) {
+    progress.Tick(2, 2, scan.events);
+    return fn(ev);
+  });
   progress.Done();
-  return ok;
+  return s;
 }
 
 }  // namespace hmbtrace

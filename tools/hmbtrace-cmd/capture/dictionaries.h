@@ -20,6 +20,7 @@
 #include "capture/capture.h"
 #include "dictionary.h"
 #include "dictionary_set.h"
+#include "hmbtrace/status.h"
 
 namespace hmbtrace {
 
@@ -68,10 +69,9 @@ class DictionaryStore {
 // First pass over `path`: every dictionary and device it carries (only
 // hmb_state and hmb_dict events are decoded). `scan`, if given: what a
 // full pass would deliver (capture.h).
-bool CollectDictionaries(const std::string& path,
-                         DictionaryStore* store,
-                         std::string* error,
-                         CaptureScan* scan = nullptr);
+Status CollectDictionaries(const std::string& path,
+                           DictionaryStore* store,
+                           CaptureScan* scan = nullptr);
 
 struct ReadOptions {
   // `fn` prints to stdout as it goes (progress.h).
@@ -86,19 +86,17 @@ struct ReadOptions {
 // then every event to `fn`, so that records are decoded with their
 // generation's dictionary even where its hmb_dict events come later in the
 // capture. Shows its progress on a terminal (progress.h).
-bool ReadCaptureWithDictionaries(const std::string& path,
-                                 DictionaryStore* store,
-                                 const CaptureCallback& fn,
-                                 std::string* error,
-                                 const ReadOptions& options);
-inline bool ReadCaptureWithDictionaries(const std::string& path,
-                                        DictionaryStore* store,
-                                        const CaptureCallback& fn,
-                                        std::string* error,
-                                        bool streams_stdout = false) {
+Status ReadCaptureWithDictionaries(const std::string& path,
+                                   DictionaryStore* store,
+                                   const CaptureCallback& fn,
+                                   const ReadOptions& options);
+inline Status ReadCaptureWithDictionaries(const std::string& path,
+                                          DictionaryStore* store,
+                                          const CaptureCallback& fn,
+                                          bool streams_stdout = false) {
   ReadOptions options;
   options.streams_stdout = streams_stdout;
-  return ReadCaptureWithDictionaries(path, store, fn, error, options);
+  return ReadCaptureWithDictionaries(path, store, fn, options);
 }
 
 }  // namespace hmbtrace

@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "capture/capture.h"
+#include "hmbtrace/status_testutil.h"
 
 namespace hmbtrace {
 
@@ -94,15 +95,14 @@ class TempFile {
 inline std::vector<CaptureEvent> ReadAll(const std::string& path, std::string* error) {
   // Without data and name: those die with the callback.
   std::vector<CaptureEvent> out;
-  ReadCapture(
-      path,
-      [&out](const CaptureEvent& ev) {
-        out.push_back(ev);
-        out.back().data = {};
-        out.back().name = {};
-        return true;
-      },
-      error);
+  (void)StatusOk(ReadCapture(path,
+                             [&out](const CaptureEvent& ev) {
+                               out.push_back(ev);
+                               out.back().data = {};
+                               out.back().name = {};
+                               return true;
+                             }),
+                 error);
   return out;
 }
 
@@ -130,16 +130,17 @@ template <typename Reporter>
 std::vector<std::string> ReportLines(const std::string& path, Reporter& reporter) {
   std::vector<std::string> lines;
   std::string error;
-  EXPECT_TRUE(ReadCapture(
-      path,
-      [&](const CaptureEvent& ev) {
-        const std::string text = reporter.Line(ev);
-        size_t start = 0;
-        for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
-          lines.push_back(text.substr(start, nl - start));
-        return true;
-      },
-      &error))
+  EXPECT_TRUE(StatusOk(ReadCapture(path,
+                                   [&](const CaptureEvent& ev) {
+                                     const std::string text = reporter.Line(ev);
+                                     size_t start = 0;
+                                     for (size_t nl;
+                                          (nl = text.find('\n', start)) != std::string::npos;
+                                          start = nl + 1)
+                                       lines.push_back(text.substr(start, nl - start));
+                                     return true;
+                                   }),
+                       &error))
       << error;
   return lines;
 }

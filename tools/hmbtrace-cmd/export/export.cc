@@ -82,12 +82,11 @@ int OnFtraceEvent(const hmb_ftrace_event* c, void* data) {
 
 }  // namespace
 
-bool ExportCapture(const std::string& input,
-                   DictionaryStore* dicts,
-                   ExportSink* sink,
-                   ExportSummary* summary,
-                   std::string* error,
-                   const ReadOptions& read_options) {
+Status ExportCapture(const std::string& input,
+                     DictionaryStore* dicts,
+                     ExportSink* sink,
+                     ExportSummary* summary,
+                     const ReadOptions& read_options) {
   ExportModel model(dicts, sink);
   // The capture's other ftrace events, straight to the sink, and its
   // trace clock (one pass over every buffer).
@@ -96,10 +95,8 @@ bool ExportCapture(const std::string& input,
   pass.model = &model;
   pass.info = &info;
   char err[256] = "";
-  if (hmb_ftrace_read(input.c_str(), OnFtraceEvent, &pass, &info, err, sizeof(err)) < 0) {
-    *error = input + ": " + err;
-    return false;
-  }
+  if (hmb_ftrace_read(input.c_str(), OnFtraceEvent, &pass, &info, err, sizeof(err)) < 0)
+    return Status::Error(input + ": " + err);
   if (!pass.clock_set)
     SetClock(&pass, 0);
   summary->clock = pass.clock;
@@ -109,26 +106,25 @@ bool ExportCapture(const std::string& input,
   // the whole capture first (a pass of its own; export_join.h).
   ExportJoin join;
   if (pass.nvme_setups) {
-    if (!ReadExportJoin(input, &join, error))
-      return false;
+    if (Status s = ReadExportJoin(input, &join); !s.ok())
+      return s;
     model.SetJoin(&join);
   }
   // The dictionaries first, then the hmb events (one open, two passes).
-  if (!ReadCaptureWithDictionaries(
+  if (Status s = ReadCaptureWithDictionaries(
           input, dicts,
           [&model](const CaptureEvent& ev) {
             model.Add(ev);
             return true;
           },
-          error, read_options))
-    return false;
-  if (model.counts().hmb_events == 0) {
-    *error = input + ": no hmb events; " + std::string(kRecordHint);
-    return false;
-  }
+          read_options);
+      !s.ok())
+    return s;
+  if (model.counts().hmb_events == 0)
+    return Status::Error(input + ": no hmb events; " + std::string(kRecordHint));
   model.Finish();
   summary->counts = model.counts();
-  return true;
+  return {};
 }
 
 std::optional<ExportFormat> ChooseExportFormat(std::string_view format, std::string_view output) {
@@ -212,7 +208,6 @@ int RunExport(const ExportOptions& options) {
     std::fprintf(stderr, "hmbtrace-cmd export: --compress is for the protobuf format only\n");
     return 2;
   }
-  std::string error;
   DictionaryStore dicts;  // filled by the first pass of the read below
   // Written beside the target, then renamed: no half-written file on failure.
   const std::string tmp = options.output + ".tmp";
@@ -235,23 +230,21 @@ int RunExport(const ExportOptions& options) {
   ExportSummary summary;
   ReadOptions read_options;
   read_options.quiet = options.quiet;
-  bool ok = ExportCapture(options.input, &dicts, sink.get(), &summary, &error, read_options);
-  if (ok) {
-    ok = sink->Finish(&error);
-    if (!ok)
-      error = tmp + ": " + error;
+  Status result = ExportCapture(options.input, &dicts, sink.get(), &summary, read_options);
+  if (result.ok()) {
+    result = sink->Finish();
+    if (!result.ok())
+      result = Status::Error(tmp + ": " + result.message());
   }
-  if (ok) {
+  if (result.ok()) {
     const bool closed = std::fclose(file.release()) == 0;
-    if (!closed || std::rename(tmp.c_str(), options.output.c_str()) != 0) {
-      error = options.output + ": " + std::strerror(errno);
-      ok = false;
-    }
+    if (!closed || std::rename(tmp.c_str(), options.output.c_str()) != 0)
+      result = Status::Error(options.output + ": " + std::strerror(errno));
   }
-  if (!ok) {
+  if (!result.ok()) {
     file.reset();
     std::remove(tmp.c_str());
-    std::fprintf(stderr, "hmbtrace-cmd export: %s\n", error.c_str());
+    std::fprintf(stderr, "hmbtrace-cmd export: %s\n", result.message().c_str());
     return 1;
   }
   if (!options.quiet) {

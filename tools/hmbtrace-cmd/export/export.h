@@ -17,6 +17,7 @@
 
 #include "capture/dictionaries.h"
 #include "export/export_model.h"
+#include "hmbtrace/status.h"
 
 namespace hmbtrace {
 
@@ -56,12 +57,11 @@ void PrintExportSummary(std::FILE* out,
 // finishes: its other ftrace events and trace clock; with the host's nvme
 // events, the command join; the hmb events (export_model.h), after the
 // capture's dictionaries, which it collects into `dicts` (empty at first).
-bool ExportCapture(const std::string& input,
-                   DictionaryStore* dicts,
-                   ExportSink* sink,
-                   ExportSummary* summary,
-                   std::string* error,
-                   const ReadOptions& read_options = {});
+Status ExportCapture(const std::string& input,
+                     DictionaryStore* dicts,
+                     ExportSink* sink,
+                     ExportSummary* summary,
+                     const ReadOptions& read_options = {});
 
 }  // namespace hmbtrace
 

@@ -58,12 +58,12 @@ ExportJoin ExportJoinFrom(const CommandJoin& join, bool host_events) {
   return out;
 }
 
-bool ReadExportJoin(const std::string& path, ExportJoin* out, std::string* error) {
+Status ReadExportJoin(const std::string& path, ExportJoin* out) {
   CommandCapture cap;
-  if (!ReadCommandCapture(path, &cap, error))
-    return false;
+  if (Status s = ReadCommandCapture(path, &cap); !s.ok())
+    return s;
   *out = ExportJoinFrom(cap.join, cap.host_events);
-  return true;
+  return {};
 }
 
 }  // namespace hmbtrace

@@ -26,6 +26,7 @@
 #include <tuple>
 #include <vector>
 
+#include "hmbtrace/status.h"
 #include "join/nvme_join.h"
 
 namespace hmbtrace {
@@ -71,7 +72,7 @@ struct ExportJoin {
 
 // Reads `path`'s host commands and joins them (nvme_capture.h). A capture
 // without the nvme events gives an empty join, not an error.
-bool ReadExportJoin(const std::string& path, ExportJoin* out, std::string* error);
+Status ReadExportJoin(const std::string& path, ExportJoin* out);
 
 // From a finished CommandJoin (for tests).
 ExportJoin ExportJoinFrom(const CommandJoin& join, bool host_events);

@@ -401,7 +401,7 @@ void JsonTraceWriter::PutArgs(const std::vector<ExportArg>& args,
   }
 }
 
-bool JsonTraceWriter::Finish(std::string* error) {
+Status JsonTraceWriter::Finish() {
   WriteHeld();
   for (auto& [uuid, w] : tracks_)
     PutCutBegin(w);  // a "B" whose "E" never came (ExportModel ends every span)
@@ -411,11 +411,10 @@ bool JsonTraceWriter::Finish(std::string* error) {
             ", us; firmware records at their converted time");
   Put("}}\n");
   Flush(true);
-  if (failed_ || std::ferror(out_)) {
-    *error = std::string("writing the trace failed: ") + std::strerror(errno ? errno : EIO);
-    return false;
-  }
-  return true;
+  if (failed_ || std::ferror(out_))
+    return Status::Error(std::string("writing the trace failed: ") +
+                         std::strerror(errno ? errno : EIO));
+  return {};
 }
 
 }  // namespace hmbtrace

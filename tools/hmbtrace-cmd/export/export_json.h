@@ -58,7 +58,7 @@ class JsonTraceWriter : public ExportSink {
   void Event(const ExportEvent& event) override;
   // Named in otherData.clock; ftrace events have no place in this format.
   void Clock(const ExportClock& clock) override { trace_clock_ = clock.trace_clock; }
-  bool Finish(std::string* error) override;
+  Status Finish() override;
 
   // Output kept back at most behind a "B" that may turn out to be of no
   // length (flat memory whatever the capture).

@@ -15,6 +15,7 @@
 
 #include "capture/fixture_testutil.h"
 #include "export/export.h"
+#include "hmbtrace/status_testutil.h"
 
 namespace hmbtrace {
 namespace {
@@ -30,8 +31,8 @@ nlohmann::json ExportAll(const std::string& path) {
   std::FILE* f = open_memstream(&data, &size);
   JsonTraceWriter writer(f);
   ExportSummary summary;
-  EXPECT_TRUE(ExportCapture(path, &dicts, &writer, &summary, &error)) << error;
-  EXPECT_TRUE(writer.Finish(&error)) << error;
+  EXPECT_TRUE(StatusOk(ExportCapture(path, &dicts, &writer, &summary), &error)) << error;
+  EXPECT_TRUE(StatusOk(writer.Finish(), &error)) << error;
   std::fclose(f);
   const std::string text(data, size);
   std::free(data);
@@ -285,7 +286,7 @@ TEST(ExportJson, ASliceOfNoLengthIsOneCompleteEventWithBothEndsArguments) {
   emit(ExportEvent::Type::kEnd, 3, 6000, {{"seq", 3}});
   emit(ExportEvent::Type::kEnd, 2, 5000, {{"seq", 4}, {"cid", 9}});
   std::string error;
-  ASSERT_TRUE(writer.Finish(&error)) << error;
+  ASSERT_TRUE(StatusOk(writer.Finish(), &error)) << error;
   std::fclose(f);
   const nlohmann::json doc = nlohmann::json::parse(std::string(data, size));
   std::free(data);
@@ -350,7 +351,7 @@ TEST(ExportJson, ABeginWaitingLongForItsEndIsMovedNotKeptInTheOutput) {
   e.ts = 6000;
   writer.Event(e);
   std::string error;
-  ASSERT_TRUE(writer.Finish(&error)) << error;
+  ASSERT_TRUE(StatusOk(writer.Finish(), &error)) << error;
   std::fclose(f);
   const nlohmann::json doc = nlohmann::json::parse(std::string(data, size));
   std::free(data);
@@ -407,7 +408,7 @@ TEST(ExportJson, StringsNumbersAndTimesSurviveAJsonParser) {
   e.args.clear();
   writer.Event(e);
   std::string error;
-  ASSERT_TRUE(writer.Finish(&error)) << error;
+  ASSERT_TRUE(StatusOk(writer.Finish(), &error)) << error;
   std::fclose(f);
   const std::string raw(data, size);
   std::free(data);

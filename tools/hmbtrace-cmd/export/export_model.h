@@ -59,6 +59,7 @@
 #include "capture/dictionaries.h"
 #include "clock_set.h"
 #include "export/export_join.h"
+#include "hmbtrace/status.h"
 
 namespace hmbtrace {
 
@@ -143,7 +144,7 @@ class ExportSink {
   virtual void Ftrace(const ExportFtraceEvent& /*event*/) {}
   virtual void Clock(const ExportClock& /*clock*/) {}
   // Returns false with `error` set if anything could not be written.
-  virtual bool Finish(std::string* error) = 0;
+  virtual Status Finish() = 0;
 };
 
 // What went into the file, for the summary and the tests.

@@ -477,7 +477,7 @@ void ProtoTraceWriter::Clock(const ExportClock& clock) {
   Put(p.view());
 }
 
-bool ProtoTraceWriter::Finish(std::string* error) {
+Status ProtoTraceWriter::Finish() {
   Start();
   Drain(true);
   for (auto& [cpu, bundle] : bundles_)
@@ -486,10 +486,10 @@ bool ProtoTraceWriter::Finish(std::string* error) {
     FlushCompressed();
   FlushOut();
   if (failed_ || std::ferror(out_)) {
-    *error = std::string("writing the trace failed: ") + std::strerror(errno ? errno : EIO);
-    return false;
+    return Status::Error(std::string("writing the trace failed: ") +
+                         std::strerror(errno ? errno : EIO));
   }
-  return true;
+  return {};
 }
 
 }  // namespace hmbtrace

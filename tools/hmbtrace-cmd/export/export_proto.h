@@ -87,7 +87,7 @@ class ProtoTraceWriter : public ExportSink {
   void Ftrace(const ExportFtraceEvent& event) override;
   // "boot": a ClockSnapshot naming BOOTTIME as the trace's clock.
   void Clock(const ExportClock& clock) override;
-  bool Finish(std::string* error) override;
+  Status Finish() override;
 
   static constexpr size_t kBundleEvents = 512;
   // Perfetto rejects a bundle of a CPU >= 1024 (trace corruption): such

@@ -22,6 +22,7 @@
 #include "export/export.h"
 #include "export/perfetto_fields.h"
 #include "export/perfetto_trace.pb.h"
+#include "hmbtrace/status_testutil.h"
 #include "stat/stat.h"
 
 namespace hmbtrace {
@@ -157,8 +158,8 @@ std::string ExportBytes(const std::string& path, bool compress, ExportSummary* s
   std::string error;
   MemoryFile file;
   ProtoTraceWriter writer(file.get(), compress);
-  EXPECT_TRUE(ExportCapture(path, &dicts, &writer, summary, &error)) << error;
-  EXPECT_TRUE(writer.Finish(&error)) << error;
+  EXPECT_TRUE(StatusOk(ExportCapture(path, &dicts, &writer, summary), &error)) << error;
+  EXPECT_TRUE(StatusOk(writer.Finish(), &error)) << error;
   return file.Close();
 }
 
@@ -292,15 +293,14 @@ TEST(ExportProto, EveryFirmwareRecordAppearsOnceOnItsCore) {
   // stat's per-core counts, from the same capture.
   DictionaryStore stat_dicts;
   std::string error;
-  ASSERT_TRUE(CollectDictionaries(FixturePath(), &stat_dicts, &error)) << error;
+  ASSERT_TRUE(StatusOk(CollectDictionaries(FixturePath(), &stat_dicts), &error)) << error;
   StatCollector stat(&stat_dicts);
-  ASSERT_TRUE(ReadCapture(
-      FixturePath(),
-      [&stat](const CaptureEvent& ev) {
-        stat.Add(ev);
-        return true;
-      },
-      &error));
+  ASSERT_TRUE(StatusOk(ReadCapture(FixturePath(),
+                                   [&stat](const CaptureEvent& ev) {
+                                     stat.Add(ev);
+                                     return true;
+                                   }),
+                       &error));
   stat.Finish();
   const nlohmann::json stat_doc = stat.Json("f");
 
@@ -390,7 +390,7 @@ TEST(ExportProto, LossesResetsAndMarkersAreOnTheTimelineAndCounted) {
   model.Add(marker);
   model.Finish();
   std::string error;
-  ASSERT_TRUE(writer.Finish(&error));
+  ASSERT_TRUE(StatusOk(writer.Finish(), &error));
   EXPECT_EQ(model.counts().lost_records, 7u);
   EXPECT_EQ(model.counts().resets, 1u);
   EXPECT_EQ(model.counts().markers, 1u);
@@ -485,21 +485,21 @@ TEST(ExportProto, BeginsWithoutEndsEndUnfinishedInsteadOfGrowingTracksForEver) {
   // distinct cids and no cmd_complete, all on core 0.
   DictionaryStore dicts;
   std::string error;
-  ASSERT_TRUE(CollectDictionaries(FixturePath(), &dicts, &error)) << error;
+  ASSERT_TRUE(StatusOk(CollectDictionaries(FixturePath(), &dicts), &error)) << error;
   MemoryFile file;
   ProtoTraceWriter writer(file.get());
   ExportModel model(&dicts, &writer);
   CaptureEvent first_record;
-  ASSERT_TRUE(ReadCapture(
-      FixturePath(),
-      [&](const CaptureEvent& ev) {
-        if (ev.kind == CaptureKind::kState || ev.kind == CaptureKind::kDict)
-          model.Add(ev);
-        if (ev.kind == CaptureKind::kRecord && first_record.ts == 0)
-          first_record = ev;
-        return true;
-      },
-      &error))
+  ASSERT_TRUE(StatusOk(ReadCapture(FixturePath(),
+                                   [&](const CaptureEvent& ev) {
+                                     if (ev.kind == CaptureKind::kState ||
+                                         ev.kind == CaptureKind::kDict)
+                                       model.Add(ev);
+                                     if (ev.kind == CaptureKind::kRecord && first_record.ts == 0)
+                                       first_record = ev;
+                                     return true;
+                                   }),
+                       &error))
       << error;
   const Dictionary* dict = dicts.For(first_record.dev, first_record.cpu);
   ASSERT_NE(dict, nullptr);
@@ -527,7 +527,7 @@ TEST(ExportProto, BeginsWithoutEndsEndUnfinishedInsteadOfGrowingTracksForEver) {
     model.Add(ev);
   }
   model.Finish();
-  ASSERT_TRUE(writer.Finish(&error)) << error;
+  ASSERT_TRUE(StatusOk(writer.Finish(), &error)) << error;
   EXPECT_EQ(model.counts().evicted, static_cast<uint64_t>(kBegins) - kMaxLanes);
   EXPECT_EQ(model.counts().unfinished, static_cast<uint64_t>(kBegins));
 
@@ -571,7 +571,7 @@ class RecordingSink : public ExportSink {
   }
   void Ftrace(const ExportFtraceEvent& e) override { next_->Ftrace(e); }
   void Clock(const ExportClock& c) override { next_->Clock(c); }
-  bool Finish(std::string* error) override { return next_->Finish(error); }
+  Status Finish() override { return next_->Finish(); }
 
   std::map<uint64_t, std::vector<std::pair<int, uint64_t>>> events;
 
@@ -599,8 +599,8 @@ TEST(ExportProto, TimestampsAreDeltasOnTheIncrementalClockAndResolveToTheModelsT
   ProtoTraceWriter writer(file.get());
   RecordingSink sink(&writer);
   ExportSummary summary;
-  ASSERT_TRUE(ExportCapture(FixturePath(), &dicts, &sink, &summary, &error)) << error;
-  ASSERT_TRUE(sink.Finish(&error)) << error;
+  ASSERT_TRUE(StatusOk(ExportCapture(FixturePath(), &dicts, &sink, &summary), &error)) << error;
+  ASSERT_TRUE(StatusOk(sink.Finish(), &error)) << error;
   const std::string bytes = file.Close();
 
   const pp::Trace raw = ParseRaw(bytes);
@@ -657,7 +657,7 @@ TEST(ExportProto, EventsLeaveTheWindowInTimeOrderAndALateOneKeepsItsAbsoluteTime
   instant(2, t0 - 50'000'000);             // older than what is written
   instant(2, t0 + kReorderWindowNs + 30);
   std::string error;
-  ASSERT_TRUE(writer.Finish(&error)) << error;
+  ASSERT_TRUE(StatusOk(writer.Finish(), &error)) << error;
   EXPECT_EQ(writer.late(), 1u);
   const std::string bytes = file.Close();
   const pp::Trace raw = ParseRaw(bytes);
@@ -1039,7 +1039,7 @@ TEST(ExportProto, AnAtraceMarkerStaysAPrintForPerfettosAtraceParser) {
     writer.Ftrace(ev);
   }
   std::string error;
-  ASSERT_TRUE(writer.Finish(&error)) << error;
+  ASSERT_TRUE(StatusOk(writer.Finish(), &error)) << error;
   EXPECT_EQ(writer.prints_not_atrace(), 1u);
   std::vector<std::string> bufs;
   const pp::Trace trace = Parse(file.Close());
@@ -1261,7 +1261,7 @@ TEST(ExportProto, EveryPacketButTrackEventsIsWhatLibprotobufWrites) {
                     {"disk", ExportFtraceField::Kind::kString, 0, 0, "nvme0n1"}};
   writer.Ftrace(generic);
   std::string error;
-  ASSERT_TRUE(writer.Finish(&error)) << error;
+  ASSERT_TRUE(StatusOk(writer.Finish(), &error)) << error;
   const std::vector<std::string> packets = RawPackets(file.Close());
   ASSERT_EQ(packets.size(), 11u);  // start, 7 tracks, clock, 2 bundles
   for (const std::string& bytes : packets) {

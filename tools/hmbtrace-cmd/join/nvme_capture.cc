@@ -131,10 +131,9 @@ bool NvmeHostEventsPresent(const std::string& tracefs_dir) {
          stat((tracefs_dir + "/events/nvme/nvme_complete_rq").c_str(), &st) == 0;
 }
 
-bool ReadCommandCapture(const std::string& path,
-                        CommandCapture* out,
-                        std::string* error,
-                        std::vector<StoryWindow>* story) {
+Status ReadCommandCapture(const std::string& path,
+                          CommandCapture* out,
+                          std::vector<StoryWindow>* story) {
   DictionaryStore dicts;
   ClockSet clocks;
   CommandJoin& join = out->join;
@@ -143,16 +142,13 @@ bool ReadCommandCapture(const std::string& path,
   char err[256] = "";
   const int rc =
       hmb_nvme_host_read(path.c_str(), OnHostEvent, &join, &out->host_malformed, err, sizeof(err));
-  if (rc < 0) {
-    *error = path + ": " + err;
-    return false;
-  }
+  if (rc < 0)
+    return Status::Error(path + ": " + err);
   out->host_events = rc == 0;
   if (join.commands().empty() && !story)
     join.CountFwRecordsOnly();
-  const bool ok = ReadCaptureWithDictionaries(
-      path, &dicts,
-      [&](const CaptureEvent& ev) {
+  Status read =
+      ReadCaptureWithDictionaries(path, &dicts, [&](const CaptureEvent& ev) {
         switch (ev.kind) {
           case CaptureKind::kState:
             dicts.FollowState(ev);
@@ -208,12 +204,11 @@ bool ReadCommandCapture(const std::string& path,
             break;
         }
         return true;
-      },
-      error);
-  if (!ok)
-    return false;
+      });
+  if (!read.ok())
+    return read;
   join.Finish();
-  return true;
+  return {};
 }
 
 nlohmann::json CommandStatJson(const CommandCapture& cap) {
@@ -367,9 +362,8 @@ nlohmann::json CommandListJson(const CommandCapture& cap) {
 
 int WriteCommandListJson(const std::string& input, const std::string& path) {
   CommandCapture cap;
-  std::string error;
-  if (!ReadCommandCapture(input, &cap, &error)) {
-    std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", error.c_str());
+  if (Status s = ReadCommandCapture(input, &cap); !s.ok()) {
+    std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
     return 1;
   }
   const std::string doc = CommandListJson(cap).dump() + "\n";
@@ -484,9 +478,8 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
     return 2;
   }
   CommandCapture cap;
-  std::string error;
-  if (!ReadCommandCapture(input, &cap, &error)) {
-    std::fprintf(stderr, "hmbtrace-cmd report: %s\n", error.c_str());
+  if (Status s = ReadCommandCapture(input, &cap); !s.ok()) {
+    std::fprintf(stderr, "hmbtrace-cmd report: %s\n", s.message().c_str());
     return 1;
   }
   if (!cap.host_events) {
@@ -512,8 +505,8 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
   }
   // One more pass for the records of every window.
   CommandCapture again;
-  if (!ReadCommandCapture(input, &again, &error, &windows)) {
-    std::fprintf(stderr, "hmbtrace-cmd report: %s\n", error.c_str());
+  if (Status s = ReadCommandCapture(input, &again, &windows); !s.ok()) {
+    std::fprintf(stderr, "hmbtrace-cmd report: %s\n", s.message().c_str());
     return 1;
   }
   std::string out;

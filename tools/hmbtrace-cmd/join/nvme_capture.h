@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hmbtrace/status.h"
 #include "join/nvme_join.h"
 
 namespace hmbtrace {
@@ -50,10 +51,9 @@ struct StoryWindow {
   uint64_t from = 0, to = 0;
   std::vector<StoryRecord> records;
 };
-bool ReadCommandCapture(const std::string& path,
-                        CommandCapture* out,
-                        std::string* error,
-                        std::vector<StoryWindow>* story = nullptr);
+Status ReadCommandCapture(const std::string& path,
+                          CommandCapture* out,
+                          std::vector<StoryWindow>* story = nullptr);
 
 // stat's section: counts, unmatched by reason, and the latency split per
 // opcode (host submit -> fw fetch -> fw complete -> host completion) with

@@ -56,13 +56,14 @@ int WriteValue(const fs::path& p, const std::string& v) {
 
 }  // namespace
 
-bool CtrlRequests(const std::vector<std::string>& args, uint32_t max_id,
-                  std::vector<CtrlRequest>* out, std::string* error) {
+Status CtrlRequests(const std::vector<std::string>& args,
+                    uint32_t max_id,
+                    std::vector<CtrlRequest>* out) {
   out->clear();
   if (args.empty()) {
-    *error = "no operation: start, stop, ring-mode MODE, mask EVENT_ID..., unmask-all, "
-             "echo COOKIE [CORE]";
-    return false;
+    return Status::Error(
+        "no operation: start, stop, ring-mode MODE, mask EVENT_ID..., unmask-all, "
+        "echo COOKIE [CORE]");
   }
   const std::string& op = args[0];
   const size_t n = args.size() - 1;
@@ -81,8 +82,8 @@ bool CtrlRequests(const std::vector<std::string>& args, uint32_t max_id,
     for (size_t i = 1; i < args.size(); i++) {
       uint64_t id;
       if (!ParseU64(args[i], &id) || id == 0 || id > max_id) {
-        *error = "mask: '" + args[i] + "' is not an event id 1.." + std::to_string(max_id);
-        return false;
+        return Status::Error("mask: '" + args[i] + "' is not an event id 1.." +
+                             std::to_string(max_id));
       }
       words[id / 64 * 64] |= 1ull << (id % 64);
     }
@@ -91,17 +92,15 @@ bool CtrlRequests(const std::vector<std::string>& args, uint32_t max_id,
   } else if (op == "echo" && (n == 1 || n == 2)) {
     uint64_t cookie, core = 0;
     if (!ParseU64(args[1], &cookie) || (n == 2 && (!ParseU64(args[2], &core) || core > 65535))) {
-      *error = "echo: COOKIE and CORE are numbers (CORE 0..65535)";
-      return false;
+      return Status::Error("echo: COOKIE and CORE are numbers (CORE 0..65535)");
     }
     out->push_back({"echo", std::to_string(cookie) + " " + std::to_string(core)});
   } else {
-    *error = "'" + op + "' with " + std::to_string(n) +
-             " argument(s) is not an operation: start, stop, ring-mode overwrite|stop, "
-             "mask EVENT_ID..., unmask-all, echo COOKIE [CORE]";
-    return false;
+    return Status::Error("'" + op + "' with " + std::to_string(n) +
+                         " argument(s) is not an operation: start, stop, ring-mode overwrite|stop, "
+                         "mask EVENT_ID..., unmask-all, echo COOKIE [CORE]");
   }
-  return true;
+  return {};
 }
 
 std::string CtrlErrorText(int err) {
@@ -151,9 +150,8 @@ int RunCtrl(const std::string& sysfs_dir, const std::string& device,
     return 1;
   }
   std::vector<CtrlRequest> reqs;
-  std::string error;
-  if (!CtrlRequests(args, kCtrlMaxEventId, &reqs, &error)) {
-    std::fprintf(stderr, "hmbtrace-cmd ctrl: %s\n", error.c_str());
+  if (Status s = CtrlRequests(args, kCtrlMaxEventId, &reqs); !s.ok()) {
+    std::fprintf(stderr, "hmbtrace-cmd ctrl: %s\n", s.message().c_str());
     return 2;
   }
   for (const CtrlRequest& r : reqs) {

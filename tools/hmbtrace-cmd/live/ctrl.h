@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "hmbtrace/status.h"
+
 namespace hmbtrace {
 
 // "mask" and "unmask-all" rewrite the mask of event ids 0..kCtrlMaxEventId
@@ -27,10 +29,11 @@ struct CtrlRequest {
 
 // The requests for an operation and its arguments: "start", "stop",
 // "ring-mode overwrite|stop", "mask EVENT_ID..." (only those ids produced,
-// among 0..max_id), "unmask-all", "echo COOKIE [CORE]". False with a
+// among 0..max_id), "unmask-all", "echo COOKIE [CORE]". An error with a
 // message for anything else.
-bool CtrlRequests(const std::vector<std::string>& args, uint32_t max_id,
-                  std::vector<CtrlRequest>* out, std::string* error);
+Status CtrlRequests(const std::vector<std::string>& args,
+                    uint32_t max_id,
+                    std::vector<CtrlRequest>* out);
 
 // What a failed write's errno means here, and what to do about it.
 std::string CtrlErrorText(int err);

@@ -2,6 +2,7 @@
 // hmbtrace-cmd ctrl: what each operation writes, refusals of bad
 // arguments, and the requests sent to a fake area's ctrl/ files.
 #include "live/ctrl.h"
+#include "hmbtrace/status_testutil.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +16,7 @@ namespace {
 TEST(Ctrl, MaskProducesOnlyTheListedIdsInEveryWord) {
   std::vector<CtrlRequest> r;
   std::string error;
-  ASSERT_TRUE(CtrlRequests({"mask", "3", "70"}, 127, &r, &error)) << error;
+  ASSERT_TRUE(StatusOk(CtrlRequests({"mask", "3", "70"}, 127, &r), &error)) << error;
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].file, "event_mask");
   EXPECT_EQ(r[0].value, "0 0x0000000000000008");
@@ -25,27 +26,27 @@ TEST(Ctrl, MaskProducesOnlyTheListedIdsInEveryWord) {
 TEST(Ctrl, OperationsAndTheirFiles) {
   std::vector<CtrlRequest> r;
   std::string error;
-  ASSERT_TRUE(CtrlRequests({"stop"}, 255, &r, &error));
+  ASSERT_TRUE(StatusOk(CtrlRequests({"stop"}, 255, &r), &error));
   EXPECT_EQ(r[0].file, "tracing");
   EXPECT_EQ(r[0].value, "stop");
-  ASSERT_TRUE(CtrlRequests({"ring-mode", "overwrite"}, 255, &r, &error));
+  ASSERT_TRUE(StatusOk(CtrlRequests({"ring-mode", "overwrite"}, 255, &r), &error));
   EXPECT_EQ(r[0].file, "ring_mode");
-  ASSERT_TRUE(CtrlRequests({"echo", "42", "3"}, 255, &r, &error));
+  ASSERT_TRUE(StatusOk(CtrlRequests({"echo", "42", "3"}, 255, &r), &error));
   EXPECT_EQ(r[0].value, "42 3");
-  ASSERT_TRUE(CtrlRequests({"unmask-all"}, 255, &r, &error));
+  ASSERT_TRUE(StatusOk(CtrlRequests({"unmask-all"}, 255, &r), &error));
   EXPECT_EQ(r.size(), 4u);
 }
 
 TEST(Ctrl, BadArgumentsAreRefusedWithTheReason) {
   std::vector<CtrlRequest> r;
   std::string error;
-  EXPECT_FALSE(CtrlRequests({"mask", "0"}, 255, &r, &error));
+  EXPECT_FALSE(StatusOk(CtrlRequests({"mask", "0"}, 255, &r), &error));
   EXPECT_NE(error.find("not an event id"), std::string::npos) << error;
-  EXPECT_FALSE(CtrlRequests({"mask", "300"}, 255, &r, &error));
-  EXPECT_FALSE(CtrlRequests({"ring-mode", "fifo"}, 255, &r, &error));
-  EXPECT_FALSE(CtrlRequests({"launch"}, 255, &r, &error));
+  EXPECT_FALSE(StatusOk(CtrlRequests({"mask", "300"}, 255, &r), &error));
+  EXPECT_FALSE(StatusOk(CtrlRequests({"ring-mode", "fifo"}, 255, &r), &error));
+  EXPECT_FALSE(StatusOk(CtrlRequests({"launch"}, 255, &r), &error));
   EXPECT_NE(error.find("not an operation"), std::string::npos) << error;
-  EXPECT_FALSE(CtrlRequests({}, 255, &r, &error));
+  EXPECT_FALSE(StatusOk(CtrlRequests({}, 255, &r), &error));
 }
 
 TEST(Ctrl, ErrorsSayWhatToDo) {

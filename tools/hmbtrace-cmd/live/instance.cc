@@ -42,20 +42,14 @@ std::string NoInstanceMessage(const std::string& tracefs_dir) {
          "insmod hmb_trace.ko again)";
 }
 
-InstancePtr OpenInstance(const std::string& tracefs_dir, std::string* error) {
-  if (!TracefsMounted(tracefs_dir)) {
-    *error = NoTracefsMessage(tracefs_dir);
-    return nullptr;
-  }
+Result<InstancePtr> OpenInstance(const std::string& tracefs_dir) {
+  if (!TracefsMounted(tracefs_dir))
+    return Status::Error(NoTracefsMessage(tracefs_dir));
   char err[512] = "";
   errno = 0;
   InstancePtr inst(hmb_instance_open(tracefs_dir.c_str(), err, sizeof(err)));
-  if (!inst) {
-    if (errno == ENOENT)
-      *error = NoInstanceMessage(tracefs_dir);
-    else
-      *error = err;
-  }
+  if (!inst)
+    return Status::Error(errno == ENOENT ? NoInstanceMessage(tracefs_dir) : std::string(err));
   return inst;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "hmbtrace/status.h"
 #include "live/instance_c.h"
 
 namespace hmbtrace {
@@ -45,9 +46,9 @@ std::string NotLoadedMessage(const std::string& sysfs_dir);
 bool InstanceExists(const std::string& tracefs_dir);
 std::string NoInstanceMessage(const std::string& tracefs_dir);
 
-// Opens the hmb instance. On failure: nullptr and a message that says
-// which of tracefs / the instance is missing and the fix.
-InstancePtr OpenInstance(const std::string& tracefs_dir, std::string* error);
+// Opens the hmb instance. On failure: a message that says which of
+// tracefs / the instance is missing and the fix.
+Result<InstancePtr> OpenInstance(const std::string& tracefs_dir);
 
 }  // namespace hmbtrace
 

@@ -21,25 +21,20 @@ std::string MarkerLine(const std::vector<std::string>& words) {
   return line + "\n";
 }
 
-bool WriteMarker(const std::string& tracefs_dir,
-                 const std::vector<std::string>& words,
-                 std::string* error) {
-  InstancePtr inst = OpenInstance(tracefs_dir, error);
-  if (!inst)
-    return false;
+Status WriteMarker(const std::string& tracefs_dir, const std::vector<std::string>& words) {
+  Result<InstancePtr> inst = OpenInstance(tracefs_dir);
+  if (!inst.ok())
+    return inst.status();
   const std::string line = MarkerLine(words);
   char err[512] = "";
-  if (hmb_instance_write_marker(inst.get(), line.data(), line.size(), err, sizeof(err)) != 0) {
-    *error = err;
-    return false;
-  }
-  return true;
+  if (hmb_instance_write_marker(inst->get(), line.data(), line.size(), err, sizeof(err)) != 0)
+    return Status::Error(err);
+  return {};
 }
 
 int RunMarker(const std::string& tracefs_dir, const std::vector<std::string>& words) {
-  std::string error;
-  if (!WriteMarker(tracefs_dir, words, &error)) {
-    std::fprintf(stderr, "hmbtrace-cmd marker: %s\n", error.c_str());
+  if (Status s = WriteMarker(tracefs_dir, words); !s.ok()) {
+    std::fprintf(stderr, "hmbtrace-cmd marker: %s\n", s.message().c_str());
     return 1;
   }
   return 0;

@@ -10,17 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "hmbtrace/status.h"
+
 namespace hmbtrace {
 
 // The words joined by single spaces, newlines replaced by spaces, with
 // one trailing newline: exactly one trace_marker line.
 std::string MarkerLine(const std::vector<std::string>& words);
 
-// Writes the line; false with a message (and the fix) if the instance or
+// Writes the line; an error with the fix if the instance or
 // tracefs is missing or the write fails.
-bool WriteMarker(const std::string& tracefs_dir,
-                 const std::vector<std::string>& words,
-                 std::string* error);
+Status WriteMarker(const std::string& tracefs_dir, const std::vector<std::string>& words);
 
 int RunMarker(const std::string& tracefs_dir, const std::vector<std::string>& words);
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "hmbtrace/status_testutil.h"
 #include "live/fake_tree_testutil.h"
 
 namespace hmbtrace {
@@ -13,7 +14,7 @@ TEST(Marker, WritesOneLineIntoTheInstancesTraceMarker) {
   t.AddTracefs();
   t.AddInstance();
   std::string error;
-  ASSERT_TRUE(WriteMarker(t.tracefs(), {"phase", "2", "start"}, &error)) << error;
+  ASSERT_TRUE(StatusOk(WriteMarker(t.tracefs(), {"phase", "2", "start"}), &error)) << error;
   EXPECT_EQ(FakeTrees::Read(t.instance() + "/trace_marker"), "phase 2 start\n");
 }
 
@@ -25,7 +26,7 @@ TEST(Marker, MissingInstanceIsAnErrorWithTheFix) {
   FakeTrees t;
   t.AddTracefs();
   std::string error;
-  EXPECT_FALSE(WriteMarker(t.tracefs(), {"x"}, &error));
+  EXPECT_FALSE(StatusOk(WriteMarker(t.tracefs(), {"x"}), &error));
   EXPECT_NE(error.find("no trace instance " + t.instance()), std::string::npos) << error;
   EXPECT_NE(error.find("insmod hmb_trace.ko"), std::string::npos) << error;
 }
@@ -33,7 +34,7 @@ TEST(Marker, MissingInstanceIsAnErrorWithTheFix) {
 TEST(Marker, NoTracefsSaysHowToMountIt) {
   FakeTrees t;
   std::string error;
-  EXPECT_FALSE(WriteMarker(t.tracefs(), {"x"}, &error));
+  EXPECT_FALSE(StatusOk(WriteMarker(t.tracefs(), {"x"}), &error));
   EXPECT_NE(error.find("mount -t tracefs"), std::string::npos) << error;
 }
 

@@ -68,8 +68,8 @@ std::string WaitStatusText(int status) {
 }
 
 // Runs argv (argv[0] a path) in its own process group and waits for it.
-// False with a message if it could not be started or did not exit 0.
-bool RunTraceCmd(const std::vector<std::string>& args, std::string* error) {
+// An error if it could not be started or did not exit 0.
+Status RunTraceCmd(const std::vector<std::string>& args) {
   // Everything the child needs is allocated before the fork.
   std::vector<char*> argv;
   for (const std::string& a : args)
@@ -85,8 +85,7 @@ bool RunTraceCmd(const std::vector<std::string>& args, std::string* error) {
   TerminalScope terminal;
   const pid_t pid = fork();
   if (pid < 0) {
-    *error = std::string("fork: ") + std::strerror(errno);
-    return false;
+    return Status::Error(std::string("fork: ") + std::strerror(errno));
   }
   if (pid == 0) {
     setpgid(0, 0);
@@ -109,14 +108,12 @@ bool RunTraceCmd(const std::vector<std::string>& args, std::string* error) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {
-      *error = std::string("waiting for trace-cmd: ") + std::strerror(errno);
-      return false;
+      return Status::Error(std::string("waiting for trace-cmd: ") + std::strerror(errno));
     }
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-    return true;
-  *error = "trace-cmd " + WaitStatusText(status) + " (its messages are above)";
-  return false;
+    return {};
+  return Status::Error("trace-cmd " + WaitStatusText(status) + " (its messages are above)");
 }
 
 }  // namespace
@@ -139,32 +136,22 @@ std::optional<std::string> FindProgram(const std::string& name, const std::strin
   }
 }
 
-bool CheckRecordPreconditions(const RecordOptions& options,
-                              const std::string& path_env,
-                              std::string* trace_cmd,
-                              std::string* error) {
-  if (!ModuleLoaded(options.sysfs_dir)) {
-    *error = NotLoadedMessage(options.sysfs_dir);
-    return false;
-  }
-  if (!TracefsMounted(options.tracefs_dir)) {
-    *error = NoTracefsMessage(options.tracefs_dir);
-    return false;
-  }
-  if (!InstanceExists(options.tracefs_dir)) {
-    *error = NoInstanceMessage(options.tracefs_dir);
-    return false;
-  }
+Result<std::string> CheckRecordPreconditions(const RecordOptions& options,
+                                             const std::string& path_env) {
+  if (!ModuleLoaded(options.sysfs_dir))
+    return Status::Error(NotLoadedMessage(options.sysfs_dir));
+  if (!TracefsMounted(options.tracefs_dir))
+    return Status::Error(NoTracefsMessage(options.tracefs_dir));
+  if (!InstanceExists(options.tracefs_dir))
+    return Status::Error(NoInstanceMessage(options.tracefs_dir));
   const std::string name = options.trace_cmd.empty() ? "trace-cmd" : options.trace_cmd;
   const std::optional<std::string> found = FindProgram(name, path_env);
-  if (!found) {
-    *error = (name.find('/') != std::string::npos ? name + " is not an executable file"
-                                                  : name + " not found in PATH") +
-             " (install trace-cmd: apt-get install trace-cmd; or name it with --trace-cmd PATH)";
-    return false;
-  }
-  *trace_cmd = *found;
-  return true;
+  if (!found)
+    return Status::Error(
+        (name.find('/') != std::string::npos ? name + " is not an executable file"
+                                             : name + " not found in PATH") +
+        " (install trace-cmd: apt-get install trace-cmd; or name it with --trace-cmd PATH)");
+  return *found;
 }
 
 std::vector<std::string> TraceCmdArgv(const std::string& trace_cmd, const RecordOptions& options) {
@@ -219,9 +206,10 @@ int RunRecord(const RecordOptions& options) {
     return 1;
   };
   const char* path_env = std::getenv("PATH");
-  std::string trace_cmd, error;
-  if (!CheckRecordPreconditions(options, path_env ? path_env : "/usr/bin:/bin", &trace_cmd, &error))
-    return fail(error);
+  const Result<std::string> trace_cmd =
+      CheckRecordPreconditions(options, path_env ? path_env : "/usr/bin:/bin");
+  if (!trace_cmd.ok())
+    return fail(trace_cmd.message());
   RecordOptions run = options;
   if (run.nvme && !NvmeHostEventsPresent(run.tracefs_dir)) {
     run.nvme = false;
@@ -232,8 +220,8 @@ int RunRecord(const RecordOptions& options) {
   }
   std::fflush(stdout);
   std::fflush(stderr);
-  if (!RunTraceCmd(TraceCmdArgv(trace_cmd, run), &error))
-    return fail(error);
+  if (Status s = RunTraceCmd(TraceCmdArgv(trace_cmd.value(), run)); !s.ok())
+    return fail(s.message());
 
   DictionaryStore dicts;
   StatCollector stat(&dicts);
@@ -241,14 +229,15 @@ int RunRecord(const RecordOptions& options) {
   read_options.on_scan = [&stat](const CaptureScan& scan) {
     stat.SetSpan(scan.first_ts, scan.last_ts);
   };
-  if (!ReadCaptureWithDictionaries(
+  if (Status s = ReadCaptureWithDictionaries(
           options.output, &dicts,
           [&stat](const CaptureEvent& ev) {
             stat.Add(ev);
             return true;
           },
-          &error, read_options))
-    return fail(error);
+          read_options);
+      !s.ok())
+    return fail(s.message());
   stat.Finish();
   if (stat.hmb_events() == 0)
     return fail(options.output +

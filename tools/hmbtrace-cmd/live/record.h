@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "hmbtrace/status.h"
 #include "stat/stat.h"
 
 namespace hmbtrace {
@@ -39,11 +40,9 @@ std::optional<std::string> FindProgram(const std::string& name, const std::strin
 
 // Everything a capture needs, in the order a user fixes them: the module
 // (sysfs), tracefs, the hmb instance, trace-cmd. On success the path of
-// trace-cmd; on failure false and the message with the fix.
-bool CheckRecordPreconditions(const RecordOptions& options,
-                              const std::string& path_env,
-                              std::string* trace_cmd,
-                              std::string* error);
+// trace-cmd; on failure the message with the fix.
+Result<std::string> CheckRecordPreconditions(const RecordOptions& options,
+                                             const std::string& path_env);
 
 // The argv that runs trace-cmd (argv[0] = trace_cmd): `trace-cmd record -B
 // hmb -e hmb -o FILE` (with options.nvme the nvme events first, for the top

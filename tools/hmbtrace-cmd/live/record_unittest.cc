@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "capture/fixture_testutil.h"
+#include "hmbtrace/status_testutil.h"
 #include "live/fake_tree_testutil.h"
 
 namespace hmbtrace {
@@ -168,15 +169,15 @@ TEST(Record, MissingInstanceSaysTheModuleCreatesIt) {
   LiveTrees s;
   fs::remove_all(s.trees.instance());
   std::string trace_cmd, error;
-  EXPECT_FALSE(CheckRecordPreconditions(s.options, "/nonexistent", &trace_cmd, &error));
+  EXPECT_FALSE(StatusOk(CheckRecordPreconditions(s.options, "/nonexistent"), &trace_cmd, &error));
   EXPECT_NE(error.find("no trace instance"), std::string::npos) << error;
 }
 
 TEST(Record, TraceCmdMissingFromPathSaysHowToInstallIt) {
   LiveTrees s;
   std::string trace_cmd, error;
-  EXPECT_FALSE(
-      CheckRecordPreconditions(s.options, s.trees.sysfs() + ":/nonexistent", &trace_cmd, &error));
+  EXPECT_FALSE(StatusOk(CheckRecordPreconditions(s.options, s.trees.sysfs() + ":/nonexistent"),
+                        &trace_cmd, &error));
   EXPECT_NE(error.find("trace-cmd not found in PATH"), std::string::npos) << error;
   EXPECT_NE(error.find("apt-get install trace-cmd"), std::string::npos) << error;
 }
@@ -185,7 +186,8 @@ TEST(Record, TraceCmdIsFoundInPath) {
   LiveTrees s;
   FakeTraceCmd fake(s.trees, kCopyFixture);
   std::string trace_cmd, error;
-  ASSERT_TRUE(CheckRecordPreconditions(s.options, "/nonexistent:" + fake.dir(), &trace_cmd, &error))
+  ASSERT_TRUE(StatusOk(CheckRecordPreconditions(s.options, "/nonexistent:" + fake.dir()),
+                       &trace_cmd, &error))
       << error;
   EXPECT_EQ(trace_cmd, fake.path());
 }

@@ -241,12 +241,9 @@ std::vector<uint8_t> ReadDictionary(const DeviceStatus& dev) {
                               std::istreambuf_iterator<char>());
 }
 
-bool ReadDevices(const std::string& sysfs_dir,
-                 std::vector<DeviceStatus>* devices,
-                 std::string* error) {
+Status ReadDevices(const std::string& sysfs_dir, std::vector<DeviceStatus>* devices) {
   if (!ModuleLoaded(sysfs_dir)) {
-    *error = NotLoadedMessage(sysfs_dir);
-    return false;
+    return Status::Error(NotLoadedMessage(sysfs_dir));
   }
   std::vector<fs::path> dirs;
   std::error_code ec;
@@ -255,14 +252,13 @@ bool ReadDevices(const std::string& sysfs_dir,
       dirs.push_back(it->path());
   }
   if (ec) {
-    *error = sysfs_dir + ": " + ec.message();
-    return false;
+    return Status::Error(sysfs_dir + ": " + ec.message());
   }
   std::sort(dirs.begin(), dirs.end());
   devices->clear();
   for (const fs::path& d : dirs)
     devices->push_back(ReadDevice(d));
-  return true;
+  return {};
 }
 
 InstanceStatus ReadInstance(const std::string& tracefs_dir) {
@@ -490,9 +486,8 @@ nlohmann::json StatusJson(const std::vector<DeviceStatus>& devices, const Instan
 
 int RunStatus(const StatusOptions& options) {
   std::vector<DeviceStatus> devices;
-  std::string error;
-  if (!ReadDevices(options.sysfs_dir, &devices, &error)) {
-    std::fprintf(stderr, "hmbtrace-cmd status: %s\n", error.c_str());
+  if (Status s = ReadDevices(options.sysfs_dir, &devices); !s.ok()) {
+    std::fprintf(stderr, "hmbtrace-cmd status: %s\n", s.message().c_str());
     return 1;
   }
   const InstanceStatus inst = ReadInstance(options.tracefs_dir);

@@ -18,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hmbtrace/status.h"
+
 namespace hmbtrace {
 
 struct CoreStatus {
@@ -63,11 +65,9 @@ struct InstanceStatus {
   std::vector<CpuBufferStatus> cpus;
 };
 
-// Every device under sysfs_dir, sorted by name. False (with error) if the
+// Every device under sysfs_dir, sorted by name. An error if the
 // directory does not exist: the module is not loaded.
-bool ReadDevices(const std::string& sysfs_dir,
-                 std::vector<DeviceStatus>* devices,
-                 std::string* error);
+Status ReadDevices(const std::string& sysfs_dir, std::vector<DeviceStatus>* devices);
 InstanceStatus ReadInstance(const std::string& tracefs_dir);
 
 // The raw dictionary the module validated (sysfs "dictionary"), empty if none.

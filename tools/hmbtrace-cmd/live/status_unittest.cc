@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "hmbtrace/status_testutil.h"
 #include "live/fake_tree_testutil.h"
 
 namespace hmbtrace {
@@ -23,7 +24,7 @@ TEST(Status, ReadsEveryCoreAndReasonOfAFakeDevice) {
   t.AddDevice("0000:00:04.0");
   std::vector<DeviceStatus> devs;
   std::string error;
-  ASSERT_TRUE(ReadDevices(t.sysfs(), &devs, &error)) << error;
+  ASSERT_TRUE(StatusOk(ReadDevices(t.sysfs(), &devs), &error)) << error;
   ASSERT_EQ(devs.size(), 1u);
   const DeviceStatus& d = devs[0];
   EXPECT_EQ(d.name, "0000:00:04.0");
@@ -48,7 +49,7 @@ TEST(Status, TextShowsDevicePerCoreLossesErrorsAndInstance) {
   t.AddInstance();
   std::vector<DeviceStatus> devs;
   std::string error;
-  ASSERT_TRUE(ReadDevices(t.sysfs(), &devs, &error));
+  ASSERT_TRUE(StatusOk(ReadDevices(t.sysfs(), &devs), &error));
   const std::string text = StatusText(devs, ReadInstance(t.tracefs()));
   EXPECT_NE(text.find("device 0000:00:04.0 (dev 0): attached, producer_gen 3, 4 cores"),
             std::string::npos)
@@ -72,7 +73,7 @@ TEST(Status, NotStartedAndGarbageAreToldApart) {
   t.AddInstance();
   std::vector<DeviceStatus> devs;
   std::string error;
-  ASSERT_TRUE(ReadDevices(t.sysfs(), &devs, &error));
+  ASSERT_TRUE(StatusOk(ReadDevices(t.sysfs(), &devs), &error));
   ASSERT_EQ(devs.size(), 2u);
   EXPECT_EQ(devs[1].broken_reason, "bad_magic");
   const std::string text = StatusText(devs, ReadInstance(t.tracefs()));
@@ -114,7 +115,7 @@ TEST(Status, DrainingControlChannelAndClockFitAreShown) {
   t.AddInstance();
   std::vector<DeviceStatus> devs;
   std::string error;
-  ASSERT_TRUE(ReadDevices(t.sysfs(), &devs, &error));
+  ASSERT_TRUE(StatusOk(ReadDevices(t.sysfs(), &devs), &error));
   const std::string text = StatusText(devs, ReadInstance(t.tracefs()));
   EXPECT_NE(text.find("draining: no: the firmware ring keeps its newest records"),
             std::string::npos)
@@ -141,7 +142,7 @@ TEST(Status, JsonHasPerCoreDeliveredLostAndCpuStats) {
   t.AddInstance();
   std::vector<DeviceStatus> devs;
   std::string error;
-  ASSERT_TRUE(ReadDevices(t.sysfs(), &devs, &error));
+  ASSERT_TRUE(StatusOk(ReadDevices(t.sysfs(), &devs), &error));
   const nlohmann::json j = StatusJson(devs, ReadInstance(t.tracefs()));
   const auto& d = j["devices"][0];
   EXPECT_EQ(d["name"], "0000:00:04.0");
@@ -165,7 +166,7 @@ TEST(Status, NotLoadedSaysHowToLoadTheModule) {
   t.AddTracefs();
   std::vector<DeviceStatus> devs;
   std::string error;
-  EXPECT_FALSE(ReadDevices(t.sysfs(), &devs, &error));
+  EXPECT_FALSE(StatusOk(ReadDevices(t.sysfs(), &devs), &error));
   EXPECT_NE(error.find("hmb_trace.ko is not loaded (modprobe hmb_trace / insmod hmb_trace.ko)"),
             std::string::npos)
       << error;
@@ -224,7 +225,7 @@ TEST(Status, GarbledFilesAreWarningsNotCrashes) {
   FakeTrees::Write(std::filesystem::path(t.sysfs()) / "0000:00:04.0/producer_gen", "-1\n");
   std::vector<DeviceStatus> devs;
   std::string error;
-  ASSERT_TRUE(ReadDevices(t.sysfs(), &devs, &error));
+  ASSERT_TRUE(StatusOk(ReadDevices(t.sysfs(), &devs), &error));
   EXPECT_TRUE(devs[0].cores.empty());
   EXPECT_FALSE(devs[0].Value("producer_gen"));
   EXPECT_EQ(devs[0].problems.size(), 2u);

@@ -23,22 +23,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool WriteFile(const std::string& path, std::string_view value, std::string* error) {
+Status WriteFile(const std::string& path, std::string_view value) {
   const int fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0) {
-    if (error)
-      *error = path + ": " + std::strerror(errno);
-    return false;
-  }
+  if (fd < 0)
+    return Status::Error(path + ": " + std::strerror(errno));
   const ssize_t n = write(fd, value.data(), value.size());
   const int e = errno;
   close(fd);
-  if (n != static_cast<ssize_t>(value.size())) {
-    if (error)
-      *error = path + ": " + (n < 0 ? std::strerror(e) : "short write");
-    return false;
-  }
-  return true;
+  if (n != static_cast<ssize_t>(value.size()))
+    return Status::Error(path + ": " + (n < 0 ? std::strerror(e) : "short write"));
+  return {};
 }
 
 bool ParseBuildId(const std::string& hex, std::array<uint8_t, 20>* out) {
@@ -124,7 +118,7 @@ class Pump {
 
 }  // namespace
 
-bool EventEnableGuard::EnableAll(const std::string& instance_dir, std::string* error) {
+Status EventEnableGuard::EnableAll(const std::string& instance_dir) {
   const fs::path events = fs::path(instance_dir) / "events" / "hmb";
   std::vector<std::string> files;
   std::error_code ec;
@@ -133,38 +127,34 @@ bool EventEnableGuard::EnableAll(const std::string& instance_dir, std::string* e
       files.push_back((it->path() / "enable").string());
   }
   std::sort(files.begin(), files.end());
-  if (files.empty()) {
-    *error = "no hmb events in " + events.string() + " (" + std::string(kNotLoaded) + ")";
-    return false;
-  }
+  if (files.empty())
+    return Status::Error("no hmb events in " + events.string() + " (" + std::string(kNotLoaded) +
+                         ")");
   for (const std::string& f : files) {
     std::ifstream in(f);
     std::string v;
-    if (!in || !std::getline(in, v) || v.empty() || (v[0] != '0' && v[0] != '1')) {
-      *error = f + ": cannot read the event's state";
-      return false;
-    }
+    if (!in || !std::getline(in, v) || v.empty() || (v[0] != '0' && v[0] != '1'))
+      return Status::Error(f + ": cannot read the event's state");
     saved_.emplace_back(f, v[0]);
   }
   for (const auto& [f, was] : saved_) {
-    if (was != '1' && !WriteFile(f, "1", error))
-      return false;
+    if (was == '1')
+      continue;
+    if (Status s = WriteFile(f, "1"); !s.ok())
+      return s;
   }
-  return true;
+  return {};
 }
 
-bool EventEnableGuard::Restore(std::string* error) {
-  bool ok = true;
+Status EventEnableGuard::Restore() {
+  Status first;
   for (const auto& [f, was] : saved_) {
-    std::string e;
-    if (!WriteFile(f, std::string(1, was), &e)) {
-      if (error && ok)
-        *error = e;
-      ok = false;
-    }
+    Status s = WriteFile(f, std::string(1, was));
+    if (first.ok())
+      first = std::move(s);
   }
   saved_.clear();
-  return ok;
+  return first;
 }
 
 std::vector<CaptureEvent> DictionarySeeds(const std::vector<DeviceStatus>& devices,
@@ -257,12 +247,12 @@ int RunStream(const StreamOptions& options) {
     return 1;
   };
   std::vector<DeviceStatus> devices;
-  std::string error;
-  if (!ReadDevices(options.sysfs_dir, &devices, &error))
-    return fail(error);
-  InstancePtr inst = OpenInstance(options.tracefs_dir, &error);
-  if (!inst)
-    return fail(error);
+  if (Status s = ReadDevices(options.sysfs_dir, &devices); !s.ok())
+    return fail(s.message());
+  Result<InstancePtr> opened = OpenInstance(options.tracefs_dir);
+  if (!opened.ok())
+    return fail(opened.message());
+  InstancePtr inst = std::move(opened.value());
   char err[512] = "";
   if (hmb_instance_stream_start(inst.get(), err, sizeof(err)) != 0)
     return fail(err);
@@ -283,9 +273,9 @@ int RunStream(const StreamOptions& options) {
   // events are restored.
   SignalScope signals({.ignore_sigpipe = true});
   EventEnableGuard enabled;
-  if (!enabled.EnableAll(InstanceDir(options.tracefs_dir), &error)) {
-    enabled.Restore(nullptr);
-    return fail(error);
+  if (Status s = enabled.EnableAll(InstanceDir(options.tracefs_dir)); !s.ok()) {
+    (void)enabled.Restore();  // what could be restored; the first error is the one to tell
+    return fail(s.message());
   }
 
   StreamTally tally;
@@ -317,8 +307,8 @@ int RunStream(const StreamOptions& options) {
   if (rc == 0 && pump.stdout_ok() && pump.Round(1024) < 0)
     rc = fail(pump.error());
 
-  if (!enabled.Restore(&error))
-    rc = fail("restoring the hmb events' enable state: " + error);
+  if (Status s = enabled.Restore(); !s.ok())
+    rc = fail("restoring the hmb events' enable state: " + s.message());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fputs(tally.Summary(seconds).c_str(), stderr);

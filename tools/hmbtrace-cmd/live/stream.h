@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "capture/capture.h"
+#include "hmbtrace/status.h"
 #include "live/status.h"
 #include "report/report.h"
 
@@ -34,14 +35,15 @@ class EventEnableGuard {
   EventEnableGuard() = default;
   EventEnableGuard(const EventEnableGuard&) = delete;
   EventEnableGuard& operator=(const EventEnableGuard&) = delete;
-  ~EventEnableGuard() { Restore(nullptr); }
+  ~EventEnableGuard() { (void)Restore(); }
 
-  // Remembers every hmb event's state, then enables them all. False (with
-  // a message) if there are none or a file cannot be written; whatever
-  // was changed is restored by Restore().
-  bool EnableAll(const std::string& instance_dir, std::string* error);
-  // Puts back the remembered states; idempotent.
-  bool Restore(std::string* error);
+  // Remembers every hmb event's state, then enables them all. An error if
+  // there are none or a file cannot be written; whatever was changed is
+  // restored by Restore().
+  Status EnableAll(const std::string& instance_dir);
+  // Puts back the remembered states; idempotent. The first write that
+  // failed, if one did (the others are tried all the same).
+  Status Restore();
 
  private:
   std::vector<std::pair<std::string, char>> saved_;  // enable file, '0' or '1'

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "decode_test_util.h"
+#include "hmbtrace/status_testutil.h"
 #include "live/fake_tree_testutil.h"
 
 namespace hmbtrace {
@@ -23,7 +24,7 @@ TEST(Stream, EnablesEveryHmbEventAndRestoresEachOnesState) {
   {
     EventEnableGuard guard;
     std::string error;
-    ASSERT_TRUE(guard.EnableAll(t.instance(), &error)) << error;
+    ASSERT_TRUE(StatusOk(guard.EnableAll(t.instance()), &error)) << error;
     EXPECT_EQ(Enable(t, "hmb_lost"), "1");
     EXPECT_EQ(Enable(t, "hmb_dict"), "1");
     EXPECT_EQ(Enable(t, "hmb_record"), "1\n");  // left alone: was on
@@ -40,10 +41,10 @@ TEST(Stream, RestoreIsIdempotent) {
   t.AddInstance();
   EventEnableGuard guard;
   std::string error;
-  ASSERT_TRUE(guard.EnableAll(t.instance(), &error));
-  EXPECT_TRUE(guard.Restore(&error));
+  ASSERT_TRUE(StatusOk(guard.EnableAll(t.instance()), &error));
+  EXPECT_TRUE(StatusOk(guard.Restore(), &error));
   FakeTrees::Write(t.instance() + "/events/hmb/hmb_lost/enable", "1");
-  EXPECT_TRUE(guard.Restore(&error));  // nothing left to restore
+  EXPECT_TRUE(StatusOk(guard.Restore(), &error));  // nothing left to restore
   EXPECT_EQ(Enable(t, "hmb_lost"), "1");
 }
 
@@ -53,7 +54,7 @@ TEST(Stream, NoHmbEventsMeansTheModuleIsNotLoaded) {
   std::filesystem::create_directories(t.instance());
   EventEnableGuard guard;
   std::string error;
-  EXPECT_FALSE(guard.EnableAll(t.instance(), &error));
+  EXPECT_FALSE(StatusOk(guard.EnableAll(t.instance()), &error));
   EXPECT_NE(error.find("hmb_trace.ko is not loaded"), std::string::npos) << error;
 }
 
@@ -64,7 +65,7 @@ TEST(Stream, SysfsDictionaryDecodesRecordsBeforeAnyHmbDict) {
   t.AddDevice("0000:00:04.0", std::string(dict.begin(), dict.end()));
   std::vector<DeviceStatus> devs;
   std::string error;
-  ASSERT_TRUE(ReadDevices(t.sysfs(), &devs, &error)) << error;
+  ASSERT_TRUE(StatusOk(ReadDevices(t.sysfs(), &devs), &error)) << error;
   std::vector<std::vector<uint8_t>> bytes;
   const std::vector<CaptureEvent> seeds = DictionarySeeds(devs, &bytes);
   ASSERT_EQ(seeds.size(), 1u);
@@ -96,7 +97,7 @@ TEST(Stream, DeviceWithoutDictionaryIsNotSeeded) {
   t.AddDevice("0000:00:04.0", "");
   std::vector<DeviceStatus> devs;
   std::string error;
-  ASSERT_TRUE(ReadDevices(t.sysfs(), &devs, &error));
+  ASSERT_TRUE(StatusOk(ReadDevices(t.sysfs(), &devs), &error));
   std::vector<std::vector<uint8_t>> bytes;
   EXPECT_TRUE(DictionarySeeds(devs, &bytes).empty());
 }

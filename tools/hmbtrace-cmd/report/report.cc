@@ -157,17 +157,16 @@ std::string Reporter::Line(const CaptureEvent& ev) {
   return Prefix(at, line.cpu) + line.body + "\n";
 }
 
-bool WriteReport(const std::string& input,
-                 const ReportOptions& options,
-                 const std::function<bool(const std::string&)>& sink,
-                 ReportSummary* summary,
-                 std::string* error) {
+Status WriteReport(const std::string& input,
+                   const ReportOptions& options,
+                   const std::function<bool(const std::string&)>& sink,
+                   ReportSummary* summary) {
   DictionaryStore lookahead;
   Reporter reporter(options, &lookahead);
   Timeline timeline(options.reorder_margin_ms * 1000000u);
   std::string buffer;
   bool sink_ok = true;
-  const bool ok = ReadCaptureWithDictionaries(
+  Status read = ReadCaptureWithDictionaries(
       input, &lookahead,
       [&](const CaptureEvent& ev) {
         TimelineLine line;
@@ -180,7 +179,7 @@ bool WriteReport(const std::string& input,
         }
         return sink_ok;
       },
-      error, /*streams_stdout=*/true);
+      /*streams_stdout=*/true);
   if (sink_ok) {
     timeline.Finish(&buffer);
     sink(buffer);
@@ -189,22 +188,21 @@ bool WriteReport(const std::string& input,
   summary->not_converted = reporter.not_converted();
   summary->late = timeline.late();
   summary->late_max_ns = timeline.late_max_ns();
-  return ok;
+  return read;
 }
 
 int RunReport(const std::string& input, const ReportOptions& options) {
   ReportSummary summary;
-  std::string error;
-  const bool ok = WriteReport(
+  const Status written = WriteReport(
       input, options,
       [](const std::string& text) {
         std::fwrite(text.data(), 1, text.size(), stdout);
         return !std::ferror(stdout);  // stop on EPIPE (e.g. `| head`)
       },
-      &summary, &error);
+      &summary);
   std::fflush(stdout);
-  if (!ok) {
-    std::fprintf(stderr, "hmbtrace-cmd report: %s\n", error.c_str());
+  if (!written.ok()) {
+    std::fprintf(stderr, "hmbtrace-cmd report: %s\n", written.message().c_str());
     return 1;
   }
   if (summary.hmb_events == 0) {

@@ -28,6 +28,7 @@
 #include "capture/capture.h"
 #include "capture/dictionaries.h"
 #include "clock_set.h"
+#include "hmbtrace/status.h"
 #include "report/timeline.h"
 
 namespace hmbtrace {
@@ -83,13 +84,11 @@ struct ReportSummary {
 };
 
 // The report of `input`, in order, to `sink` a batch of lines at a time
-// (return false from it to stop). False with `error` set if the capture
-// cannot be read.
-bool WriteReport(const std::string& input,
-                 const ReportOptions& options,
-                 const std::function<bool(const std::string&)>& sink,
-                 ReportSummary* summary,
-                 std::string* error);
+// (return false from it to stop). An error if the capture cannot be read.
+Status WriteReport(const std::string& input,
+                   const ReportOptions& options,
+                   const std::function<bool(const std::string&)>& sink,
+                   ReportSummary* summary);
 
 int RunReport(const std::string& input, const ReportOptions& options);
 

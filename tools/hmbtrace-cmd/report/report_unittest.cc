@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "capture/fixture_testutil.h"
+#include "hmbtrace/status_testutil.h"
 
 namespace hmbtrace {
 namespace {
@@ -28,13 +29,14 @@ std::vector<std::string> Ordered(const std::string& path,
                                  ReportSummary* summary = nullptr) {
   std::string text, error;
   ReportSummary ignored;
-  EXPECT_TRUE(WriteReport(
-      path, options,
-      [&text](const std::string& batch) {
-        text += batch;
-        return true;
-      },
-      summary ? summary : &ignored, &error))
+  EXPECT_TRUE(StatusOk(WriteReport(
+                           path, options,
+                           [&text](const std::string& batch) {
+                             text += batch;
+                             return true;
+                           },
+                           summary ? summary : &ignored),
+                       &error))
       << error;
   std::vector<std::string> lines;
   size_t start = 0;
@@ -83,7 +85,7 @@ TEST(Report, RecordsBeforeTheDictionaryPrintIdAndHex) {
 TEST(Report, WithTheFirstPassRecordsBeforeTheDictionaryAreDecodedToo) {
   DictionaryStore lookahead;
   std::string error;
-  ASSERT_TRUE(CollectDictionaries(FixturePath(), &lookahead, &error)) << error;
+  ASSERT_TRUE(StatusOk(CollectDictionaries(FixturePath(), &lookahead), &error)) << error;
   Reporter reporter({}, &lookahead);
   const std::vector<std::string> lines = ReportLines(FixturePath(), reporter);
   ASSERT_FALSE(lines.empty());
@@ -184,7 +186,7 @@ TEST(Report, LossesStateAndMarkersAreLinesOfTheTimeline) {
 TEST(Report, WithoutClockFitsTheOrderIsTheCapturesOwn) {
   DictionaryStore lookahead;
   std::string error;
-  ASSERT_TRUE(CollectDictionaries(MarkersFixturePath(), &lookahead, &error)) << error;
+  ASSERT_TRUE(StatusOk(CollectDictionaries(MarkersFixturePath(), &lookahead), &error)) << error;
   Reporter reporter({}, &lookahead);
   const std::vector<std::string> in_ftrace_order = ReportLines(MarkersFixturePath(), reporter);
   ReportSummary summary;

@@ -590,20 +590,20 @@ nlohmann::json StatCollector::Json(const std::string& file) const {
 
 int RunStat(const std::string& input, bool json, bool commands) {
   DictionaryStore dicts;
-  std::string error;
   StatCollector stat(&dicts);
   ReadOptions options;
   options.on_scan = [&stat](const CaptureScan& scan) {
     stat.SetSpan(scan.first_ts, scan.last_ts);
   };
-  if (!ReadCaptureWithDictionaries(
+  if (Status s = ReadCaptureWithDictionaries(
           input, &dicts,
           [&stat](const CaptureEvent& ev) {
             stat.Add(ev);
             return true;
           },
-          &error, options)) {
-    std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", error.c_str());
+          options);
+      !s.ok()) {
+    std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
     return 1;
   }
   stat.Finish();
@@ -616,8 +616,8 @@ int RunStat(const std::string& input, bool json, bool commands) {
   std::string out = json ? "" : stat.Text(input);
   if (commands) {
     CommandCapture cap;
-    if (!ReadCommandCapture(input, &cap, &error)) {
-      std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", error.c_str());
+    if (Status s = ReadCommandCapture(input, &cap); !s.ok()) {
+      std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
       return 1;
     }
     if (json)

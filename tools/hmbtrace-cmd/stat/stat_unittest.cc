@@ -5,6 +5,7 @@
 
 #include "capture/count_records_testutil.h"
 #include "capture/fixture_testutil.h"
+#include "hmbtrace/status_testutil.h"
 
 namespace hmbtrace {
 namespace {
@@ -20,17 +21,16 @@ std::unique_ptr<StatRun> RunOn(const std::string& path, bool with_span = true) {
   auto run = std::make_unique<StatRun>();
   std::string error;
   CaptureScan scan;
-  EXPECT_TRUE(CollectDictionaries(path, &run->dicts, &error, &scan)) << error;
+  EXPECT_TRUE(StatusOk(CollectDictionaries(path, &run->dicts, &scan), &error)) << error;
   run->stat = std::make_unique<StatCollector>(&run->dicts);
   if (with_span)
     run->stat->SetSpan(scan.first_ts, scan.last_ts);
-  EXPECT_TRUE(ReadCapture(
-      path,
-      [&run](const CaptureEvent& ev) {
-        run->stat->Add(ev);
-        return true;
-      },
-      &error))
+  EXPECT_TRUE(StatusOk(ReadCapture(path,
+                                   [&run](const CaptureEvent& ev) {
+                                     run->stat->Add(ev);
+                                     return true;
+                                   }),
+                       &error))
       << error;
   run->stat->Finish();
   return run;
