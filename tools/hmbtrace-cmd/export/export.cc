@@ -168,13 +168,21 @@ void PrintExportSummary(std::FILE* out,
         static_cast<unsigned long long>(c.host_incomplete),
         static_cast<unsigned long long>(c.flows));
   const uint64_t not_atrace = summary.prints_not_atrace;
+  const uint64_t dropped = summary.ftrace_dropped;
   std::fprintf(out,
                "%s: %llu other ftrace events (markers, nvme, ...)%s; timestamps on trace clock "
                "\"%s\"%s\n",
-               output.c_str(), static_cast<unsigned long long>(c.ftrace_events - not_atrace),
+               output.c_str(),
+               static_cast<unsigned long long>(c.ftrace_events - not_atrace - dropped),
                proto ? " in ftrace event bundles" : " not in JSON (no place for them)",
                summary.clock.trace_clock.c_str(),
                summary.clock.boottime() ? " (BOOTTIME)" : ": they line up within this file only");
+  if (dropped)
+    std::fprintf(out,
+                 "%s: %llu other ftrace events of CPU %u or above left out: Perfetto refuses "
+                 "their bundles as corrupt\n",
+                 output.c_str(), static_cast<unsigned long long>(dropped),
+                 ProtoTraceWriter::kMaxCpus);
   if (not_atrace)
     std::fprintf(out,
                  "%s: %llu trace_marker lines not in atrace form (\"B|pid|name\", ...) only on "
@@ -249,6 +257,7 @@ int RunExport(const ExportOptions& options) {
   }
   if (!options.quiet) {
     summary.prints_not_atrace = proto_writer ? proto_writer->prints_not_atrace() : 0;
+    summary.ftrace_dropped = proto_writer ? proto_writer->ftrace_dropped() : 0;
     PrintExportSummary(stdout, options.output, *format == ExportFormat::kProto, summary);
   }
   return 0;

@@ -43,8 +43,10 @@ struct ExportSummary {
   ExportClock clock;
   uint64_t ftrace_malformed = 0;  // other ftrace events skipped
   uint64_t ftrace_fields_cut = 0;
-  // Protobuf: trace_marker lines left out of the bundles (not atrace).
+  // Protobuf: trace_marker lines left out of the bundles (not atrace);
+  // events of a CPU Perfetto refuses (ProtoTraceWriter::kMaxCpus).
   uint64_t prints_not_atrace = 0;
+  uint64_t ftrace_dropped = 0;
 };
 
 // The summary lines of an export into OUTPUT, to `out`.

@@ -91,7 +91,7 @@ class ProtoTraceWriter : public ExportSink {
 
   static constexpr size_t kBundleEvents = 512;
   // Perfetto rejects a bundle of a CPU >= 1024 (trace corruption): such
-  // events are counted here and not written.
+  // events are counted here and not written (export's summary says so).
   static constexpr uint32_t kMaxCpus = 1024;
   uint64_t ftrace_dropped() const { return ftrace_dropped_; }
   // trace_marker lines left out of the bundles (not in atrace form).

@@ -1271,4 +1271,42 @@ TEST(ExportProto, EveryPacketButTrackEventsIsWhatLibprotobufWrites) {
   }
 }
 
+// Perfetto takes no bundle of a CPU of 1024 or above: such an event is
+// left out, counted, and the export's summary says how many.
+TEST(ExportProto, EventsOfACpuPerfettoRefusesAreLeftOutAndCounted) {
+  MemoryFile file;
+  ProtoTraceWriter writer(file.get());
+  for (uint32_t cpu : {1023u, 1024u, 70000u}) {
+    ExportFtraceEvent ev;
+    ev.ts = 10 + cpu;
+    ev.cpu = cpu;
+    ev.name = "sched_switch";
+    writer.Ftrace(ev);
+  }
+  std::string error;
+  ASSERT_TRUE(StatusOk(writer.Finish(), &error)) << error;
+  EXPECT_EQ(writer.ftrace_dropped(), 2u);
+  std::vector<uint32_t> cpus;
+  const pp::Trace trace = ParseRaw(file.Close());
+  for (const pp::TracePacket& p : trace.packet())
+    if (p.has_ftrace_events())
+      cpus.push_back(p.ftrace_events().cpu());
+  EXPECT_EQ(cpus, std::vector<uint32_t>{1023});
+
+  ExportSummary summary;
+  summary.counts.ftrace_events = 3;
+  summary.ftrace_dropped = writer.ftrace_dropped();
+  summary.clock.trace_clock = "local";
+  MemoryFile out;
+  PrintExportSummary(out.get(), "x.pftrace", true, summary);
+  const std::string text = out.Close();
+  EXPECT_NE(text.find("x.pftrace: 1 other ftrace events (markers, nvme, ...) in ftrace event "
+                      "bundles"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("x.pftrace: 2 other ftrace events of CPU 1024 or above left out"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace hmbtrace
