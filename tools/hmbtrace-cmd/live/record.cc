@@ -225,20 +225,8 @@ int RunRecord(const RecordOptions& options) {
 
   DictionaryStore dicts;
   StatCollector stat(&dicts);
-  ReadOptions read_options;
-  read_options.on_scan = [&stat](const CaptureScan& scan) {
-    stat.SetSpan(scan.first_ts, scan.last_ts);
-  };
-  if (Status s = ReadCaptureWithDictionaries(
-          options.output, &dicts,
-          [&stat](const CaptureEvent& ev) {
-            stat.Add(ev);
-            return true;
-          },
-          read_options);
-      !s.ok())
+  if (Status s = CollectStat(options.output, &dicts, &stat); !s.ok())
     return fail(s.message());
-  stat.Finish();
   if (stat.hmb_events() == 0)
     return fail(options.output +
                 ": trace-cmd recorded no hmb events (is a trace area attached and producing? "

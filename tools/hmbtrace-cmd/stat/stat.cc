@@ -588,25 +588,28 @@ nlohmann::json StatCollector::Json(const std::string& file) const {
   return doc;
 }
 
+Status CollectStat(const std::string& input, DictionaryStore* dicts, StatCollector* stat) {
+  ReadOptions options;
+  options.on_scan = [stat](const CaptureScan& scan) { stat->SetSpan(scan.first_ts, scan.last_ts); };
+  Status s = ReadCaptureWithDictionaries(
+      input, dicts,
+      [stat](const CaptureEvent& ev) {
+        stat->Add(ev);
+        return true;
+      },
+      options);
+  if (s.ok())
+    stat->Finish();
+  return s;
+}
+
 int RunStat(const std::string& input, bool json, bool commands) {
   DictionaryStore dicts;
   StatCollector stat(&dicts);
-  ReadOptions options;
-  options.on_scan = [&stat](const CaptureScan& scan) {
-    stat.SetSpan(scan.first_ts, scan.last_ts);
-  };
-  if (Status s = ReadCaptureWithDictionaries(
-          input, &dicts,
-          [&stat](const CaptureEvent& ev) {
-            stat.Add(ev);
-            return true;
-          },
-          options);
-      !s.ok()) {
+  if (Status s = CollectStat(input, &dicts, &stat); !s.ok()) {
     std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
     return 1;
   }
-  stat.Finish();
   if (stat.hmb_events() == 0) {
     std::fprintf(stderr, "hmbtrace-cmd stat: %s: no hmb events; %s\n", input.c_str(),
                  std::string(kRecordHint).c_str());

@@ -159,6 +159,10 @@ class StatCollector {
   uint64_t span_first_ = 0, span_last_ = 0;
 };
 
+// Both passes over `input` into `stat` (which holds `dicts`), with the
+// capture's span, then stat->Finish(): stat's and record's summary.
+Status CollectStat(const std::string& input, DictionaryStore* dicts, StatCollector* stat);
+
 // The subcommand: returns the exit code.
 // With `commands`, also the command join's section (nvme_capture.h).
 int RunStat(const std::string& input, bool json, bool commands = true);
