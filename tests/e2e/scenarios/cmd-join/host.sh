@@ -55,7 +55,7 @@ export_story() {
 	"$cmd" export -i "$HMBQ_SHARE/cmd-join.dat" -o "$HMBQ_SHARE/cmd-join.pftrace" >"$out" ||
 		{ echo "hmbtrace-cmd export failed"; return 1; }
 	cat "$out"
-	protoc --proto_path="$E2E_DIR/../../tools/hmbtrace-cmd" --decode=perfetto.protos.Trace \
+	protoc --proto_path="$E2E_DIR/../../tools/hmbtrace-cmd/export" --decode=perfetto.protos.Trace \
 		perfetto_trace.proto <"$HMBQ_SHARE/cmd-join.pftrace" >/dev/null ||
 		{ echo "protoc cannot decode the export"; return 1; }
 	read -r host joined < <(sed -n 's/^  host commands \([0-9]*\), joined \([0-9]*\),.*/\1 \2/p' \

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "capture/capture.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "capture/capture_c.h"
+
+namespace hmbtrace {
+namespace {
+
+struct CaptureCloser {
+  void operator()(hmb_capture* cap) const { hmb_capture_close(cap); }
+};
+using CapturePtr = std::unique_ptr<hmb_capture, CaptureCloser>;
+
+CaptureKind KindOf(hmb_capture_kind kind) {
+  switch (kind) {
+    case HMB_CAPTURE_RECORD:
+      return CaptureKind::kRecord;
+    case HMB_CAPTURE_LOST:
+      return CaptureKind::kLost;
+    case HMB_CAPTURE_STATE:
+      return CaptureKind::kState;
+    case HMB_CAPTURE_DICT:
+      return CaptureKind::kDict;
+    case HMB_CAPTURE_CLOCK:
+      return CaptureKind::kClock;
+    case HMB_CAPTURE_MARKER:
+      return CaptureKind::kMarker;
+    case HMB_CAPTURE_MALFORMED:
+      break;
+  }
+  return CaptureKind::kMalformed;
+}
+
+struct Walk {
+  const CaptureCallback* fn;
+  const CaptureFile::Tick* tick;
+};
+
+int OnEvent(const hmb_capture_event* c, void* data) {
+  const Walk* walk = static_cast<const Walk*>(data);
+  return (*walk->fn)(ToCaptureEvent(*c)) ? 0 : 1;
+}
+
+void OnTick(uint64_t walked, void* data) {
+  const Walk* walk = static_cast<const Walk*>(data);
+  (*walk->tick)(walked);
+}
+
+}  // namespace
+
+CaptureEvent ToCaptureEvent(const hmb_capture_event& cref) {
+  const hmb_capture_event* c = &cref;
+  CaptureEvent ev;
+  ev.kind = KindOf(c->kind);
+  ev.ts = c->ts;
+  ev.cpu = c->cpu;
+  ev.missed_events = c->missed_events;
+  ev.dev = c->dev;
+  ev.core = c->core;
+  ev.seq = c->seq;
+  ev.fw_ts = c->fw_ts;
+  ev.event_id = c->event_id;
+  ev.len = c->len;
+  ev.count = c->count;
+  ev.at_seq = c->at_seq;
+  ev.reason = c->reason;
+  ev.clock_hz = c->clock_hz;
+  ev.producer_gen = c->producer_gen;
+  ev.nr_cores = c->nr_cores;
+  ev.state = c->state;
+  std::copy(std::begin(c->build_id), std::end(c->build_id), ev.build_id.begin());
+  ev.name = std::string_view(c->name, strnlen(c->name, sizeof(c->name)));
+  ev.total_len = c->total_len;
+  ev.offset = c->offset;
+  ev.clock = c->clock;
+  ev.clock_flags = c->clock_flags;
+  ev.clock_format = c->clock_format != 0;
+  if (c->data)
+    ev.data = std::span<const uint8_t>(c->data, c->data_len);
+  if (c->malformed_event)
+    ev.malformed_event = c->malformed_event;
+  if (c->malformed_reason)
+    ev.malformed_reason = c->malformed_reason;
+  return ev;
+}
+
+std::string_view LostReasonName(uint8_t reason) {
+  static constexpr std::string_view kNames[] = {HMB_ABI_NAMES(HMB_LOST_REASON_LIST)};
+  static_assert(std::size(kNames) == kLostReasonCount);
+  return reason < kLostReasonCount ? kNames[reason] : "unknown";
+}
+
+std::string_view StateName(uint8_t state) {
+  static constexpr std::string_view kNames[] = {HMB_ABI_NAMES(HMB_TRACE_EV_STATE_LIST)};
+  return state < std::size(kNames) ? kNames[state] : "unknown";
+}
+
+struct CaptureFile::Handle {
+  CapturePtr cap;
+};
+
+CaptureFile::CaptureFile() = default;
+CaptureFile::~CaptureFile() = default;
+
+Status CaptureFile::Open(const std::string& path) {
+  path_ = path;
+  handle_.reset();
+  char err[256] = "";
+  errno = 0;
+  CapturePtr cap(hmb_capture_open(path.c_str(), err, sizeof(err)));
+  if (!cap) {
+    std::string message = path + ": " + err;
+    if (errno == ENOENT)
+      message +=
+          "; name the capture with -i FILE (default trace.dat), or " + std::string(kRecordHint);
+    return Status::Error(std::move(message));
+  }
+  if (!hmb_capture_has_hmb_events(cap.get()))
+    return Status::Error(path + ": no hmb events in the file's event formats; " +
+                         std::string(kRecordHint));
+  handle_ = std::make_unique<Handle>(Handle{std::move(cap)});
+  return {};
+}
+
+Status CaptureFile::Read(const CaptureCallback& fn, CaptureFilter filter, const Tick& tick) {
+  if (!handle_)
+    return Status::Error(path_ + ": not open");
+  hmb_capture* cap = handle_->cap.get();
+  hmb_capture_set_metadata_only(cap, filter == CaptureFilter::kMetadata);
+  Walk walk{&fn, &tick};
+  hmb_capture_set_tick(cap, tick ? OnTick : nullptr, kTickEvents);
+  char err[256] = "";
+  const int rc = hmb_capture_iterate(cap, OnEvent, &walk, err, sizeof(err));
+  hmb_capture_scan scan;
+  hmb_capture_get_scan(cap, &scan);
+  scan_ = CaptureScan{scan.events, scan.first_ts, scan.last_ts};
+  if (rc != 0)
+    return Status::Error(path_ + ": " + err);
+  return {};
+}
+
+Status ReadCapture(const std::string& path, const CaptureCallback& fn, CaptureFilter filter) {
+  CaptureFile file;
+  if (Status s = file.Open(path); !s.ok())
+    return s;
+  return file.Read(fn, filter);
+}
+
+std::string Printable(std::string_view text) {
+  if (!text.empty() && text.back() == '\n')
+    text.remove_suffix(1);
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    const auto c = static_cast<uint8_t>(ch);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += ch;
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+void AppendDecimal(std::string* out, uint64_t v) {
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, static_cast<size_t>(end - buf));
+}
+
+void AppendHostTime(std::string* out, uint64_t ts_ns) {
+  // Rounded to the microsecond, as trace-cmd report prints it.
+  const uint64_t us = ts_ns / 1000u + (ts_ns % 1000u >= 500u ? 1u : 0u);
+  AppendDecimal(out, us / 1000000u);
+  char frac[7];
+  uint64_t f = us % 1000000u;
+  for (int i = 5; i >= 0; i--) {
+    frac[1 + i] = static_cast<char>('0' + f % 10);
+    f /= 10;
+  }
+  frac[0] = '.';
+  out->append(frac, sizeof(frac));
+}
+
+std::string HostTime(uint64_t ts_ns) {
+  std::string out;
+  AppendHostTime(&out, ts_ns);
+  return out;
+}
+
+}  // namespace hmbtrace

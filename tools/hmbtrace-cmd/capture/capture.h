@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Reading a trace.dat made by `trace-cmd record -B hmb -e hmb`: the hmb
+// events of every buffer, and trace_marker lines, in host time order.
+// Each subcommand is a consumer of this one stream.
+
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_CAPTURE_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_CAPTURE_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "format.h"
+#include "hmb_clock_fit.h"
+#include "hmb_trace_events_abi.h"
+#include "hmbtrace/status.h"
+
+struct hmb_capture_event;  // capture_c.h
+
+namespace hmbtrace {
+
+enum class CaptureKind { kRecord, kLost, kState, kDict, kClock, kMarker, kMalformed };
+
+// hmb_lost.reason and hmb_state.state: hmb_trace_events_abi.h.
+inline constexpr uint8_t kLostReasonCount = HMB_LOST_NR;
+std::string_view LostReasonName(uint8_t reason);  // "overwritten", ...
+inline constexpr uint8_t kStateReset = HMB_TRACE_EV_RESET;
+std::string_view StateName(uint8_t state);  // "attached", ...
+
+// One event of the capture. Which members are set depends on kind, as in
+// capture_c.h; `data` and the string views are valid during the callback.
+struct CaptureEvent {
+  CaptureKind kind = CaptureKind::kRecord;
+  uint64_t ts = 0;  // host ftrace time, ns
+  int cpu = 0;
+  uint64_t missed_events = 0;  // ftrace dropped this many before it, this CPU
+  uint16_t dev = 0;
+  uint16_t core = 0;
+  uint64_t seq = 0;
+  uint64_t fw_ts = 0;
+  uint16_t event_id = 0;
+  uint16_t len = 0;
+  uint64_t count = 0;
+  uint64_t at_seq = 0;
+  uint8_t reason = 0;
+  uint64_t clock_hz = 0;
+  uint32_t producer_gen = 0;
+  uint16_t nr_cores = 0;
+  uint8_t state = 0;
+  std::array<uint8_t, 20> build_id{};
+  std::string_view name;  // hmb_state
+  uint32_t total_len = 0;
+  uint32_t offset = 0;
+  struct hmb_clock_fit clock {};  // hmb_clock
+  uint8_t clock_flags = 0;        // hmb_clock: bit 0 stale
+  // The capture's formats define hmb_clock (every kind): records can be
+  // converted to host time, and say so when they are not.
+  bool clock_format = false;
+  std::span<const uint8_t> data;  // payload, dictionary chunk, marker text
+  std::string_view malformed_event;
+  std::string_view malformed_reason;
+};
+
+// A copy of the C decoder's event; its spans point into `c`.
+CaptureEvent ToCaptureEvent(const hmb_capture_event& c);
+
+// Return false from the callback to stop early.
+using CaptureCallback = std::function<bool(const CaptureEvent&)>;
+
+enum class CaptureFilter {
+  kAll,
+  kMetadata,  // hmb_state and hmb_dict only: the dictionary pass
+};
+
+// What a pass walked past: the events a kAll pass delivers (counted in a
+// kMetadata pass too, without decoding them) and the host time of the
+// first and the last.
+struct CaptureScan {
+  uint64_t events = 0;
+  uint64_t first_ts = 0;
+  uint64_t last_ts = 0;
+};
+
+// A capture opened once and read in as many passes as needed: each pass
+// starts from the first event again. Opening is the costly part of a short
+// read (libtracecmd parses the file's kallsyms and event formats).
+class CaptureFile {
+ public:
+  // Called every kTickEvents events walked (delivered or not), with the
+  // number walked so far in this pass: for progress.
+  static constexpr uint64_t kTickEvents = 4096;
+  using Tick = std::function<void(uint64_t walked)>;
+
+  CaptureFile();
+  ~CaptureFile();
+  CaptureFile(const CaptureFile&) = delete;
+  CaptureFile& operator=(const CaptureFile&) = delete;
+
+  // On failure, a message that names the file, the reason and, where
+  // there is one, the fix. A file with no hmb event formats at all is an
+  // error too.
+  Status Open(const std::string& path);
+  // One pass: the events in host time order.
+  Status Read(const CaptureCallback& fn,
+              CaptureFilter filter = CaptureFilter::kAll,
+              const Tick& tick = nullptr);
+  // Of the last pass.
+  const CaptureScan& scan() const { return scan_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  struct Handle;
+  std::unique_ptr<Handle> handle_;
+  std::string path_;
+  CaptureScan scan_;
+};
+
+// Opens `path`, delivers its events in host time order and closes it
+// (CaptureFile::Open and Read).
+Status ReadCapture(const std::string& path,
+                   const CaptureCallback& fn,
+                   CaptureFilter filter = CaptureFilter::kAll);
+
+// Text from the file made safe for a terminal and for JSON (valid UTF-8):
+// bytes outside printable ASCII as \xNN, a backslash doubled; one
+// trailing newline (trace_marker lines have one) dropped.
+std::string Printable(std::string_view text);
+
+// Hex(): lower-case hex of bytes, from the decode library (format.h).
+
+// Host time as trace-cmd report prints it: seconds, rounded to 6 decimals.
+std::string HostTime(uint64_t ts_ns);
+void AppendHostTime(std::string* out, uint64_t ts_ns);
+// Decimal digits of `v` appended (std::to_string without the string).
+void AppendDecimal(std::string* out, uint64_t v);
+
+// The usual fix, for messages.
+inline constexpr std::string_view kRecordHint = "record with `trace-cmd record -B hmb -e hmb`";
+
+}  // namespace hmbtrace
+
+#endif  // HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_CAPTURE_H_

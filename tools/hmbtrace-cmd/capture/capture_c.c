@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * capture_c.c - libtracecmd behind the C interface of capture_c.h.
+ *
+ * Events are decoded, with bounds checks, by decode/hmb_events.c; the
+ * file is opened and walked by tracecmd_walk_c.c.
+ */
+#define _GNU_SOURCE
+#include "capture/capture_c.h"
+#include "capture/c_error.h"
+#include "capture/tracecmd_walk_c.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <trace-cmd.h>
+
+struct hmb_capture {
+	struct hmb_tracecmd_file file;	/* top, then the instances */
+	struct hmb_event_set events;
+	int metadata_only;
+	int walked_once;	/* a walk has moved the handles: open them again */
+	char *path;
+	struct stat st;	/* of the file when it was opened */
+	struct hmb_capture_scan scan;	/* of the last walk */
+	void (*tick)(uint64_t walked, void *data);
+	uint64_t tick_every;
+	uint64_t walked;	/* records of this walk */
+};
+
+/*
+ * Every buffer; with `same_as`, only if the file is still that one. 0, or
+ * -1 with a message in err.
+ */
+static int open_handles(struct hmb_capture *cap, const struct stat *same_as, char *err,
+			size_t err_len)
+{
+	if (hmb_tracecmd_file_open(&cap->file, cap->path, 1, same_as, err, err_len))
+		return -1;
+	hmb_event_set_init(&cap->events, tracecmd_get_tep(cap->file.handles[0]));
+	return 0;
+}
+
+struct hmb_capture *hmb_capture_open(const char *path, char *err,
+				     size_t err_len)
+{
+	struct hmb_capture *cap;
+	struct stat st;
+	int fd;
+
+	/* Say why a file cannot be opened before libtracecmd says less. */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		set_err(err, err_len, "%s", strerror(e));
+		errno = e;	/* callers tell a missing file from others */
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+		int e = errno;
+
+		close(fd);
+		set_err(err, err_len, "%s",
+			S_ISDIR(st.st_mode) ? "is a directory" : strerror(e));
+		return NULL;
+	}
+	close(fd);
+
+	cap = calloc(1, sizeof(*cap));
+	if (!cap) {
+		set_err(err, err_len, "out of memory");
+		return NULL;
+	}
+	cap->st = st;
+	cap->path = strdup(path);
+	if (!cap->path) {
+		free(cap);
+		set_err(err, err_len, "out of memory");
+		return NULL;
+	}
+	if (open_handles(cap, NULL, err, err_len)) {
+		hmb_capture_close(cap);
+		return NULL;
+	}
+	return cap;
+}
+
+void hmb_capture_close(struct hmb_capture *cap)
+{
+	if (!cap)
+		return;
+	hmb_tracecmd_file_close(&cap->file);
+	free(cap->path);
+	free(cap);
+}
+
+int hmb_capture_has_hmb_events(const struct hmb_capture *cap)
+{
+	return hmb_event_set_has_hmb_events(&cap->events);
+}
+
+struct walk {
+	struct hmb_capture *cap;
+	int (*cb)(const struct hmb_capture_event *ev, void *data);
+	void *data;
+};
+
+void hmb_capture_set_metadata_only(struct hmb_capture *cap, int on)
+{
+	cap->metadata_only = on;
+}
+
+static void scan_event(struct hmb_capture *cap, uint64_t ts)
+{
+	if (!cap->scan.events++)
+		cap->scan.first_ts = ts;
+	cap->scan.last_ts = ts;
+}
+
+void hmb_capture_get_scan(const struct hmb_capture *cap,
+			  struct hmb_capture_scan *scan)
+{
+	*scan = cap->scan;
+}
+
+void hmb_capture_set_tick(struct hmb_capture *cap,
+			  void (*tick)(uint64_t walked, void *data),
+			  uint64_t every)
+{
+	cap->tick = tick;
+	cap->tick_every = every ? every : 1;
+}
+
+static int walk_one(struct tracecmd_input *handle, struct tep_record *record,
+		    int cpu, void *data)
+{
+	struct walk *w = data;
+	struct hmb_capture *cap = w->cap;
+	struct hmb_capture_event ev;
+
+	(void)handle;
+	if (cap->tick && ++cap->walked % cap->tick_every == 0)
+		cap->tick(cap->walked, w->data);
+	if (cap->metadata_only) {
+		/*
+		 * The dictionary pass: only hmb_state and hmb_dict are
+		 * decoded; the others are counted as a full walk would
+		 * deliver them (hmb_event_set_decode()'s conditions).
+		 */
+		int type;
+
+		if (!record->data || record->size < 0)
+			return 0;
+		type = tep_data_type(cap->events.tep, record);
+		if (!hmb_event_set_is_ours(&cap->events, type))
+			return 0;
+		scan_event(cap, record->ts);
+		if (!(cap->events.state && type == cap->events.state->id) &&
+		    !(cap->events.dict && type == cap->events.dict->id))
+			return 0;
+		if (!hmb_event_set_decode(&cap->events, record, cpu, &ev))
+			return 0;
+	} else {
+		if (!hmb_event_set_decode(&cap->events, record, cpu, &ev))
+			return 0;
+		scan_event(cap, ev.ts);
+	}
+	return w->cb(&ev, w->data);
+}
+
+int hmb_capture_iterate(struct hmb_capture *cap,
+			int (*cb)(const struct hmb_capture_event *ev,
+				  void *data),
+			void *data, char *err, size_t err_len)
+{
+	struct walk w = { cap, cb, data };
+
+	if (!cap->events.tep) {
+		set_err(err, err_len, "no event formats in the file");
+		return -1;
+	}
+	if (cap->walked_once) {
+		/*
+		 * Another pass: the file is opened again (cheap without
+		 * kallsyms). libtracecmd 1.3.1 has no public rewind, and its
+		 * tracecmd_set_all_cpus_to_timestamp(h, 0) left every CPU of
+		 * a trace-cmd 3.1 (file version 7) capture at its end.
+		 */
+		hmb_tracecmd_file_close(&cap->file);
+		if (open_handles(cap, &cap->st, err, err_len))
+			return -1;
+	}
+	cap->walked_once = 1;
+	cap->walked = 0;
+	memset(&cap->scan, 0, sizeof(cap->scan));
+	return hmb_tracecmd_walk(&cap->file, cap->file.nr_handles, walk_one, &w, err, err_len);
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * capture_c.h - the C side of reading a trace.dat: libtracecmd's headers
+ * include tracefs.h, which does not compile as C++ (1.6.4) and has no
+ * extern "C", so every libtracecmd call lives in capture_c.c behind this
+ * interface. C++ code uses capture.h.
+ *
+ * The file is untrusted input: its events are decoded with the checks of
+ * decode/hmb_events.h.
+ */
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_CAPTURE_C_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_CAPTURE_C_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hmb_events.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct hmb_capture;
+
+/*
+ * Opens `path`. On failure returns NULL and writes a message (without the
+ * file name) into err; errno is ENOENT if the file does not exist.
+ */
+struct hmb_capture *hmb_capture_open(const char *path, char *err,
+				     size_t err_len);
+void hmb_capture_close(struct hmb_capture *cap);
+
+/*
+ * With `on`, hmb_capture_iterate() delivers only hmb_state and hmb_dict
+ * events and skips the others before decoding them (the dictionary pass).
+ */
+void hmb_capture_set_metadata_only(struct hmb_capture *cap, int on);
+
+/*
+ * What the last hmb_capture_iterate() walked past: the events a full walk
+ * delivers (hmb events and trace_marker lines; in a metadata-only walk
+ * too, counted without being decoded), and the host time of the first
+ * and last of them.
+ */
+struct hmb_capture_scan {
+	uint64_t events;
+	uint64_t first_ts;
+	uint64_t last_ts;
+};
+void hmb_capture_get_scan(const struct hmb_capture *cap,
+			  struct hmb_capture_scan *scan);
+
+/*
+ * With `tick` set, hmb_capture_iterate() calls it every `every` events it
+ * walks (delivered or skipped), with the number walked in this walk and
+ * the iterate call's data: progress for a walk that delivers few events.
+ */
+void hmb_capture_set_tick(struct hmb_capture *cap,
+			  void (*tick)(uint64_t walked, void *data),
+			  uint64_t every);
+
+/* Whether the file's formats define the hmb events at all. */
+int hmb_capture_has_hmb_events(const struct hmb_capture *cap);
+
+/*
+ * Calls `cb` for every hmb and trace_marker event of every buffer (top and
+ * instances), merged in host timestamp order. A non-zero return from `cb`
+ * stops the walk. Returns 0, or -1 with a message in err. Each call walks
+ * the capture from its start again: one open serves several passes.
+ */
+int hmb_capture_iterate(struct hmb_capture *cap,
+			int (*cb)(const struct hmb_capture_event *ev,
+				  void *data),
+			void *data, char *err, size_t err_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_CAPTURE_C_H_ */

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * nvme_host_c.c - nvme:nvme_setup_cmd / nvme:nvme_complete_rq from a
+ * trace.dat, behind nvme_host_c.h.
+ */
+#define _GNU_SOURCE
+#include "capture/nvme_host_c.h"
+#include "capture/tracecmd_walk_c.h"
+
+#include <string.h>
+
+#include <trace-cmd.h>
+
+struct nvme_walk {
+	struct tep_event *setup;
+	struct tep_event *complete;
+	int (*cb)(const struct hmb_nvme_host_event *ev, void *data);
+	void *data;
+	uint64_t malformed;
+};
+
+/* An unsigned or signed integer field of 1..8 bytes inside the record. */
+static int field(struct tep_event *event, const struct tep_record *record,
+		 const char *name, unsigned long long *val)
+{
+	struct tep_format_field *f = tep_find_field(event, name);
+
+	if (!f || (f->flags & TEP_FIELD_IS_DYNAMIC) || f->size < 1 || f->size > 8 ||
+	    f->offset < 0 || (long long)f->offset + f->size > record->size)
+		return -1;
+	*val = tep_read_number(event->tep, (const char *)record->data + f->offset,
+			       f->size);
+	return 0;
+}
+
+static int nvme_one(struct tracecmd_input *handle, struct tep_record *record,
+		    int cpu, void *data)
+{
+	struct nvme_walk *w = data;
+	struct tep_handle *tep = tracecmd_get_tep(handle);
+	struct hmb_nvme_host_event ev;
+	unsigned long long ctrl, qid, cid, v;
+	struct tep_event *event;
+	int type;
+
+	type = tep_data_type(tep, record);
+	if (w->setup && type == w->setup->id)
+		event = w->setup;
+	else if (w->complete && type == w->complete->id)
+		event = w->complete;
+	else
+		return 0;
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = record->ts;
+	ev.cpu = cpu;
+	if (field(event, record, "ctrl_id", &ctrl) || field(event, record, "qid", &qid) ||
+	    field(event, record, "cid", &cid) || qid > 0xffff || cid > 0xffff) {
+		w->malformed++;
+		return 0;
+	}
+	ev.ctrl = (uint32_t)ctrl;
+	ev.qid = (uint16_t)qid;
+	ev.cid = (uint16_t)cid;
+	if (event == w->setup) {
+		ev.kind = HMB_NVME_SETUP;
+		if (field(event, record, "opcode", &v)) {
+			w->malformed++;
+			return 0;
+		}
+		ev.opcode = (uint8_t)v;
+		if (!field(event, record, "nsid", &v))
+			ev.nsid = (uint32_t)v;
+	} else {
+		ev.kind = HMB_NVME_COMPLETE;
+		if (field(event, record, "status", &v)) {
+			w->malformed++;
+			return 0;
+		}
+		ev.status = (uint16_t)v;
+	}
+	return w->cb(&ev, w->data);
+}
+
+int hmb_nvme_host_read(const char *path,
+		       int (*cb)(const struct hmb_nvme_host_event *ev, void *data),
+		       void *data, uint64_t *malformed, char *err, size_t err_len)
+{
+	struct nvme_walk w = { 0 };
+	struct hmb_tracecmd_file file;
+	struct tep_handle *tep;
+	int ret;
+
+	/*
+	 * The top buffer only: `hmbtrace-cmd record` puts the nvme events
+	 * there, and the hmb instance's records are not walked again.
+	 */
+	if (hmb_tracecmd_file_open(&file, path, 0, NULL, err, err_len))
+		return -1;
+	tep = tracecmd_get_tep(file.handles[0]);
+	w.setup = tep ? tep_find_event_by_name(tep, "nvme", "nvme_setup_cmd") : NULL;
+	w.complete = tep ? tep_find_event_by_name(tep, "nvme", "nvme_complete_rq") : NULL;
+	if (!w.setup || !w.complete) {
+		hmb_tracecmd_file_close(&file);
+		return 1;
+	}
+	w.cb = cb;
+	w.data = data;
+	ret = hmb_tracecmd_walk(&file, 1, nvme_one, &w, err, err_len);
+	hmb_tracecmd_file_close(&file);
+	if (malformed)
+		*malformed = w.malformed;
+	return ret;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * nvme_host_c.h - the host side of the command join: the nvme driver's
+ * nvme:nvme_setup_cmd and nvme:nvme_complete_rq events of a trace.dat's top
+ * buffer (where `hmbtrace-cmd record` puts them; those of an instance
+ * buffer are not read), read with libtracecmd (C only: see capture_c.h).
+ * Fields are read with bounds checks against each record; a record whose
+ * fields do not fit is counted, not used.
+ */
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_NVME_HOST_C_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_NVME_HOST_C_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum hmb_nvme_host_kind { HMB_NVME_SETUP = 1, HMB_NVME_COMPLETE = 2 };
+
+struct hmb_nvme_host_event {
+	enum hmb_nvme_host_kind kind;
+	uint64_t ts;		/* ftrace time, ns */
+	int cpu;
+	uint32_t ctrl;		/* ctrl_id: nvmeN */
+	uint16_t qid;
+	uint16_t cid;
+	uint8_t opcode;		/* setup */
+	uint32_t nsid;		/* setup */
+	uint16_t status;	/* complete */
+};
+
+/*
+ * Calls `cb` for every nvme_setup_cmd and nvme_complete_rq event of the
+ * top buffer of `path`, in host time order (a non-zero return stops). Returns 0; 1 when the
+ * file's formats have no nvme events (not recorded); -1 with a message in
+ * err. *malformed counts events whose fields could not be read.
+ */
+int hmb_nvme_host_read(const char *path,
+		       int (*cb)(const struct hmb_nvme_host_event *ev, void *data),
+		       void *data, uint64_t *malformed, char *err, size_t err_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_NVME_HOST_C_H_ */

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tracecmd_walk_c.c - opening a trace.dat and walking its events, behind
+ * tracecmd_walk_c.h.
+ */
+#define _GNU_SOURCE
+#include "capture/tracecmd_walk_c.h"
+#include "capture/c_error.h"
+#include "capture/trace_pageout_c.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <trace-cmd.h>
+
+#define NOT_READABLE                                                    \
+	"not a readable trace-cmd data file (truncated, corrupt, or not made by trace-cmd record); " \
+	"copy it again, or record again with `trace-cmd record -B hmb -e hmb`"
+
+/*
+ * An open of a capture by libtracecmd parses the file's copy of
+ * /proc/kallsyms into its tep handle (tep_parse_kallsyms(), through the
+ * PLT): 0.07 s of CPU and ~10 MB for a full kallsyms, at every open, for
+ * symbols that no reader of captures uses (the hmb events and the
+ * trace_marker lines they print carry no kernel address). While
+ * hmb_tracecmd_open() opens, this definition, which the executable's takes
+ * precedence over libtraceevent's (ELF symbol interposition), skips them;
+ * any other caller gets libtraceevent's own (found with RTLD_NEXT).
+ */
+static int skip_kallsyms;
+
+int tep_parse_kallsyms(struct tep_handle *tep, const char *buf)
+{
+	static int (*next)(struct tep_handle *, const char *);
+
+	if (skip_kallsyms)
+		return 0;
+	if (!next)
+		next = (int (*)(struct tep_handle *, const char *))dlsym(RTLD_NEXT,
+									  "tep_parse_kallsyms");
+	return next ? next(tep, buf) : -1;
+}
+
+struct tracecmd_input *hmb_tracecmd_open(const char *path)
+{
+	struct tracecmd_input *handle;
+
+	skip_kallsyms = 1;
+	handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	skip_kallsyms = 0;
+	return handle;
+}
+
+/*
+ * libtracecmd 1.3.1 crashes (a double free in the error path of
+ * tracecmd_buffer_instance_handle()) on a file cut short inside an
+ * instance's buffer - `trace-cmd report` does too. So the instance buffers
+ * are first opened in a child process: if it does not come back cleanly,
+ * the file is refused instead. The child is forked once the parent has
+ * opened the top buffer and inherits it (the costly part of an open is
+ * parsing the file's kallsyms and formats: done once); it only opens the
+ * instances. They share the file offset with the parent, which
+ * tracecmd_buffer_instance_handle() saves and restores (a child that
+ * crashes half way leaves it moved, but that file is refused). A file
+ * with no instance needs no child, and a file already probed (same inode,
+ * size and mtime) is not probed again (a subcommand that opens a capture
+ * again, e.g. stat and its command join section).
+ */
+static struct stat probed;	/* the last file that passed */
+static int probed_valid;
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Returns 0 if a child opened every instance buffer of `top` (or none was needed). */
+static int probe_instances(struct tracecmd_input *top, const struct stat *st)
+{
+	int n = tracecmd_buffer_instances(top);
+	int status;
+	pid_t pid;
+
+	if (n <= 0 || (probed_valid && same_file(&probed, st)))
+		return 0;
+	fflush(NULL);	/* nothing buffered is written twice */
+	pid = fork();
+	if (pid < 0)
+		return 0;	/* cannot probe: go ahead unprotected */
+	if (pid == 0) {
+		int fd, i;
+
+		/* A sanitizer's report of the crash is not the user's business. */
+		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (fd >= 0)
+			dup2(fd, STDERR_FILENO);
+		for (i = 0; i < n; i++) {
+			struct tracecmd_input *h = tracecmd_buffer_instance_handle(top, i);
+
+			if (!h)
+				_exit(2);
+			tracecmd_close(h);
+		}
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return 0;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return -1;
+	probed = *st;
+	probed_valid = 1;
+	return 0;
+}
+
+/* f->handles[0] is open: adds every instance's handle after it. */
+static int open_instances(struct hmb_tracecmd_file *f, char *err, size_t err_len)
+{
+	struct tracecmd_input *top = f->handles[0];
+	int n = tracecmd_buffer_instances(top), i;
+	struct tracecmd_input **handles;
+
+	if (n <= 0)
+		return 0;
+	handles = realloc(f->handles, ((size_t)n + 1) * sizeof(*handles));
+	if (!handles) {
+		set_err(err, err_len, "out of memory");
+		return -1;
+	}
+	f->handles = handles;
+	for (i = 0; i < n; i++) {
+		struct tracecmd_input *h = tracecmd_buffer_instance_handle(top, i);
+
+		if (!h) {
+			const char *name = tracecmd_buffer_instance_name(top, i);
+
+			set_err(err, err_len,
+				"cannot read the buffer of instance \"%s\" (truncated or corrupt)",
+				name ? name : "?");
+			return -1;
+		}
+		f->handles[f->nr_handles++] = h;
+	}
+	return 0;
+}
+
+int hmb_tracecmd_file_open(struct hmb_tracecmd_file *f, const char *path, int instances,
+			   const struct stat *same_as, char *err, size_t err_len)
+{
+	struct tracecmd_input *top;
+
+	memset(f, 0, sizeof(*f));
+	if (stat(path, &f->st) != 0)
+		memset(&f->st, 0, sizeof(f->st));
+	if (same_as && !same_file(&f->st, same_as)) {
+		set_err(err, err_len, "the file changed while it was being read; read it again");
+		return -1;
+	}
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	top = hmb_tracecmd_open(path);
+	if (!top || (instances && probe_instances(top, &f->st))) {
+		if (top)
+			tracecmd_close(top);
+		set_err(err, err_len, NOT_READABLE);
+		return -1;
+	}
+	f->handles = malloc(sizeof(*f->handles));
+	if (!f->handles) {
+		tracecmd_close(top);
+		set_err(err, err_len, "out of memory");
+		return -1;
+	}
+	f->handles[f->nr_handles++] = top;
+	if (instances && open_instances(f, err, err_len)) {
+		hmb_tracecmd_file_close(f);
+		return -1;
+	}
+	return 0;
+}
+
+void hmb_tracecmd_file_close(struct hmb_tracecmd_file *f)
+{
+	int i;
+
+	/* Instance handles hold a reference on the top one: close them first. */
+	for (i = f->nr_handles - 1; i >= 0; i--)
+		tracecmd_close(f->handles[i]);
+	free(f->handles);
+	f->handles = NULL;
+	f->nr_handles = 0;
+}
+
+struct walk {
+	hmb_tracecmd_event_fn fn;
+	void *data;
+	int stopped;
+	/* The pages passed, given back behind the walk. */
+	struct trace_pageout pageout;
+};
+
+static int walk_one(struct tracecmd_input *handle, struct tep_record *record, int cpu,
+		    void *data)
+{
+	struct walk *w = data;
+
+	trace_pageout_behind(&w->pageout, handle, record, cpu);
+	if (w->fn(handle, record, cpu, w->data)) {
+		w->stopped = 1;
+		return -1;
+	}
+	return 0;
+}
+
+int hmb_tracecmd_walk(struct hmb_tracecmd_file *f, int nr, hmb_tracecmd_event_fn fn, void *data,
+		      char *err, size_t err_len)
+{
+	struct walk w = { fn, data, 0, { 0 } };
+	int ret;
+
+	if (nr > f->nr_handles)
+		nr = f->nr_handles;
+	trace_pageout_init(&w.pageout, f->handles, nr, f->st.st_dev, f->st.st_ino);
+	ret = tracecmd_iterate_events_multi(f->handles, nr, walk_one, &w);
+	trace_pageout_flush(&w.pageout);
+	trace_pageout_free(&w.pageout);
+	if (ret < 0 && !w.stopped) {
+		set_err(err, err_len, "reading the events failed (truncated or corrupt)");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * tracecmd_walk_c.h - opening a trace.dat with libtracecmd and walking its
+ * events: the one home of it for every reader of a capture (capture_c.c's
+ * hmb events, ftrace_events_c.c's other events, nvme_host_c.c's host nvme
+ * events), each of which only says what to do with one event.
+ *
+ * A walk is libtracecmd's merged iteration over some of the file's buffers
+ * in host time order, with the pages passed given back behind it
+ * (trace_pageout_c.h), a handler per event that may stop it, and one error
+ * for a file that cannot be read to its end.
+ *
+ * C only: libtracecmd's header does not compile as C++ (capture_c.h).
+ */
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_TRACECMD_WALK_C_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_TRACECMD_WALK_C_H_
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+struct tracecmd_input;
+struct tep_record;
+
+/* An open capture: the top buffer and, if asked for, every instance's. */
+struct hmb_tracecmd_file {
+	/* [0] is the top buffer, then each instance in file order (instance i at i + 1) */
+	struct tracecmd_input **handles;
+	int nr_handles;
+	/* The file when it was opened (zero when stat() failed: then the
+	 * page-out only pages out, never drops). */
+	struct stat st;
+};
+
+/*
+ * tracecmd_open() as the readers of captures open a file: no plugins (this
+ * tool decodes the events itself), and no parsing of the file's kallsyms
+ * (no reader resolves kernel addresses; tracecmd_walk_c.c).
+ */
+struct tracecmd_input *hmb_tracecmd_open(const char *path);
+
+/*
+ * Opens `path` into *f: the top buffer, and with `instances` every
+ * instance's too, once a child process has shown that opening them does
+ * not crash libtracecmd (a file cut short inside an instance's buffer:
+ * tracecmd_walk_c.c). With `same_as`, the file must still be that one
+ * (same inode, size and modification time). Returns 0, or -1 with a
+ * message in err (*f is then closed).
+ */
+int hmb_tracecmd_file_open(struct hmb_tracecmd_file *f, const char *path, int instances,
+			   const struct stat *same_as, char *err, size_t err_len);
+/* Closes every handle (instances first: they hold the top one). */
+void hmb_tracecmd_file_close(struct hmb_tracecmd_file *f);
+
+/*
+ * Called for each event of a walk, with libtracecmd's cpu (counted across
+ * the buffers walked). A non-zero return stops the walk.
+ */
+typedef int (*hmb_tracecmd_event_fn)(struct tracecmd_input *handle, struct tep_record *record,
+				     int cpu, void *data);
+
+/*
+ * Walks the events of f->handles[0..nr) (nr <= f->nr_handles: the first
+ * nr buffers) in host time order. Returns 0 when the walk ended or `fn`
+ * stopped it, or -1 with a message in err when the events could not be
+ * read.
+ */
+int hmb_tracecmd_walk(struct hmb_tracecmd_file *f, int nr, hmb_tracecmd_event_fn fn, void *data,
+		      char *err, size_t err_len);
+
+#endif /* HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_TRACECMD_WALK_C_H_ */

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// The Chrome JSON trace-event format, for tools that read only that: the
+// ExportModel stream written event by event as it comes (flat memory).
+//
+// Each device group is a process ("hmb dev N (<name>)"), each of its slice
+// tracks a thread (named as the track: "core K", "state"), counters "C"
+// events named as their track; the trace_marker track is the thread
+// "markers" of the process "trace_marker". Slices are "B"/"E" pairs,
+// except that a begin with no arguments and no flow followed at once by
+// its end (a latency slice: ExportModel writes the two together) is one
+// "X" event with its "dur"; instants are "i" (thread scope, the format's
+// default, so no "s"). An "E" has no name and an event with no arguments
+// no "args" (optional in the format). Timestamps are µs with ns decimals. A flow
+// (host command -> firmware fetch) is the event's "bind_id" with
+// "flow_out" at its start and "flow_in" at its end (trace-event flow v2).
+//
+// What Perfetto's JSON importer does decides two more rules
+// (src/trace_processor/importers/json/json_trace_parser.cc,
+// sorter/trace_sorter.h):
+//   - it reads flows only on "B", "X" and "b"/"e"/"n": an instant with a
+//     flow (a host command with no completion) is an "X" of "dur" 0,
+//     which Perfetto imports as the same zero-length slice an "i" is;
+//   - once a file has an "X", its sorter puts every "E" before all other
+//     events of the same timestamp, so an "E" at its own "B"'s time would
+//     close nothing and leave the slice unfinished. A slice of no length
+//     is therefore one "X" of "dur" 0 too: its "B", written as it came,
+//     stays in the output buffer until its end and is rewritten there as
+//     an "X" with the begin's arguments and those of the end it does not
+//     have. Past kHoldBytes of output kept back, the "B"s still open are
+//     cut out of it and wait on their own (flat memory): each is written
+//     just before its "E", or as the "X", where the end comes. That moves
+//     only the "B" in the file, which changes nothing for a reader: its
+//     thread (a lane of one span: export_model.h) has no event between a
+//     begin and its end, and Perfetto sorts events by time.
+
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_EXPORT_JSON_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_EXPORT_JSON_H_
+
+#include <cstdint>
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "export/export_model.h"
+#include "export/proto_wire.h"
+
+namespace hmbtrace {
+
+class JsonTraceWriter : public ExportSink {
+ public:
+  // Writes to `out` (not owned; buffered by the caller).
+  explicit JsonTraceWriter(std::FILE* out);
+
+  void Track(const ExportTrack& track) override;
+  void Event(const ExportEvent& event) override;
+  // Named in otherData.clock; ftrace events have no place in this format.
+  void Clock(const ExportClock& clock) override { trace_clock_ = clock.trace_clock; }
+  Status Finish() override;
+
+  // Output kept back at most behind a "B" that may turn out to be of no
+  // length (flat memory whatever the capture).
+  static constexpr size_t kHoldBytes = 1u << 22;
+  // "B"s cut out of the output to wait for their end (tests).
+  uint64_t begins_moved() const { return begins_moved_; }
+
+ private:
+  static constexpr size_t kNotHeld = SIZE_MAX;
+  struct Where {
+    int pid = 0;
+    int tid = 0;
+    bool counter = false;
+    std::string name;  // counters: the "C" event's name
+    std::string unit;
+    // The "B" open on this thread, still in out_buf_ (kNotHeld: none, or
+    // written out): where it starts, where its "ts" value ends, its end,
+    // its time, whether it has "args".
+    size_t b_at = kNotHeld;
+    size_t b_ts_end = 0;
+    size_t b_end = 0;
+    uint64_t b_ts = 0;
+    bool b_args = false;
+    bool b_open = false;  // a "B" written and its "E" not yet
+    // A "B" cut out of out_buf_ (its text without the leading ",\n"), and
+    // where its "ts" value ends in it.
+    std::string b_text;
+    size_t b_text_ts_end = 0;
+  };
+  void Begin(const char* ph, std::string_view name, int pid, int tid);
+  // Writes `e` on `w` as phase `ph`: Begin(), its "ts", then Rest().
+  void Write(const char* ph, const ExportEvent& e, const Where& w);
+  // The rest of `e`'s JSON object: flows and arguments.
+  void Rest(const ExportEvent& e, const Where& w);
+  // Writes the begin held back (if any) as a "B".
+  void WriteHeld();
+  // Writes `e`, a begin, as a "B" that stays in out_buf_ until its end.
+  void WriteBegin(const ExportEvent& e, Where& w);
+  // The "B" of `w` and `end`, at its time, rewritten in place as one "X"
+  // of no length; false if that "B" is no longer in out_buf_.
+  bool MergeZeroLength(const ExportEvent& end, Where& w);
+  // `b`, the text of a "B" whose "ts" value ends at `ts_end`, and `end`:
+  // the text of one "X" of no length.
+  std::string ZeroLengthX(std::string_view b, size_t ts_end, bool b_args, const ExportEvent& end);
+  // Cuts every "B" still in out_buf_ out of it, to wait in its Where.
+  void CutOutBegins();
+  // Writes the "B" cut out of `w` (if any) here.
+  void PutCutBegin(Where& w);
+  // The arguments of `args` as "name":value pairs (no braces), those
+  // named in `skip_in` (text of an "args" object) left out.
+  void PutArgs(const std::vector<ExportArg>& args, bool first, std::string_view skip_in = {});
+  void Put(std::string_view s) { out_buf_.Append(s); }
+  void PutString(std::string_view s);
+  void PutTs(uint64_t ts_ns);
+  template <typename T>
+  void PutNumber(T v);
+  // Writes out_buf_ out, up to the first "B" kept back (all with `all`).
+  void Flush(bool all = false);
+  // Stops keeping the "B" of `w` back.
+  void Release(Where& w);
+
+  std::FILE* out_;
+  proto_wire::Buffer out_buf_;  // output not yet written, as text
+  std::unordered_map<uint64_t, Where> tracks_;
+  std::vector<Where*> open_b_;  // the Wheres with a "B" in out_buf_
+  std::unordered_map<int, int> next_tid_;  // per pid
+  uint64_t last_track_ = 0;                // the last event's track
+  Where* last_where_ = nullptr;
+  // A begin with no arguments and no flow, held until the next event says
+  // whether it is one "X" with its end.
+  bool held_ = false;
+  uint64_t held_ts_ = 0;
+  uint64_t held_track_ = 0;
+  Where* held_where_ = nullptr;
+  std::string held_name_;
+  std::string trace_clock_;
+  bool first_ = true;
+  bool failed_ = false;
+  size_t flush_at_ = 0;  // Event() flushes past this size (0: kFlushAt)
+  uint64_t begins_moved_ = 0;
+};
+
+}  // namespace hmbtrace
+
+#endif  // HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_EXPORT_JSON_H_

@@ -1,0 +1,624 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "export/export_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <functional>
+#include <queue>
+#include <tuple>
+
+#include "format.h"
+#include "join/nvme_capture.h"
+
+namespace hmbtrace {
+namespace {
+
+std::string Text(std::span<const uint8_t> bytes) {
+  std::string_view s(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  while (!s.empty() && s.back() == '\0')
+    s.remove_suffix(1);
+  return Printable(s);
+}
+
+// Arguments are made in place in the event's vector (reused from event to
+// event): no temporary ExportArg per field on the hot path.
+ExportArg& Add(std::vector<ExportArg>* args, std::string_view name, ExportArg::Type type) {
+  ExportArg& a = args->emplace_back();
+  a.name = name;
+  a.type = type;
+  return a;
+}
+
+void AddUint(std::vector<ExportArg>* args, std::string_view name, uint64_t v) {
+  Add(args, name, ExportArg::Type::kUint).u = v;
+}
+
+// A value that outlives the event (dictionary names, constants).
+void AddView(std::vector<ExportArg>* args, std::string_view name, std::string_view v) {
+  ExportArg& a = Add(args, name, ExportArg::Type::kString);
+  a.view = v;
+  a.interned_string = true;
+}
+
+void AddStr(std::vector<ExportArg>* args, std::string_view name, std::string v,
+            bool interned = false) {
+  ExportArg& a = Add(args, name, ExportArg::Type::kString);
+  a.s = std::move(v);
+  a.interned_string = interned;
+}
+
+// The fields of a record (enum fields by name), its sequence number,
+// firmware timestamp and how that was converted.
+void RecordArgs(const CaptureEvent& ev,
+                const EventDesc* desc,
+                const FwTime& fw_time,
+                std::vector<ExportArg>* args) {
+  AddUint(args, "seq", ev.seq);
+  AddUint(args, "fw_ts", ev.fw_ts);
+  if (ev.clock_format) {
+    if (fw_time.converted()) {
+      AddUint(args, "fw_time_bound_ns", fw_time.bound_ns);
+      if (fw_time.stale)
+        Add(args, "fw_time_stale_fit", ExportArg::Type::kBool).u = 1;
+    } else {
+      AddStr(args, "fw_time", "not converted: " + std::string(ClockMissName(fw_time.miss)), true);
+    }
+  }
+  if (!desc) {
+    AddUint(args, "event_id", ev.event_id);
+    AddStr(args, "payload", Hex(ev.data));
+    return;
+  }
+  for (size_t i = 0; i < desc->fields.size(); i++) {
+    const FieldDesc& f = desc->fields[i];
+    if (!f.is_integer()) {
+      if (f.type == HMB_TRACE_TYPE_STRING && f.offset <= ev.data.size()) {
+        const size_t n = f.size ? std::min<size_t>(f.size, ev.data.size() - f.offset)
+                                : ev.data.size() - f.offset;
+        AddStr(args, f.name, Text(ev.data.subspan(f.offset, n)));
+      } else if (f.offset <= ev.data.size()) {
+        const size_t n = f.size ? std::min<size_t>(f.size, ev.data.size() - f.offset)
+                                : ev.data.size() - f.offset;
+        AddStr(args, f.name, Hex(ev.data.subspan(f.offset, n)));
+      }
+      continue;
+    }
+    const auto v = FieldValue(*desc, i, ev.data);
+    if (!v)
+      continue;
+    if (f.display == HMB_TRACE_DISPLAY_ENUM) {
+      auto it = std::find_if(f.values.begin(), f.values.end(),
+                             [&](const ValueDesc& d) { return d.value == *v; });
+      if (it != f.values.end()) {
+        AddView(args, f.name, it->name);
+        continue;
+      }
+    }
+    if (f.is_signed())
+      Add(args, f.name, ExportArg::Type::kInt).i = static_cast<int64_t>(*v);
+    else
+      AddUint(args, f.name, *v);
+  }
+}
+
+
+}  // namespace
+
+std::string CounterUnit(std::string_view name) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kSuffixes{{
+      {"_c", "°C"},
+      {"_ns", "ns"},
+      {"_us", "us"},
+      {"_ms", "ms"},
+      {"_bytes", "bytes"},
+      {"_pct", "%"},
+      {"_mv", "mV"},
+      {"_ma", "mA"},
+  }};
+  for (const auto& [suffix, unit] : kSuffixes)
+    if (name.size() > suffix.size() && name.ends_with(suffix))
+      return std::string(unit);
+  return "";
+}
+
+uint64_t ExportModel::NewTrack(ExportTrack t, std::string description) {
+  t.uuid = next_uuid_++;
+  t.description = std::move(description);
+  sink_->Track(t);
+  return t.uuid;
+}
+
+void ExportModel::EndUnfinished(Lane& lane, uint64_t at, std::string_view why) {
+  ExportEvent& e = scratch_;
+  e.type = ExportEvent::Type::kEnd;
+  e.track = lane.uuid;
+  e.ts = std::max(at, lane.last);
+  e.name = {};
+  AddView(&e.args, "unfinished", why);
+  Emit(e);
+  lane = Lane{lane.uuid, false, e.ts};
+  counts_.unfinished++;
+}
+
+void ExportModel::Emit(ExportEvent& e) {
+  sink_->Event(e);
+  e.args.clear();
+  e.flow_ids.clear();
+  e.terminating_flow_ids.clear();
+}
+
+ExportModel::Device& ExportModel::DeviceFor(uint16_t dev) {
+  auto [it, added] = devices_.try_emplace(dev);
+  Device& d = it->second;
+  if (added) {
+    std::string name = "hmb dev " + std::to_string(dev);
+    if (auto info = dicts_->devices().find(dev);
+        info != dicts_->devices().end() && !info->second.name.empty())
+      name += " (" + info->second.name + ")";
+    d.pid = next_pid_++;
+    d.group =
+        NewTrack({ExportTrack::Kind::kGroup, 0, 0, name, dev, "", d.pid}, GroupDescription());
+    d.state = NewTrack({ExportTrack::Kind::kSlices, 0, d.group, "state", -2, "", d.pid});
+    d.lost = NewTrack({ExportTrack::Kind::kCounter, 0, d.group, "lost records", -1, "count", d.pid});
+  }
+  return d;
+}
+
+ExportModel::Core& ExportModel::CoreFor(uint16_t dev, uint16_t core, int cpu, uint64_t ts) {
+  auto [it, added] = cores_.try_emplace({dev, core});
+  Core& c = it->second;
+  if (added) {
+    c.dev = dev;
+    c.core = core;
+    const Device& d = DeviceFor(dev);
+    c.group = d.group;
+    c.pid = d.pid;
+    c.track_name = "core " + std::to_string(core);
+    c.rank = core * 1000;
+    c.lanes.push_back(
+        {NewTrack({ExportTrack::Kind::kSlices, 0, c.group, c.track_name, c.rank, "", c.pid}),
+         false, 0});
+  }
+  const uint32_t gen = dicts_->GenerationFor(dev, cpu);
+  if (gen != c.gen) {
+    // A reset forgets commands in flight: end their spans here.
+    const uint64_t at = std::max(ts, c.last_at);
+    for (auto& [key, span] : c.open)
+      EndUnfinished(c.lanes[span.lane], at, "producer generation changed");
+    c.open.clear();
+    c.gen = gen;
+  }
+  return c;
+}
+
+size_t ExportModel::FreeLane(Core& c, uint64_t from, bool strictly_after) {
+  // Lane 0 holds the core's instants; spans go on lanes 1...
+  size_t lane = 1;
+  while (lane < c.lanes.size() &&
+         (c.lanes[lane].open ||
+          (strictly_after ? c.lanes[lane].last >= from : c.lanes[lane].last > from)))
+    lane++;
+  if (lane == c.lanes.size()) {
+    if (lane > kMaxLanes) {
+      size_t oldest = 0;
+      for (size_t i = 1; strictly_after && i < c.lanes.size(); i++)
+        if (c.lanes[i].open && (!oldest || c.open.at(c.lanes[i].key).opened <
+                                               c.open.at(c.lanes[oldest].key).opened))
+          oldest = i;
+      if (!oldest) {
+        counts_.too_many_spans++;
+        return 0;
+      }
+      Lane& l = c.lanes[oldest];
+      c.open.erase(l.key);
+      EndUnfinished(l, from, "end not seen before 1024 later spans of its track");
+      counts_.evicted++;
+      return oldest;
+    }
+    c.lanes.push_back({NewTrack({ExportTrack::Kind::kSlices, 0, c.group, c.track_name,
+                                 c.rank + static_cast<int>(lane), "", c.pid}),
+                       false, 0});
+  }
+  return lane;
+}
+
+void ExportModel::Add(const CaptureEvent& ev) {
+  last_ts_ = std::max(last_ts_, ev.ts);
+  switch (ev.kind) {
+    case CaptureKind::kRecord:
+      counts_.hmb_events++;
+      counts_.records++;
+      AddRecord(ev);
+      break;
+    case CaptureKind::kLost:
+      counts_.hmb_events++;
+      AddLost(ev);
+      break;
+    case CaptureKind::kState:
+      counts_.hmb_events++;
+      AddState(ev);
+      break;
+    case CaptureKind::kDict:
+      counts_.hmb_events++;
+      break;
+    case CaptureKind::kClock:
+      counts_.hmb_events++;
+      clocks_.Add(ClockFit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock});
+      break;
+    case CaptureKind::kMarker:
+      AddMarker(ev);
+      break;
+    case CaptureKind::kMalformed:
+      counts_.malformed++;
+      break;
+  }
+}
+
+void ExportModel::AddState(const CaptureEvent& ev) {
+  dicts_->FollowState(ev);
+  clocks_.AddState(ev.dev, ev.producer_gen, ev.clock_hz);
+  Device& d = DeviceFor(ev.dev);
+  if (ev.state == 0)
+    return;  // "attached" repeats every dict_interval_ms: not worth a mark
+  if (ev.state == kStateReset)
+    counts_.resets++;
+  const std::string name = "state " + std::string(StateName(ev.state));
+  ExportEvent& e = scratch_;
+  e.type = ExportEvent::Type::kInstant;
+  e.track = d.state;
+  e.ts = ev.ts;
+  e.name = name;
+  AddUint(&e.args, "producer_gen", ev.producer_gen);
+  AddStr(&e.args, "name", Printable(ev.name));
+  Emit(e);
+}
+
+void ExportModel::AddMarker(const CaptureEvent& ev) {
+  counts_.markers++;
+  if (!markers_track_)
+    markers_track_ = NewTrack({ExportTrack::Kind::kSlices, 0, 0, "trace_marker", 1 << 20, "",
+                               next_pid_++});
+  const std::string text = Text(ev.data);
+  ExportEvent& e = scratch_;
+  e.type = ExportEvent::Type::kInstant;
+  e.track = markers_track_;
+  e.ts = ev.ts;
+  e.name = text;
+  Emit(e);
+}
+
+void ExportModel::AddLost(const CaptureEvent& ev) {
+  counts_.lost_events++;
+  counts_.lost_records += ev.count;
+  Core& c = CoreFor(ev.dev, ev.core, ev.cpu, ev.ts);
+  Device& d = devices_.at(ev.dev);
+  // Where it happened: after the core's previous record (its ftrace time
+  // is when the module noticed, which may be later than the next record).
+  const uint64_t at = c.seen ? c.last_at : ev.ts;
+  c.seen = true;
+  c.last_at = at;
+  ExportEvent& e = scratch_;
+  e.type = ExportEvent::Type::kInstant;
+  e.track = c.lanes[0].uuid;
+  e.ts = std::max(at, c.lanes[0].last);
+  c.lanes[0].last = e.ts;
+  e.name = "lost";
+  AddUint(&e.args, "count", ev.count);
+  AddView(&e.args, "reason", LostReasonName(ev.reason));
+  AddUint(&e.args, "at_seq", ev.at_seq);
+  Emit(e);
+  // The device's running total: a step at every loss.
+  d.lost_total += ev.count;
+  e.type = ExportEvent::Type::kCounter;
+  e.track = d.lost;
+  e.ts = ev.ts;
+  e.name = {};
+  e.counter = static_cast<int64_t>(d.lost_total);
+  Emit(e);
+}
+
+void ExportModel::AddRecord(const CaptureEvent& ev) {
+  // Placed at its converted firmware time where the capture has a fit.
+  uint64_t ts = ev.ts;
+  FwTime fw_time;
+  const uint32_t gen = dicts_->GenerationFor(ev.dev, ev.cpu);
+  if (ev.clock_format) {
+    fw_time = clocks_.Convert(ev.dev, gen, ev.fw_ts);
+    if (fw_time.converted())
+      ts = std::min(fw_time.host_ns, ev.ts);  // never after its drain
+  }
+  Core& core = CoreFor(ev.dev, ev.core, ev.cpu, ts);
+  ts = std::max(ts, core.last_at);
+  core.last_at = ts;
+  core.seen = true;
+  const Dictionary* dict = dicts_->For(ev.dev, ev.cpu);
+  const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
+  std::string unknown_name;
+  if (!desc)
+    unknown_name = "event " + std::to_string(ev.event_id);
+  const std::string_view name = desc ? std::string_view(desc->name) : unknown_name;
+  scratch_.ts = ts;
+  const PlacedRecord r{ev, core, desc, name, fw_time, gen, ts};
+  if (AddCounterRecord(r) || AddPairedRecord(r) || AddLatencyRecord(r))
+    return;
+  AddInstantRecord(r);
+}
+
+void ExportModel::AddInstantRecord(const PlacedRecord& r) {
+  ExportEvent& e = scratch_;
+  Lane& main = r.core.lanes[0];
+  e.type = ExportEvent::Type::kInstant;
+  e.track = main.uuid;
+  e.ts = std::max(r.ts, main.last);
+  main.last = e.ts;
+  e.name = r.name;
+  RecordArgs(r.ev, r.desc, r.fw_time, &e.args);
+  AddFlow(e, r.ev.dev, r.ev.core, r.gen, r.ev.seq);
+  Emit(e);
+}
+
+bool ExportModel::AddCounterRecord(const PlacedRecord& r) {
+  const EventDesc* desc = r.desc;
+  if (!desc || desc->role != HMB_TRACE_ROLE_COUNTER || desc->value_field == HMB_TRACE_NO_FIELD)
+    return false;
+  const auto v = FieldValue(*desc, desc->value_field, r.ev.data);
+  if (!v)
+    return false;
+  const FieldDesc& f = desc->fields[desc->value_field];
+  auto [it, added] = r.core.counters.try_emplace(desc->name, 0);
+  if (added) {
+    const Device& d = devices_.at(r.ev.dev);
+    it->second = NewTrack({ExportTrack::Kind::kCounter, 0, d.group,
+                           "core " + std::to_string(r.ev.core) + " " + desc->name + " " + f.name,
+                           1000000 + r.ev.core, CounterUnit(f.name), d.pid});
+  }
+  ExportEvent& e = scratch_;
+  e.type = ExportEvent::Type::kCounter;
+  e.track = it->second;
+  e.name = {};
+  e.counter = f.is_signed() ? static_cast<int64_t>(*v) : static_cast<int64_t>(*v);
+  Emit(e);
+  return true;
+}
+
+bool ExportModel::AddPairedRecord(const PlacedRecord& r) {
+  const EventDesc* desc = r.desc;
+  if (!desc || (desc->role != HMB_TRACE_ROLE_BEGIN && desc->role != HMB_TRACE_ROLE_END) ||
+      desc->key_field == HMB_TRACE_NO_FIELD)
+    return false;
+  Core& core = r.core;
+  ExportEvent& e = scratch_;
+  const auto key = FieldValue(*desc, desc->key_field, r.ev.data);
+  const uint64_t qid = desc->qid_field == HMB_TRACE_NO_FIELD
+                           ? 0
+                           : FieldValue(*desc, desc->qid_field, r.ev.data).value_or(0);
+  if (key && desc->role == HMB_TRACE_ROLE_BEGIN && !core.open.count({desc->id, *key, qid})) {
+    // The lowest lane free since before now: an end and a begin at one
+    // timestamp on one track could be ordered either way by a viewer.
+    const size_t lane = FreeLane(core, r.ts, true);
+    if (lane == 0) {
+      AddInstantRecord(r);
+      return true;
+    }
+    core.lanes[lane].open = true;
+    core.lanes[lane].last = r.ts;
+    core.lanes[lane].key = {desc->id, *key, qid};
+    core.open[{desc->id, *key, qid}] = {lane, std::string(r.name), r.ts};
+    e.type = ExportEvent::Type::kBegin;
+    e.track = core.lanes[lane].uuid;
+    e.ts = r.ts;  // FreeLane may have used the scratch event
+    e.name = r.name;
+    RecordArgs(r.ev, desc, r.fw_time, &e.args);
+    AddFlow(e, r.ev.dev, r.ev.core, r.gen, r.ev.seq);
+    Emit(e);
+    counts_.slices++;
+    return true;
+  }
+  if (key && desc->role == HMB_TRACE_ROLE_END) {
+    auto it = core.open.find({desc->pair_id, *key, qid});
+    if (it != core.open.end()) {
+      Lane& lane = core.lanes[it->second.lane];
+      e.type = ExportEvent::Type::kEnd;
+      e.track = lane.uuid;
+      e.ts = std::max(r.ts, lane.last);
+      e.name = {};
+      RecordArgs(r.ev, desc, r.fw_time, &e.args);
+      AddView(&e.args, "end", r.name);
+      lane = Lane{lane.uuid, false, e.ts};
+      core.open.erase(it);
+      Emit(e);
+      return true;
+    }
+  }
+  // A begin already open or an end with no begin: shown as the others.
+  return false;
+}
+
+bool ExportModel::AddLatencyRecord(const PlacedRecord& r) {
+  const EventDesc* desc = r.desc;
+  if (!desc || desc->latency_field == HMB_TRACE_NO_FIELD)
+    return false;
+  const uint64_t hz = clocks_.ClockHz(r.ev.dev, r.gen);
+  const auto ticks = FieldValue(*desc, desc->latency_field, r.ev.data);
+  if (!hz || !ticks)
+    return false;
+  // It took `latency` up to now: a slice that ends here.
+  const unsigned __int128 ns = static_cast<unsigned __int128>(*ticks) * 1000000000u / hz;
+  const uint64_t start = ns >= r.ts ? 0 : r.ts - static_cast<uint64_t>(ns);
+  const size_t lane = FreeLane(r.core, start, false);
+  if (lane == 0) {
+    AddInstantRecord(r);
+    return true;
+  }
+  Lane& l = r.core.lanes[lane];
+  ExportEvent& e = scratch_;
+  e.type = ExportEvent::Type::kBegin;
+  e.track = l.uuid;
+  e.ts = start;
+  e.name = r.name;
+  AddFlow(e, r.ev.dev, r.ev.core, r.gen, r.ev.seq);
+  Emit(e);
+  // The record itself is the end: its fields, at its time.
+  e.type = ExportEvent::Type::kEnd;
+  e.track = l.uuid;
+  e.ts = r.ts;
+  e.name = {};
+  RecordArgs(r.ev, desc, r.fw_time, &e.args);
+  Emit(e);
+  l.last = r.ts;
+  counts_.slices++;
+  return true;
+}
+
+void ExportModel::AddFlow(ExportEvent& e,
+                          uint16_t dev,
+                          uint16_t core,
+                          uint32_t gen,
+                          uint64_t seq) {
+  if (!join_)
+    return;
+  const FwFlowEnd* end = join_->FlowAt(dev, core, gen, seq);
+  if (!end)
+    return;
+  // A flow starts at the first event (by time) that names it.
+  if (e.ts >= end->host_setup_ns)
+    e.terminating_flow_ids.push_back(end->flow);
+  else
+    e.flow_ids.push_back(end->flow);
+}
+
+std::string ExportModel::GroupDescription() const {
+  if (clock_.trace_clock.empty())
+    return "Timestamps: the capture's trace clock (the file does not name it), written as "
+           "BOOTTIME: they line up within this file only.";
+  if (clock_.boottime())
+    return "Timestamps: the capture's trace clock \"boot\" (CLOCK_BOOTTIME).";
+  return "Timestamps: the capture's trace clock \"" + clock_.trace_clock +
+         "\", written as BOOTTIME: they line up within this file only.";
+}
+
+void ExportModel::SetClock(const ExportClock& clock) {
+  clock_ = clock;
+  sink_->Clock(clock_);
+}
+
+void ExportModel::AddFtrace(const ExportFtraceEvent& ev) {
+  counts_.ftrace_events++;
+  last_ts_ = std::max(last_ts_, ev.ts);
+  sink_->Ftrace(ev);
+}
+
+ExportModel::Core& ExportModel::QueueFor(uint32_t ctrl, uint16_t qid) {
+  auto [it, added] = queues_.try_emplace({ctrl, qid});
+  Core& q = it->second;
+  if (added) {
+    auto [cit, new_ctrl] = controllers_.try_emplace(ctrl);
+    if (new_ctrl) {
+      cit->second.second = next_pid_++;
+      cit->second.first =
+          NewTrack({ExportTrack::Kind::kGroup, 0, 0, "nvme" + std::to_string(ctrl),
+                    (1 << 16) + static_cast<int>(std::min<uint32_t>(ctrl, 1 << 14)), "",
+                    cit->second.second},
+                   GroupDescription());
+    }
+    q.group = cit->second.first;
+    q.pid = cit->second.second;
+    q.core = qid;
+    q.track_name = "qid " + std::to_string(qid);
+    q.rank = qid * 1000;  // the admin queue (0) first
+    q.lanes.push_back(
+        {NewTrack({ExportTrack::Kind::kSlices, 0, q.group, q.track_name, q.rank, "", q.pid}),
+         false, 0});
+  }
+  return q;
+}
+
+void ExportModel::AddHostCommands() {
+  if (!join_)
+    return;
+  // Slices begin in setup order; their ends wait here until no later
+  // begin comes before them, so that every track's times go forward.
+  struct PendingEnd {
+    uint64_t ts;
+    size_t command;
+    Core* queue;
+    size_t lane;
+    bool operator>(const PendingEnd& o) const {
+      return std::tie(ts, command) > std::tie(o.ts, o.command);
+    }
+  };
+  std::priority_queue<PendingEnd, std::vector<PendingEnd>, std::greater<>> ends;
+  auto end_until = [&](uint64_t until, bool all) {
+    while (!ends.empty() && (all || ends.top().ts <= until)) {
+      const PendingEnd p = ends.top();
+      ends.pop();
+      Lane& lane = p.queue->lanes[p.lane];
+      const SpanKey key{0, p.command, p.queue->core};
+      if (!lane.open || lane.key != key)
+        continue;  // evicted (no lane was free): already ended unfinished
+      ExportEvent& e = scratch_;
+      e.type = ExportEvent::Type::kEnd;
+      e.track = lane.uuid;
+      e.ts = std::max(p.ts, lane.last);
+      e.name = {};
+      Emit(e);
+      lane = Lane{lane.uuid, false, e.ts};
+      p.queue->open.erase(key);
+    }
+  };
+  const std::vector<ExportHostCommand>& commands = join_->commands;
+  for (size_t i = 0; i < commands.size(); i++) {
+    const ExportHostCommand& h = commands[i];
+    end_until(h.setup_ns, false);
+    Core& q = QueueFor(h.ctrl, h.qid);
+    const std::string name = NvmeCommandName(h.qid, h.opcode);
+    size_t lane = 0;
+    if (h.completed) {
+      lane = FreeLane(q, h.setup_ns, true);
+      q.lanes[lane].open = true;
+      q.lanes[lane].key = {0, i, h.qid};
+      q.open[{0, i, h.qid}] = {lane, name, h.setup_ns};
+      ends.push({h.complete_ns, i, &q, lane});
+    } else {
+      counts_.host_incomplete++;
+    }
+    Lane& l = q.lanes[lane];
+    ExportEvent& e = scratch_;
+    e.type = h.completed ? ExportEvent::Type::kBegin : ExportEvent::Type::kInstant;
+    e.track = l.uuid;
+    e.ts = std::max(h.setup_ns, l.last);
+    l.last = e.ts;
+    e.name = name;
+    AddUint(&e.args, "cid", h.cid);
+    AddUint(&e.args, "nsid", h.nsid);
+    AddUint(&e.args, "opcode", h.opcode);
+    if (h.completed)
+      AddUint(&e.args, "status", h.status);
+    else
+      AddView(&e.args, "completion", HostUnmatchedName(HostUnmatched::kNotCompleted));
+    AddView(&e.args, "fw_fetch",
+            h.flow ? std::string_view("joined") : HostUnmatchedName(h.why_no_fetch));
+    AddView(&e.args, "fw_complete",
+            h.why_no_complete == HostUnmatched::kNone ? std::string_view("joined")
+                                                      : HostUnmatchedName(h.why_no_complete));
+    if (h.flow) {
+      e.flow_ids.push_back(h.flow);
+      counts_.flows++;
+    }
+    Emit(e);
+    counts_.host_commands++;
+  }
+  end_until(0, true);
+}
+
+void ExportModel::Finish() {
+  AddHostCommands();
+  for (auto& [key, core] : cores_) {
+    for (auto& [span, open] : core.open)
+      EndUnfinished(core.lanes[open.lane], last_ts_, "capture ended");
+    core.open.clear();
+  }
+}
+
+}  // namespace hmbtrace

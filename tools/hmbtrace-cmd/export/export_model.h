@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// What `hmbtrace-cmd export` shows of a capture, whatever the file format:
+// tracks, and slices, instants and counters on them. Both writers (the
+// Perfetto protobuf, export_proto.h, and Chrome JSON, export_json.h)
+// receive the same stream from ExportModel, one event at a time, so memory
+// stays flat in the length of the capture.
+//
+// Tracks:
+//   - a group per device ("hmb dev N (<name>)");
+//   - under it, per firmware core in core order, a slice track "core K"
+//     (instants, losses) and as many more tracks also named "core K" as
+//     the core has spans open at once (slices on one track must nest; the
+//     Perfetto UI shows same-named siblings as one track);
+//   - under it, a "state" track (resets and other state changes), a
+//     "lost records" counter (cumulative, per device) and a counter track
+//     per core and COUNTER event ("core K thermal", unit from the field
+//     name's suffix);
+//   - a root track "trace_marker" for the lines written there;
+//   - with the host's nvme events (a capture of `hmbtrace-cmd record`), a
+//     group per NVMe controller ("nvme0") and under it a track per queue
+//     ("qid N", the admin queue 0 first), with as many more same-named
+//     tracks as the queue has commands in flight (the lanes of the core
+//     tracks, the same mechanism).
+// Slices: BEGIN/END pairs of one core (the dictionary's pairing key and
+// qid), and records with a latency field and no pair, from ts - latency to
+// ts. A record's time is its firmware time converted by the capture's
+// clock fits (decode/clock_set.h), never after its ftrace time, never
+// before the previous record of its core; every track's events come in
+// non-decreasing time. Other events are at their ftrace time.
+//
+// Host commands: one slice per command from nvme_setup_cmd to
+// nvme_complete_rq, named after its opcode ("read", "write", ...), its
+// cid, nsid, opcode, status and the join's verdict as arguments; a command
+// with no completion in the capture is an instant at its setup. For each
+// command whose fetch the join (export_join.h) placed, one flow: from the
+// host slice (flow_ids) to the firmware record that fetched it
+// (terminating_flow_ids; flow_ids if the record's converted time is before
+// the setup, as a clock fit's bound allows, so that the flow still starts
+// at the earlier end). No flow for a command the join did not place.
+//
+// Other ftrace events (markers, nvme, sched, ...) go to the sink as they
+// are (ExportFtraceEvent) for the protobuf's ftrace event bundles; markers
+// are also instants on the trace_marker track, where a reader finds them
+// by name.
+
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_EXPORT_MODEL_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_EXPORT_MODEL_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "capture/capture.h"
+#include "capture/dictionaries.h"
+#include "clock_set.h"
+#include "export/export_join.h"
+#include "hmbtrace/status.h"
+
+namespace hmbtrace {
+
+struct ExportTrack {
+  enum class Kind { kGroup, kSlices, kCounter };
+  Kind kind = Kind::kSlices;
+  uint64_t uuid = 0;         // unique, never 0
+  uint64_t parent_uuid = 0;  // 0: a root track
+  std::string name;
+  int rank = 0;       // order among siblings
+  std::string unit;   // counters: "count", "ns", "bytes", or a free name ("°C")
+  int pid = 0;        // for JSON: the process of a group and of its children
+  std::string description = {};  // shown by the viewer (TrackDescriptor.description)
+};
+
+struct ExportArg {
+  enum class Type { kUint, kInt, kString, kBool };
+  std::string_view name;  // valid during the call
+  Type type = Type::kUint;
+  uint64_t u = 0;
+  int64_t i = 0;
+  std::string s;
+  // Instead of s: a string that outlives the call (a dictionary's enum
+  // names, constants).
+  std::string_view view;
+  bool interned_string = false;  // a value from a small set (enum names)
+
+  std::string_view text() const { return view.data() ? view : std::string_view(s); }
+};
+
+struct ExportEvent {
+  enum class Type { kBegin, kEnd, kInstant, kCounter };
+  Type type = Type::kInstant;
+  uint64_t track = 0;
+  uint64_t ts = 0;        // host trace-clock ns
+  std::string_view name;  // valid during the call; empty for kEnd and kCounter
+  std::vector<ExportArg> args;
+  int64_t counter = 0;
+  std::vector<uint64_t> flow_ids;              // from the host<->firmware join
+  std::vector<uint64_t> terminating_flow_ids;  // (issue 11); empty today
+};
+
+// A non-hmb ftrace event of the capture (ftrace_events_c.h); views are
+// valid during the call.
+struct ExportFtraceField {
+  enum class Kind { kUint, kInt, kString };
+  std::string_view name;
+  Kind kind = Kind::kUint;
+  uint64_t u = 0;
+  int64_t i = 0;
+  std::string_view s;
+};
+struct ExportFtraceEvent {
+  uint64_t ts = 0;  // the buffer's trace clock, ns
+  uint32_t cpu = 0;
+  uint32_t pid = 0;
+  std::string_view system;
+  std::string_view name;
+  bool print = false;  // ftrace:print (trace_marker): ip and buf
+  uint64_t ip = 0;
+  std::string_view buf;
+  std::vector<ExportFtraceField> fields;  // the others
+};
+
+// The clock the file's timestamps are on: the capture's trace clock
+// ("boot", "mono", "local", "global", ...; "" if the file does not say).
+struct ExportClock {
+  std::string trace_clock;
+  std::string top_clock;  // the top buffer's, if it differs
+  uint64_t ts = 0;        // a timestamp of the capture, for a snapshot
+  bool boottime() const { return trace_clock == "boot"; }
+};
+
+// Where ExportModel's stream goes. A track is announced before its first
+// event. Errors are sticky: Finish() reports them.
+class ExportSink {
+ public:
+  virtual ~ExportSink() = default;
+  virtual void Track(const ExportTrack& track) = 0;
+  virtual void Event(const ExportEvent& event) = 0;
+  // Formats without a place for them ignore these two.
+  virtual void Ftrace(const ExportFtraceEvent& /*event*/) {}
+  virtual void Clock(const ExportClock& /*clock*/) {}
+  // Returns false with `error` set if anything could not be written.
+  virtual Status Finish() = 0;
+};
+
+// What went into the file, for the summary and the tests.
+struct ExportCounts {
+  uint64_t hmb_events = 0;
+  uint64_t records = 0;
+  uint64_t lost_events = 0;
+  uint64_t lost_records = 0;
+  uint64_t resets = 0;
+  uint64_t markers = 0;
+  uint64_t malformed = 0;
+  uint64_t slices = 0;
+  uint64_t unfinished = 0;  // spans ended at a reset or the end of the capture
+  uint64_t too_many_spans = 0;  // latency slices shown as instants: no lane free
+  uint64_t evicted = 0;         // spans ended unfinished to free a lane
+  uint64_t host_commands = 0;   // nvme commands shown (slices and instants)
+  uint64_t host_incomplete = 0;  // of them, no completion in the capture: instants
+  uint64_t flows = 0;           // host command -> firmware fetch
+  uint64_t ftrace_events = 0;   // other ftrace events, to the bundles
+};
+
+// Span tracks per core at most. Begins whose end never comes (lost, or a
+// hostile capture) would otherwise hold a track each for ever: past this,
+// a new begin ends the span open longest ("unfinished": no end seen) and
+// takes its track.
+inline constexpr size_t kMaxLanes = 1024;
+
+class ExportModel {
+ public:
+  // `dicts` must already hold the capture's dictionaries (a first pass).
+  ExportModel(DictionaryStore* dicts, ExportSink* sink) : dicts_(dicts), sink_(sink) {}
+
+  // The host commands and their flows; must outlive the model. Before Add().
+  void SetJoin(const ExportJoin* join) { join_ = join; }
+  // The capture's clock: named in the file (ClockSnapshot or a description
+  // on each group) before any track.
+  void SetClock(const ExportClock& clock);
+
+  void Add(const CaptureEvent& ev);
+  // A non-hmb ftrace event, to the sink as it is (counted).
+  void AddFtrace(const ExportFtraceEvent& ev);
+  // Writes the host commands, ends the spans still open at the last
+  // timestamp.
+  void Finish();
+
+  const ExportCounts& counts() const { return counts_; }
+
+ private:
+  using SpanKey = std::tuple<uint16_t, uint64_t, uint64_t>;  // (begin id, key, qid)
+  struct Lane {
+    uint64_t uuid = 0;
+    bool open = false;
+    uint64_t last = 0;  // the last timestamp on it
+    SpanKey key{};      // open: the span on it
+  };
+  struct OpenSpan {
+    size_t lane = 0;
+    std::string name;
+    uint64_t opened = 0;
+  };
+  // A firmware core, or a host queue: a main track and its lanes.
+  struct Core {
+    uint16_t dev = 0;
+    uint16_t core = 0;
+    uint64_t group = 0;      // parent of its tracks
+    int pid = 0;
+    std::string track_name;  // "core K", "qid N"
+    int rank = 0;            // of its main track; lane L: rank + L
+    uint32_t gen = 0;
+    bool seen = false;  // any record or loss placed yet
+    uint64_t last_at = 0;
+    std::vector<Lane> lanes;  // lanes[0]: the core's main track
+    std::map<SpanKey, OpenSpan> open;
+    std::map<std::string, uint64_t> counters;  // event name -> track
+  };
+  struct Device {
+    uint64_t group = 0;
+    uint64_t state = 0;
+    uint64_t lost = 0;
+    uint64_t lost_total = 0;
+    int pid = 0;
+  };
+
+  void AddRecord(const CaptureEvent& ev);
+  // A firmware record as AddRecord has placed it, for the shapes it can
+  // take below; each returns false when the record does not take it.
+  struct PlacedRecord {
+    const CaptureEvent& ev;
+    Core& core;
+    const EventDesc* desc;  // nullptr: not in its dictionary
+    std::string_view name;
+    FwTime fw_time;
+    uint32_t gen = 0;
+    uint64_t ts = 0;  // its place on the timeline
+  };
+  // A counter event: a value on the core's track of that counter.
+  bool AddCounterRecord(const PlacedRecord& r);
+  // A BEGIN opens a slice on a free lane, its END closes it.
+  bool AddPairedRecord(const PlacedRecord& r);
+  // A record with a latency: a slice that ends at it.
+  bool AddLatencyRecord(const PlacedRecord& r);
+  // Anything else: an instant on the core's main track.
+  void AddInstantRecord(const PlacedRecord& r);
+  void AddLost(const CaptureEvent& ev);
+  void AddState(const CaptureEvent& ev);
+  void AddMarker(const CaptureEvent& ev);
+  void AddHostCommands();
+  Core& QueueFor(uint32_t ctrl, uint16_t qid);
+  // The flow ids of the firmware record (dev, core, gen, seq) onto `e`.
+  void AddFlow(ExportEvent& e, uint16_t dev, uint16_t core, uint32_t gen, uint64_t seq);
+  std::string GroupDescription() const;
+  Device& DeviceFor(uint16_t dev);
+  Core& CoreFor(uint16_t dev, uint16_t core, int cpu, uint64_t ts);
+  uint64_t NewTrack(ExportTrack t, std::string description = {});
+  // A lane of `c` free since before `from` (a new one if none is). With
+  // kMaxLanes in use: for a begin (strictly_after), the lane of the span
+  // open longest, ended at `from`; for a latency slice 0 (none).
+  size_t FreeLane(Core& c, uint64_t from, bool strictly_after);
+  void Emit(ExportEvent& e);
+  // Ends the span open on `lane` at `at` (not before the lane's last
+  // event), marked unfinished for `why`, and frees the lane.
+  void EndUnfinished(Lane& lane, uint64_t at, std::string_view why);
+
+  DictionaryStore* dicts_;
+  ExportSink* sink_;
+  ClockSet clocks_;  // in stream order
+  std::map<uint16_t, Device> devices_;
+  std::map<std::pair<uint16_t, uint16_t>, Core> cores_;
+  const ExportJoin* join_ = nullptr;
+  ExportClock clock_;
+  std::map<uint32_t, std::pair<uint64_t, int>> controllers_;  // ctrl -> (group, pid)
+  std::map<std::pair<uint32_t, uint16_t>, Core> queues_;      // (ctrl, qid)
+  uint64_t markers_track_ = 0;
+  uint64_t next_uuid_ = 1;
+  int next_pid_ = 1;
+  uint64_t last_ts_ = 0;
+  ExportCounts counts_;
+  ExportEvent scratch_;  // reused: its vectors keep their capacity
+};
+
+// Suffix of a counter field's name -> the unit shown ("temperature_c" ->
+// "°C"); "" if none is known.
+std::string CounterUnit(std::string_view field_name);
+
+}  // namespace hmbtrace
+
+#endif  // HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_EXPORT_MODEL_H_

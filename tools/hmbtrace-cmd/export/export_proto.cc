@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "export/export_proto.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include <zlib.h>
+
+#include "capture/capture.h"
+#include "export/perfetto_fields.h"
+#include "export/proto_wire.h"
+
+namespace hmbtrace {
+namespace {
+
+namespace pf = perfetto_fields;
+namespace pw = proto_wire;
+
+// Interned tables stay small (names and enum values of the dictionaries);
+// past this, hostile input could grow them: values are written inline.
+constexpr size_t kMaxInterned = 1u << 16;
+// Output is written in pieces of this size.
+constexpr size_t kOutChunk = 1u << 18;
+// The window's slab is compacted past this size.
+constexpr size_t kSlabCompactAt = 1u << 22;
+// Events in the window hold at most this many bytes (and kMaxPending
+// events): memory stays flat whatever the capture.
+constexpr size_t kMaxPendingBytes = 1u << 23;
+
+uint32_t TypeOf(ExportEvent::Type t) {
+  switch (t) {
+    case ExportEvent::Type::kBegin:
+      return pf::TrackEvent::TYPE_SLICE_BEGIN;
+    case ExportEvent::Type::kEnd:
+      return pf::TrackEvent::TYPE_SLICE_END;
+    case ExportEvent::Type::kCounter:
+      return pf::TrackEvent::TYPE_COUNTER;
+    case ExportEvent::Type::kInstant:
+      break;
+  }
+  return pf::TrackEvent::TYPE_INSTANT;
+}
+
+// Names are a few bytes: a loop beats a call to memcmp.
+bool SameBytes(const char* a, const char* b, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i])
+      return false;
+  return true;
+}
+
+}  // namespace
+
+uint64_t ProtoTraceWriter::Intern(InternTable* table, std::string_view s) {
+  const size_t slot =
+      ((reinterpret_cast<uintptr_t>(s.data()) >> 3) ^ s.size()) % table->recent.size();
+  InternTable::Recent& r = table->recent[slot];
+  if (r.key && r.data == s.data() && r.size == s.size() &&
+      SameBytes(r.key->data(), s.data(), s.size()))
+    return r.iid;
+  auto it = table->ids.find(s);
+  if (it == table->ids.end()) {
+    if (table->ids.size() >= kMaxInterned)
+      return 0;
+    it = table->ids.emplace(std::string(s), table->ids.size() + 1).first;
+    const size_t body = interned_.BeginNested(table->field);
+    interned_.Uint(pf::InternedEntry::kIidFieldNumber, it->second);
+    interned_.Bytes(pf::InternedEntry::kNameFieldNumber, s);
+    interned_.EndNested(body);
+  }
+  r = {s.data(), s.size(), &it->first, it->second};
+  return it->second;
+}
+
+// The packets below are written with their fields in field-number order,
+// as libprotobuf writes a message (export_proto_unittest compares).
+
+void ProtoTraceWriter::Start() {
+  if (started_)
+    return;
+  started_ = true;
+  pw::Buffer& p = packet_;
+  p.clear();
+  // Both clocks at 0: the incremental clock counts the base clock's ns.
+  const size_t snapshot = p.BeginNested(pf::TracePacket::kClockSnapshotFieldNumber);
+  size_t clock = p.BeginNested(pf::ClockSnapshot::kClocksFieldNumber);
+  p.Uint(pf::ClockSnapshot::Clock::kClockIdFieldNumber, kBaseClock);
+  p.Uint(pf::ClockSnapshot::Clock::kTimestampFieldNumber, 0);
+  p.EndNested(clock);
+  clock = p.BeginNested(pf::ClockSnapshot::kClocksFieldNumber);
+  p.Uint(pf::ClockSnapshot::Clock::kClockIdFieldNumber, kIncrementalClock);
+  p.Uint(pf::ClockSnapshot::Clock::kTimestampFieldNumber, 0);
+  p.Uint(pf::ClockSnapshot::Clock::kIsIncrementalFieldNumber, 1);
+  p.EndNested(clock);
+  p.EndNested(snapshot);
+  p.Uint(pf::TracePacket::kTrustedPacketSequenceIdFieldNumber, kExportSequenceId);
+  p.Uint(pf::TracePacket::kSequenceFlagsFieldNumber,
+         pf::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
+  const size_t defaults = p.BeginNested(pf::TracePacket::kTracePacketDefaultsFieldNumber);
+  p.Uint(pf::TracePacketDefaults::kTimestampClockIdFieldNumber, kIncrementalClock);
+  p.EndNested(defaults);
+  clock_ = 0;
+  Put(p.view());
+}
+
+void ProtoTraceWriter::Put(std::string_view bytes) {
+  (compress_ ? pending_ : out_buf_).Bytes(pf::Trace::kPacketFieldNumber, bytes);
+  packets_++;
+  FlushIfFull();
+}
+
+void ProtoTraceWriter::FlushIfFull() {
+  if (compress_) {
+    if (pending_.size() >= kCompressPiece)
+      FlushCompressed();
+  } else if (out_buf_.size() >= kOutChunk) {
+    FlushOut();
+  }
+}
+
+void ProtoTraceWriter::FlushOut() {
+  if (!out_buf_.empty() && std::fwrite(out_buf_.data(), 1, out_buf_.size(), out_) != out_buf_.size())
+    failed_ = true;
+  bytes_ += out_buf_.size();
+  out_buf_.clear();
+}
+
+void ProtoTraceWriter::FlushCompressed() {
+  if (pending_.empty())
+    return;
+  uLongf len = compressBound(pending_.size());
+  compressed_.resize(len);
+  if (compress2(reinterpret_cast<Bytef*>(compressed_.data()), &len,
+                reinterpret_cast<const Bytef*>(pending_.data()), pending_.size(),
+                Z_BEST_SPEED) != Z_OK) {
+    failed_ = true;
+    pending_.clear();
+    return;
+  }
+  pending_.clear();
+  // A packet whose compressed_packets is the deflate stream.
+  const std::string_view deflated(compressed_.data(), len);
+  out_buf_.Tag(pf::Trace::kPacketFieldNumber, pw::kLengthDelimited);
+  out_buf_.Varint(pw::BytesFieldSize(pf::TracePacket::kCompressedPacketsFieldNumber, len));
+  out_buf_.Bytes(pf::TracePacket::kCompressedPacketsFieldNumber, deflated);
+  FlushOut();
+}
+
+void ProtoTraceWriter::Track(const ExportTrack& t) {
+  Start();
+  using D = pf::TrackDescriptor;
+  pw::Buffer& p = packet_;
+  p.clear();
+  p.Uint(pf::TracePacket::kTrustedPacketSequenceIdFieldNumber, kExportSequenceId);
+  const size_t d = p.BeginNested(pf::TracePacket::kTrackDescriptorFieldNumber);
+  p.Uint(D::kUuidFieldNumber, t.uuid);
+  p.Bytes(D::kNameFieldNumber, t.name);
+  if (t.parent_uuid)
+    p.Uint(D::kParentUuidFieldNumber, t.parent_uuid);
+  if (t.kind == ExportTrack::Kind::kCounter) {
+    using C = pf::CounterDescriptor;
+    const size_t c = p.BeginNested(D::kCounterFieldNumber);
+    if (t.unit == "count")
+      p.Uint(C::kUnitFieldNumber, C::UNIT_COUNT);
+    else if (t.unit == "ns")
+      p.Uint(C::kUnitFieldNumber, C::UNIT_TIME_NS);
+    else if (t.unit == "bytes")
+      p.Uint(C::kUnitFieldNumber, C::UNIT_SIZE_BYTES);
+    else if (!t.unit.empty())
+      p.Bytes(C::kUnitNameFieldNumber, t.unit);
+    p.EndNested(c);
+  }
+  if (t.kind == ExportTrack::Kind::kGroup)
+    p.Uint(D::kChildOrderingFieldNumber, D::EXPLICIT);
+  p.Int(D::kSiblingOrderRankFieldNumber, t.rank);  // int32: negative sign-extends
+  if (!t.description.empty())
+    p.Bytes(D::kDescriptionFieldNumber, t.description);
+  p.EndNested(d);
+  Put(p.view());
+}
+
+void ProtoTraceWriter::Event(const ExportEvent& e) {
+  Start();
+  // The TrackEvent, in the order Perfetto's own writers use (the parser
+  // takes any order).
+  using T = pf::TrackEvent;
+  using A = pf::DebugAnnotation;
+  pw::Buffer& s = slab_;
+  const size_t offset = s.size();
+  s.Uint(T::kTypeFieldNumber, TypeOf(e.type));
+  s.Uint(T::kTrackUuidFieldNumber, e.track);
+  if (!e.name.empty()) {
+    if (const uint64_t iid = Intern(&names_, e.name))
+      s.Uint(T::kNameIidFieldNumber, iid);
+    else
+      s.Bytes(T::kNameFieldNumber, e.name);
+  }
+  if (e.type == ExportEvent::Type::kCounter)
+    s.Int(T::kCounterValueFieldNumber, e.counter);
+  for (const ExportArg& a : e.args) {
+    const size_t body = s.BeginNested(T::kDebugAnnotationsFieldNumber);
+    if (const uint64_t iid = Intern(&arg_names_, a.name))
+      s.Uint(A::kNameIidFieldNumber, iid);
+    else
+      s.Bytes(A::kNameFieldNumber, a.name);
+    switch (a.type) {
+      case ExportArg::Type::kUint:
+        s.Uint(A::kUintValueFieldNumber, a.u);
+        break;
+      case ExportArg::Type::kInt:
+        s.Int(A::kIntValueFieldNumber, a.i);
+        break;
+      case ExportArg::Type::kBool:
+        s.Uint(A::kBoolValueFieldNumber, a.u != 0);
+        break;
+      case ExportArg::Type::kString: {
+        const std::string_view text = a.text();
+        if (const uint64_t iid = a.interned_string ? Intern(&arg_values_, text) : 0)
+          s.Uint(A::kStringValueIidFieldNumber, iid);
+        else
+          s.Bytes(A::kStringValueFieldNumber, text);
+        break;
+      }
+    }
+    s.EndNested(body);
+  }
+  for (uint64_t id : e.flow_ids)
+    s.Fixed64(T::kFlowIdsFieldNumber, id);
+  for (uint64_t id : e.terminating_flow_ids)
+    s.Fixed64(T::kTerminatingFlowIdsFieldNumber, id);
+  const Pending p{e.ts, order_++, offset, s.size() - offset};
+  live_ += p.size;
+  if (in_order_.empty() || in_order_.back().ts <= p.ts) {
+    in_order_.push_back(p);
+  } else {
+    window_.push_back(p);
+    std::push_heap(window_.begin(), window_.end(), Later{});
+  }
+  newest_ = std::max(newest_, e.ts);
+  Drain(false);
+}
+
+void ProtoTraceWriter::Drain(bool all) {
+  for (;;) {
+    // The earliest event waiting: the front of the queue or of the heap.
+    const bool from_heap =
+        !window_.empty() && (in_order_.empty() || Later{}(in_order_.front(), window_.front()));
+    if (!from_heap && in_order_.empty())
+      break;
+    const Pending& first = from_heap ? window_.front() : in_order_.front();
+    if (!all && in_order_.size() + window_.size() <= kMaxPending && live_ <= kMaxPendingBytes &&
+        first.ts + kReorderWindowNs > newest_)
+      break;
+    WritePending(first);
+    live_ -= first.size;
+    if (from_heap) {
+      std::pop_heap(window_.begin(), window_.end(), Later{});
+      window_.pop_back();
+    } else {
+      in_order_.pop_front();
+    }
+  }
+  if (window_.empty() && in_order_.empty()) {
+    slab_.clear();
+  } else if (slab_.size() > kSlabCompactAt && live_ < slab_.size() / 2) {
+    // Most of the slab is events already written: keep the rest only.
+    pw::Buffer live;
+    const auto keep = [&](Pending& p) {
+      live.Append(slab_.view(p.offset, p.size));
+      p.offset = live.size() - p.size;
+    };
+    std::for_each(in_order_.begin(), in_order_.end(), keep);
+    std::for_each(window_.begin(), window_.end(), keep);
+    slab_.swap(live);
+  }
+}
+
+void ProtoTraceWriter::WritePending(const Pending& p) {
+  // Written straight into the output: the packet's length first.
+  using P = pf::TracePacket;
+  const bool late = p.ts < clock_;
+  const uint64_t ts = late ? p.ts : p.ts - clock_;
+  size_t len = pw::UintFieldSize(P::kTimestampFieldNumber, ts) +
+               pw::UintFieldSize(P::kTrustedPacketSequenceIdFieldNumber, kExportSequenceId) +
+               pw::BytesFieldSize(P::kTrackEventFieldNumber, p.size);
+  if (late)
+    len += pw::UintFieldSize(P::kTimestampClockIdFieldNumber, kBaseClock);
+  if (!interned_.empty())
+    len += pw::BytesFieldSize(P::kInternedDataFieldNumber, interned_.size());
+  pw::Buffer& out = compress_ ? pending_ : out_buf_;
+  out.Tag(pf::Trace::kPacketFieldNumber, pw::kLengthDelimited);
+  out.Varint(len);
+  out.Uint(P::kTimestampFieldNumber, ts);
+  if (late) {
+    // Older than an event already written: absolute, on the base clock.
+    out.Uint(P::kTimestampClockIdFieldNumber, kBaseClock);
+    late_++;
+  } else {
+    clock_ = p.ts;  // a delta on the default (incremental) clock
+  }
+  out.Uint(P::kTrustedPacketSequenceIdFieldNumber, kExportSequenceId);
+  if (!interned_.empty()) {
+    out.Bytes(P::kInternedDataFieldNumber, interned_.view());
+    interned_.clear();
+  }
+  out.Bytes(P::kTrackEventFieldNumber, slab_.view(p.offset, p.size));
+  packets_++;
+  FlushIfFull();
+}
+
+// Ftrace event bundles are not TrackEvents: their FtraceEvent timestamps
+// are absolute (ftrace's clock, read as BOOTTIME), so the packets do not
+// wait in the window.
+namespace {
+
+// Text from the file as valid UTF-8 (proto strings): as is when it is
+// printable ASCII, else as Printable() shows it.
+bool PlainText(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char ch) {
+    const auto c = static_cast<uint8_t>(ch);
+    return c >= 0x20 && c < 0x7f && c != '\\';
+  });
+}
+
+void Text(pw::Buffer* out, uint32_t field, std::string_view text) {
+  if (PlainText(text))
+    out->Bytes(field, text);
+  else
+    out->Bytes(field, Printable(text));
+}
+
+// Decimal digits only (what strtoul/strtoll accept is wider: a subset).
+bool Digits(std::string_view s, bool sign) {
+  if (sign && !s.empty() && s.front() == '-')
+    s.remove_prefix(1);
+  return !s.empty() && s.size() <= 19 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+bool AtraceAccepts(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\0'))
+    text.remove_suffix(1);
+  if (text.starts_with("trace_event_clock_sync:"))
+    return true;
+  if (text.find('\0') != std::string_view::npos)
+    return false;
+  std::vector<std::string_view> f;
+  for (size_t at = 0;;) {
+    const size_t bar = text.find('|', at);
+    f.push_back(text.substr(at, bar == std::string_view::npos ? bar : bar - at));
+    if (bar == std::string_view::npos)
+      break;
+    at = bar + 1;
+  }
+  if (f[0].size() != 1)
+    return false;
+  const char phase = f[0][0];
+  if (phase == 'E')
+    return f.size() == 1 || (Digits(f[1], false) && f[1].size() <= 10);
+  if (f.size() < 2 || !Digits(f[1], false) || f[1].size() > 10)
+    return false;
+  auto named = [&](size_t i) { return f.size() > i && !f[i].empty(); };
+  auto number = [&](size_t i) { return f.size() > i && Digits(f[i], true); };
+  switch (phase) {
+    case 'B':
+    case 'I':
+      return named(2);
+    case 'N':
+      return named(2) && named(3);
+    case 'S':
+    case 'F':
+    case 'C':
+      return named(2) && number(3);
+    case 'G':
+      return named(2) && named(3) && number(4);
+    case 'H':
+      return named(2) && (f.size() > 4 && !f[4].empty() ? number(4) : number(3));
+    default:
+      return false;
+  }
+}
+
+void ProtoTraceWriter::FlushBundle(uint32_t cpu, Bundle* bundle) {
+  if (bundle->events == 0)
+    return;
+  Start();
+  // TracePacket{ftrace_events = FtraceEventBundle{cpu, event...},
+  // trusted_packet_sequence_id}.
+  pw::Buffer& packet = packet_;
+  packet.clear();
+  const size_t body = packet.BeginNested(pf::TracePacket::kFtraceEventsFieldNumber);
+  packet.Uint(pf::FtraceEventBundle::kCpuFieldNumber, cpu);
+  packet.Append(bundle->events_bytes.view());  // FtraceEventBundle.event fields
+  packet.EndNested(body);
+  packet.Uint(pf::TracePacket::kTrustedPacketSequenceIdFieldNumber, kExportSequenceId);
+  Put(packet.view());
+  bundle->events_bytes.clear();
+  bundle->events = 0;
+}
+
+void ProtoTraceWriter::Ftrace(const ExportFtraceEvent& ev) {
+  if (ev.cpu >= kMaxCpus) {
+    ftrace_dropped_++;
+    return;
+  }
+  std::string& buf = text_scratch_;
+  if (ev.print) {
+    // buf with its newline, as trace_marker has it.
+    std::string_view text = ev.buf;
+    if (!text.empty() && text.back() == '\n')
+      text.remove_suffix(1);
+    buf = PlainText(text) ? std::string(text) : Printable(text);
+    buf.push_back('\n');
+    if (!AtraceAccepts(buf)) {
+      prints_not_atrace_++;  // only on the trace_marker track (ExportModel)
+      return;
+    }
+  }
+  Bundle& bundle = bundles_[ev.cpu];
+  using F = pf::FtraceEvent;
+  using G = pf::GenericFtraceEvent;
+  pw::Buffer& e = bundle.events_bytes;
+  const size_t event = e.BeginNested(pf::FtraceEventBundle::kEventFieldNumber);
+  e.Uint(F::kTimestampFieldNumber, ev.ts);
+  e.Uint(F::kPidFieldNumber, ev.pid);
+  if (ev.print) {
+    const size_t print = e.BeginNested(F::kPrintFieldNumber);
+    e.Uint(pf::PrintFtraceEvent::kIpFieldNumber, ev.ip);
+    e.Bytes(pf::PrintFtraceEvent::kBufFieldNumber, buf);
+    e.EndNested(print);
+  } else {
+    const size_t generic = e.BeginNested(F::kGenericFieldNumber);
+    Text(&e, G::kEventNameFieldNumber, ev.name);
+    for (const ExportFtraceField& field : ev.fields) {
+      const size_t f = e.BeginNested(G::kFieldFieldNumber);
+      Text(&e, G::Field::kNameFieldNumber, field.name);
+      switch (field.kind) {
+        case ExportFtraceField::Kind::kUint:
+          e.Uint(G::Field::kUintValueFieldNumber, field.u);
+          break;
+        case ExportFtraceField::Kind::kInt:
+          e.Int(G::Field::kIntValueFieldNumber, field.i);
+          break;
+        case ExportFtraceField::Kind::kString:
+          Text(&e, G::Field::kStrValueFieldNumber, field.s);
+          break;
+      }
+      e.EndNested(f);
+    }
+    e.EndNested(generic);
+  }
+  e.EndNested(event);
+  if (++bundle.events >= kBundleEvents)
+    FlushBundle(ev.cpu, &bundle);
+}
+
+void ProtoTraceWriter::Clock(const ExportClock& clock) {
+  if (!clock.boottime())
+    return;  // no snapshot can say how another clock relates to BOOTTIME
+  Start();
+  using S = pf::ClockSnapshot;
+  pw::Buffer& p = packet_;
+  p.clear();
+  const size_t snapshot = p.BeginNested(pf::TracePacket::kClockSnapshotFieldNumber);
+  const size_t c = p.BeginNested(S::kClocksFieldNumber);
+  p.Uint(S::Clock::kClockIdFieldNumber, pf::BUILTIN_CLOCK_BOOTTIME);
+  p.Uint(S::Clock::kTimestampFieldNumber, clock.ts);
+  p.EndNested(c);
+  p.Uint(S::kPrimaryTraceClockFieldNumber, pf::BUILTIN_CLOCK_BOOTTIME);
+  p.EndNested(snapshot);
+  p.Uint(pf::TracePacket::kTrustedPacketSequenceIdFieldNumber, kExportSequenceId);
+  Put(p.view());
+}
+
+Status ProtoTraceWriter::Finish() {
+  Start();
+  Drain(true);
+  for (auto& [cpu, bundle] : bundles_)
+    FlushBundle(cpu, &bundle);
+  if (compress_)
+    FlushCompressed();
+  FlushOut();
+  if (failed_ || std::ferror(out_)) {
+    return Status::Error(std::string("writing the trace failed: ") +
+                         std::strerror(errno ? errno : EIO));
+  }
+  return {};
+}
+
+}  // namespace hmbtrace

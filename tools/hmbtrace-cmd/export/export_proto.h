@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Perfetto's native trace format (perfetto_trace.proto): the ExportModel
+// stream as TracePackets, each written to the file as soon as it is made
+// (a Trace is a sequence of length-delimited field-1 packets), so memory
+// does not grow with the capture.
+//
+// One packet sequence (trusted_packet_sequence_id 1). Its first packet
+// clears the sequence's incremental state, declares the sequence's own
+// incremental clock (kIncrementalClock, in a ClockSnapshot that ties it
+// to kBaseClock) and makes it the default clock of the packets that
+// follow (TracePacketDefaults.timestamp_clock_id): a track event's
+// timestamp is then the delta from the previous one's, 2-3 bytes instead
+// of 6. ExportModel keeps every track in time order but not the whole
+// stream (a latency slice begins before the records just written), so
+// events wait in a window of kReorderWindowNs (at most kMaxPending
+// events, 8 MiB) and leave it in time order; one that comes later than the
+// window (older than an event already written) is written with its
+// absolute time on kBaseClock (timestamp_clock_id set on that packet),
+// which leaves the incremental clock alone. Timestamps are the capture's
+// trace clock in ns, written as kBaseClock = BOOTTIME (the track groups'
+// descriptions name the capture's clock when it is another:
+// export_model.h).
+//
+// The capture's other ftrace events (nvme, sched, ...) are written as
+// ftrace event bundles, one per CPU and up to kBundleEvents events, as
+// generic events with their fields; their FtraceEvent timestamps are
+// absolute. Perfetto's ftrace parser hands every `print` to its atrace
+// parser, which counts any text not in atrace form as an import error
+// (stats.systrace_parse_failure): a trace_marker line is a `print` only
+// when AtraceAccepts() its text (an atrace writer's "B|pid|name", ...,
+// which Perfetto turns into the slices and counters meant); every line is
+// an instant on the trace_marker track anyway (export_model.h). A ClockSnapshot names
+// BOOTTIME when the capture was recorded on the "boot" clock.
+//
+// Event names, argument names and the values of enum-like arguments are
+// interned on the sequence, each defined in the first packet written
+// after it was first used (packets leave the window in time order, so
+// that packet comes before every packet using it).
+//
+// Every packet is encoded by hand (proto_wire.h), with the field numbers
+// of perfetto_trace.proto by name (perfetto_fields.h): the hot path writes
+// a TrackEvent straight into its output buffer, with no per-event object
+// graph. libprotobuf is only the tests' decoder.
+//
+// With `compress`, packets are gathered into pieces of about
+// kCompressPiece bytes, each written as one packet whose compressed_packets
+// is their zlib deflate (as Perfetto's own tracing service writes them;
+// trace_processor and the UI inflate them).
+
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_EXPORT_PROTO_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_EXPORT_PROTO_H_
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "export/export_model.h"
+#include "export/perfetto_fields.h"
+#include "export/proto_wire.h"
+
+namespace hmbtrace {
+
+inline constexpr uint32_t kExportSequenceId = 1;
+inline constexpr size_t kCompressPiece = 1u << 20;
+// Perfetto's BUILTIN_CLOCK_BOOTTIME, and the first of the clock ids a
+// packet sequence may define for itself (64..127).
+inline constexpr uint32_t kBaseClock = perfetto_fields::BUILTIN_CLOCK_BOOTTIME;
+inline constexpr uint32_t kIncrementalClock = 64;
+inline constexpr uint64_t kReorderWindowNs = 20'000'000;
+inline constexpr size_t kMaxPending = 1u << 16;
+
+class ProtoTraceWriter : public ExportSink {
+ public:
+  // Writes to `out` (not owned; buffered by the caller).
+  explicit ProtoTraceWriter(std::FILE* out, bool compress = false)
+      : out_(out), compress_(compress) {}
+
+  void Track(const ExportTrack& track) override;
+  void Event(const ExportEvent& event) override;
+  // Gathered per CPU into FtraceEventBundles of up to kBundleEvents.
+  void Ftrace(const ExportFtraceEvent& event) override;
+  // "boot": a ClockSnapshot naming BOOTTIME as the trace's clock.
+  void Clock(const ExportClock& clock) override;
+  Status Finish() override;
+
+  static constexpr size_t kBundleEvents = 512;
+  // Perfetto rejects a bundle of a CPU >= 1024 (trace corruption): such
+  // events are counted here and not written (export's summary says so).
+  static constexpr uint32_t kMaxCpus = 1024;
+  uint64_t ftrace_dropped() const { return ftrace_dropped_; }
+  // trace_marker lines left out of the bundles (not in atrace form).
+  uint64_t prints_not_atrace() const { return prints_not_atrace_; }
+
+  uint64_t bytes() const { return bytes_; }
+  uint64_t packets() const { return packets_; }
+  // Events that came after the window had passed their time (written
+  // with an absolute timestamp).
+  uint64_t late() const { return late_; }
+
+ private:
+  // Looked up by string_view: no allocation per event.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  struct InternTable {
+    uint32_t field = 0;  // InternedData field its definitions go to
+    std::unordered_map<std::string, uint64_t, Hash, std::equal_to<>> ids;
+    // The strings of an event mostly live in the dictionaries (and
+    // constants) at the same address event after event: a small cache by
+    // address (checked by content) saves hashing them again.
+    struct Recent {
+      const char* data = nullptr;
+      size_t size = 0;
+      const std::string* key = nullptr;
+      uint64_t iid = 0;
+    };
+    std::array<Recent, 256> recent{};
+  };
+  // An encoded TrackEvent waiting in the window: its time, its place in
+  // the stream (ties keep stream order, so every track stays in order)
+  // and its bytes in slab_.
+  struct Pending {
+    uint64_t ts = 0;
+    uint64_t order = 0;
+    size_t offset = 0;
+    size_t size = 0;
+  };
+  struct Later {
+    bool operator()(const Pending& a, const Pending& b) const {
+      return a.ts != b.ts ? a.ts > b.ts : a.order > b.order;
+    }
+  };
+
+  // The iid of `s` in `table` (0: the table is full, write `s` inline);
+  // a new one is defined in the next packet written.
+  uint64_t Intern(InternTable* table, std::string_view s);
+  // The first packet of the file: clears the incremental state, declares
+  // the clocks.
+  void Start();
+  // Writes the events due (all of them with `all`).
+  void Drain(bool all);
+  void WritePending(const Pending& p);
+  // Frames `bytes` as one Trace.packet into the output.
+  void Put(std::string_view bytes);
+  // Writes or compresses what has piled up.
+  void FlushIfFull();
+  void FlushOut();
+  void FlushCompressed();
+  struct Bundle {
+    proto_wire::Buffer events_bytes;  // FtraceEvent fields (2), encoded
+    size_t events = 0;
+  };
+  void FlushBundle(uint32_t cpu, Bundle* bundle);
+
+  std::FILE* out_;
+  bool compress_;
+  proto_wire::Buffer out_buf_;  // framed packets not yet written to out_
+  proto_wire::Buffer pending_;  // framed packets not yet compressed
+  std::string compressed_;      // reused
+  proto_wire::Buffer packet_;   // reused: the packets not in the window
+  proto_wire::Buffer slab_;     // encoded events in the window
+  // The window: events that came in time order (most: instants, ends)
+  // queue in `in_order_`; the others (a latency slice's begin, back-dated)
+  // wait in the heap `window_` (Later: earliest first). The earlier of the
+  // two fronts leaves first.
+  std::deque<Pending> in_order_;
+  std::vector<Pending> window_;
+  proto_wire::Buffer interned_;  // InternedData entries not yet written
+  InternTable names_{perfetto_fields::InternedData::kEventNamesFieldNumber, {}, {}};
+  InternTable arg_names_{perfetto_fields::InternedData::kDebugAnnotationNamesFieldNumber, {}, {}};
+  InternTable arg_values_{perfetto_fields::InternedData::kDebugAnnotationStringValuesFieldNumber,
+                          {},
+                          {}};
+  size_t live_ = 0;  // bytes of the events in the window
+  uint64_t order_ = 0;
+  uint64_t newest_ = 0;  // the latest time given to Event()
+  uint64_t clock_ = 0;   // the incremental clock's value (last time written on it)
+  bool started_ = false;
+  std::map<uint32_t, Bundle> bundles_;  // per CPU
+  std::string text_scratch_;            // reused
+  uint64_t ftrace_dropped_ = 0;
+  uint64_t prints_not_atrace_ = 0;
+  bool failed_ = false;
+  uint64_t bytes_ = 0;
+  uint64_t packets_ = 0;
+  uint64_t late_ = 0;
+};
+
+// Whether `text`, a print event's buf, is in atrace form: a strict subset
+// of what Perfetto's atrace parser (ParseSystraceTracePoint(),
+// src/trace_processor/importers/systrace/systrace_parser.h) takes without
+// counting a systrace_parse_failure. After trailing '\n' and '\0', fields
+// split at '|'; the phase is one character; tgid is decimal digits:
+// "B|tgid|name", "E" or "E|tgid[|...]", "I|tgid|name", "N|tgid|track|name",
+// "S|tgid|name|cookie", "F|tgid|name|cookie", "C|tgid|name|value",
+// "G|tgid|track|name|cookie", "H|tgid|track|[name|]cookie" (cookie and
+// value: an optional '-' and digits), or a "trace_event_clock_sync:" line
+// (which Perfetto ignores quietly). Perfetto reads any text whose first
+// character is E as an end; this does not ("End of test" is no atrace).
+bool AtraceAccepts(std::string_view text);
+
+}  // namespace hmbtrace
+
+#endif  // HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_EXPORT_PROTO_H_

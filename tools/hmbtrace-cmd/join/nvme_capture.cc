@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "join/nvme_capture.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+#include <sys/stat.h>
+
+#include "capture/capture.h"
+#include "capture/dictionaries.h"
+#include "capture/nvme_host_c.h"
+#include "clock_set.h"
+#include "format.h"
+
+namespace hmbtrace {
+namespace {
+
+int OnHostEvent(const hmb_nvme_host_event* ev, void* data) {
+  CommandJoin* join = static_cast<CommandJoin*>(data);
+  if (ev->kind == HMB_NVME_SETUP)
+    join->HostSetup(ev->ctrl, ev->qid, ev->cid, ev->opcode, ev->nsid, ev->ts);
+  else
+    join->HostComplete(ev->ctrl, ev->qid, ev->cid, ev->status, ev->ts);
+  return 0;
+}
+
+std::string Us(uint64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f", static_cast<double>(ns) / 1000.0);
+  return buf;
+}
+
+std::string Pad(const std::string& s, size_t width) {
+  return s.size() >= width ? " " + s : std::string(width - s.size(), ' ') + s;
+}
+
+// The four phases of a joined command, in ns; a phase that the bound
+// makes negative counts as 0.
+struct Split {
+  uint64_t submit_to_fetch, fetch_to_complete, complete_to_host, total;
+};
+
+Split SplitOf(const CommandJoin& j, const JoinedCommand& c) {
+  const FwCommandRecord& f = j.fw_records()[static_cast<size_t>(c.fetch)];
+  const FwCommandRecord& d = j.fw_records()[static_cast<size_t>(c.complete)];
+  const uint64_t setup = c.host.setup_ns, done = *c.host.complete_ns;
+  auto diff = [](uint64_t a, uint64_t b) { return b > a ? b - a : 0; };
+  return {diff(setup, f.host_ns), diff(f.host_ns, d.host_ns), diff(d.host_ns, done),
+          diff(setup, done)};
+}
+
+const char* const kPhases[] = {"host submit -> fw fetch", "fw fetch -> fw complete",
+                               "fw complete -> host completion", "host total"};
+
+}  // namespace
+
+std::string NvmeOpcodeName(uint8_t opcode) {
+  switch (opcode) {
+    case 0x00:
+      return "flush";
+    case 0x01:
+      return "write";
+    case 0x02:
+      return "read";
+    case 0x08:
+      return "write_zeroes";
+    case 0x09:
+      return "dsm";
+    default:
+      break;
+  }
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "opc 0x%02x", opcode);
+  return buf;
+}
+
+// Admin commands (queue 0) have their own opcodes (NVMe base spec, Figure
+// "Opcodes for Admin Commands").
+std::string NvmeAdminOpcodeName(uint8_t opcode) {
+  switch (opcode) {
+    case 0x00:
+      return "delete_io_sq";
+    case 0x01:
+      return "create_io_sq";
+    case 0x02:
+      return "get_log_page";
+    case 0x04:
+      return "delete_io_cq";
+    case 0x05:
+      return "create_io_cq";
+    case 0x06:
+      return "identify";
+    case 0x08:
+      return "abort";
+    case 0x09:
+      return "set_features";
+    case 0x0a:
+      return "get_features";
+    case 0x0c:
+      return "async_event_request";
+    case 0x18:
+      return "keep_alive";
+    default:
+      break;
+  }
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "admin opc 0x%02x", opcode);
+  return buf;
+}
+
+std::string NvmeCommandName(uint16_t qid, uint8_t opcode) {
+  return qid == 0 ? NvmeAdminOpcodeName(opcode) : NvmeOpcodeName(opcode);
+}
+
+std::vector<std::string> NvmeHostEventArgs() {
+  // The top instance on the "local" clock, the one the module's clock fits
+  // and the hmb instance use: on a machine whose sched_clock is unstable
+  // (a TCG guest) the kernel makes the top instance's default "global",
+  // which is CLOCK_MONOTONIC-based and can be far from sched_clock (717 ms
+  // in the cmd-join scenario).
+  return {"-C", "local", "-e", "nvme:nvme_setup_cmd", "-e", "nvme:nvme_complete_rq"};
+}
+
+bool NvmeHostEventsPresent(const std::string& tracefs_dir) {
+  struct stat st;
+  return stat((tracefs_dir + "/events/nvme/nvme_setup_cmd").c_str(), &st) == 0 &&
+         stat((tracefs_dir + "/events/nvme/nvme_complete_rq").c_str(), &st) == 0;
+}
+
+Status ReadCommandCapture(const std::string& path,
+                          CommandCapture* out,
+                          std::vector<StoryWindow>* story) {
+  DictionaryStore dicts;
+  ClockSet clocks;
+  CommandJoin& join = out->join;
+  // The host's commands first: with none, the firmware's command records
+  // are only counted (nothing to join them to; memory stays flat).
+  char err[256] = "";
+  const int rc =
+      hmb_nvme_host_read(path.c_str(), OnHostEvent, &join, &out->host_malformed, err, sizeof(err));
+  if (rc < 0)
+    return Status::Error(path + ": " + err);
+  out->host_events = rc == 0;
+  if (join.commands().empty() && !story)
+    join.CountFwRecordsOnly();
+  Status read =
+      ReadCaptureWithDictionaries(path, &dicts, [&](const CaptureEvent& ev) {
+        switch (ev.kind) {
+          case CaptureKind::kState:
+            dicts.FollowState(ev);
+            clocks.AddState(ev.dev, ev.producer_gen, ev.clock_hz);
+            break;
+          case CaptureKind::kClock:
+            clocks.Add(ClockFit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock});
+            break;
+          case CaptureKind::kLost:
+            join.FwLost(ev.dev, ev.core, ev.ts);
+            break;
+          case CaptureKind::kRecord: {
+            const uint32_t gen = dicts.GenerationFor(ev.dev, ev.cpu);
+            const FwTime t = clocks.Convert(ev.dev, gen, ev.fw_ts);
+            const Dictionary* dict = dicts.For(ev.dev, ev.cpu);
+            const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
+            if (story && t.converted())
+              for (StoryWindow& w : *story)
+                if (ev.dev == w.dev && ev.core == w.core && t.host_ns + t.bound_ns >= w.from &&
+                    t.host_ns <= w.to + t.bound_ns)
+                  w.records.push_back(StoryRecord{ev.dev, ev.core, ev.seq, ev.fw_ts, t.host_ns,
+                                                  t.bound_ns,
+                                                  RecordText(dict, ev.event_id, ev.data)});
+            std::optional<uint64_t> qid, cid;
+            if (desc && (desc->role == HMB_TRACE_ROLE_BEGIN || desc->role == HMB_TRACE_ROLE_END)) {
+              qid = RoleFieldValue(*desc, desc->qid_field, ev.data);
+              cid = RoleFieldValue(*desc, desc->cid_field, ev.data);
+            }
+            if (!qid || !cid || *qid > 0xffff || *cid > 0xffff) {
+              join.FwSeen(ev.dev, ev.core, gen, t.converted() ? t.host_ns : ev.ts);
+              break;
+            }
+            FwCommandRecord r;
+            r.kind = desc->role == HMB_TRACE_ROLE_BEGIN ? FwCommandRecord::Kind::kFetch
+                                                        : FwCommandRecord::Kind::kComplete;
+            r.dev = ev.dev;
+            r.core = ev.core;
+            r.producer_gen = gen;
+            r.seq = ev.seq;
+            r.qid = static_cast<uint16_t>(*qid);
+            r.cid = static_cast<uint16_t>(*cid);
+            r.fw_ts = ev.fw_ts;
+            r.ftrace_ns = ev.ts;
+            r.converted = t.converted();
+            r.host_ns = t.host_ns;
+            r.bound_ns = t.bound_ns;
+            if (!r.converted)
+              out->fw_not_converted++;
+            join.FwRecord(r);
+            break;
+          }
+          default:
+            break;
+        }
+        return true;
+      });
+  if (!read.ok())
+    return read;
+  join.Finish();
+  return {};
+}
+
+nlohmann::json CommandStatJson(const CommandCapture& cap) {
+  using nlohmann::json;
+  const CommandJoin& j = cap.join;
+  const JoinCounts& c = j.counts();
+  json doc = {{"host_events_recorded", cap.host_events},
+              {"host_commands", c.host_commands},
+              {"joined", c.joined},
+              {"partial", c.partial},
+              {"unjoined", c.unjoined},
+              {"matched_by_order", c.by_order},
+              {"fw_command_records", c.fw_records},
+              {"fw_not_converted", cap.fw_not_converted},
+              {"host_malformed", cap.host_malformed},
+              {"host_setup_reopened", c.setup_reopened},
+              {"host_complete_without_setup", c.complete_without_setup}};
+  json host_un = json::object();
+  for (size_t i = 1; i < c.host_unmatched.size(); i++)
+    if (c.host_unmatched[i])
+      host_un[std::string(HostUnmatchedName(static_cast<HostUnmatched>(i)))] = c.host_unmatched[i];
+  doc["host_unmatched"] = host_un;
+  json fw_un = json::object();
+  for (size_t i = 1; i < c.fw_unmatched.size(); i++)
+    if (c.fw_unmatched[i])
+      fw_un[std::string(FwUnmatchedName(static_cast<FwUnmatched>(i)))] = c.fw_unmatched[i];
+  doc["fw_unmatched"] = fw_un;
+
+  // Per opcode, per phase: the durations of the joined commands.
+  std::map<std::string, std::array<std::vector<uint64_t>, 4>> phases;
+  for (const JoinedCommand& cmd : j.commands()) {
+    if (!cmd.joined())
+      continue;
+    const Split s = SplitOf(j, cmd);
+    auto& p = phases[NvmeCommandName(cmd.host.qid, cmd.host.opcode)];
+    p[0].push_back(s.submit_to_fetch);
+    p[1].push_back(s.fetch_to_complete);
+    p[2].push_back(s.complete_to_host);
+    p[3].push_back(s.total);
+  }
+  json split = json::array();
+  for (auto& [op, p] : phases) {
+    for (size_t k = 0; k < 4; k++) {
+      std::sort(p[k].begin(), p[k].end());
+      split.push_back({{"opcode", op},
+                       {"phase", kPhases[k]},
+                       {"count", p[k].size()},
+                       {"p50_us", static_cast<double>(Percentile(p[k], 50)) / 1000.0},
+                       {"p90_us", static_cast<double>(Percentile(p[k], 90)) / 1000.0},
+                       {"p99_us", static_cast<double>(Percentile(p[k], 99)) / 1000.0},
+                       {"max_us", static_cast<double>(p[k].empty() ? 0 : p[k].back()) / 1000.0}});
+    }
+  }
+  doc["latency_split"] = split;
+  return doc;
+}
+
+std::string CommandStatText(const CommandCapture& cap) {
+  const nlohmann::json doc = CommandStatJson(cap);
+  std::string out =
+      "\nNVMe commands (host nvme_setup_cmd/nvme_complete_rq joined to firmware "
+      "records by (qid, cid) and converted time):\n";
+  if (!cap.host_events) {
+    out +=
+        "  no nvme events in the capture: record them with `hmbtrace-cmd record` "
+        "(default) or `trace-cmd record -e nvme:nvme_setup_cmd -e nvme:nvme_complete_rq`\n";
+    return out;
+  }
+  const auto n = [&doc](const char* k) { return std::to_string(doc[k].get<uint64_t>()); };
+  out += "  host commands " + n("host_commands") + ", joined " + n("joined") + ", partial " +
+         n("partial") + ", not joined " + n("unjoined") +
+         " (matched by order: " + n("matched_by_order") + " records)\n";
+  for (const auto& [why, count] : doc["host_unmatched"].items())
+    out += "  host commands not fully joined: " + why + ": " +
+           std::to_string(count.get<uint64_t>()) + "\n";
+  out += "  firmware command records " + n("fw_command_records") + ", not converted " +
+         n("fw_not_converted") + "\n";
+  for (const auto& [why, count] : doc["fw_unmatched"].items())
+    out += "  firmware records not joined: " + why + ": " + std::to_string(count.get<uint64_t>()) +
+           "\n";
+  if (doc["latency_split"].empty())
+    return out;
+  out += "  latency split of joined commands, us:\n";
+  out +=
+      "    opcode        phase                            count      p50      p90      p99"
+      "      max\n";
+  for (const auto& row : doc["latency_split"]) {
+    const std::string op = row["opcode"].get<std::string>();
+    const std::string phase = row["phase"].get<std::string>();
+    auto num = [&row](const char* k) {
+      char buf[32];
+      std::snprintf(buf, sizeof(buf), "%.1f", row[k].get<double>());
+      return std::string(buf);
+    };
+    out += "    " + op + std::string(op.size() < 14 ? 14 - op.size() : 1, ' ') + phase +
+           std::string(phase.size() < 31 ? 31 - phase.size() : 1, ' ') +
+           Pad(std::to_string(row["count"].get<uint64_t>()), 8) + Pad(num("p50_us"), 9) +
+           Pad(num("p90_us"), 9) + Pad(num("p99_us"), 9) + Pad(num("max_us"), 9) + "\n";
+  }
+  return out;
+}
+
+nlohmann::json CommandListJson(const CommandCapture& cap) {
+  using nlohmann::json;
+  const CommandJoin& j = cap.join;
+  json cmds = json::array();
+  auto rec_json = [&j](int64_t idx, JoinedBy by) -> json {
+    if (idx < 0)
+      return nullptr;
+    const FwCommandRecord& r = j.fw_records()[static_cast<size_t>(idx)];
+    return {{"dev", r.dev},
+            {"core", r.core},
+            {"seq", r.seq},
+            {"fw_ts", r.fw_ts},
+            {"host_ns", r.host_ns},
+            {"bound_ns", r.bound_ns},
+            {"by", by == JoinedBy::kOrder ? "order" : "window"}};
+  };
+  for (const JoinedCommand& c : j.commands()) {
+    json e = {{"ctrl", c.host.ctrl},
+              {"qid", c.host.qid},
+              {"cid", c.host.cid},
+              {"opcode", c.host.opcode},
+              {"setup_ns", c.host.setup_ns},
+              {"complete_ns", c.host.complete_ns ? json(*c.host.complete_ns) : json(nullptr)},
+              {"status", c.host.status},
+              {"fetch", rec_json(c.fetch, c.fetch_by)},
+              {"complete", rec_json(c.complete, c.complete_by)}};
+    if (c.fetch < 0)
+      e["why_no_fetch"] = HostUnmatchedName(c.why_no_fetch);
+    if (c.complete < 0)
+      e["why_no_complete"] = HostUnmatchedName(c.why_no_complete);
+    cmds.push_back(std::move(e));
+  }
+  json fw = json::array();
+  for (size_t i = 0; i < j.fw_records().size(); i++) {
+    if (j.fw_unmatched()[i] == FwUnmatched::kNone)
+      continue;
+    const FwCommandRecord& r = j.fw_records()[i];
+    fw.push_back({{"kind", r.kind == FwCommandRecord::Kind::kFetch ? "fetch" : "complete"},
+                  {"dev", r.dev},
+                  {"core", r.core},
+                  {"seq", r.seq},
+                  {"qid", r.qid},
+                  {"cid", r.cid},
+                  {"host_ns", r.converted ? json(r.host_ns) : json(nullptr)},
+                  {"why", FwUnmatchedName(j.fw_unmatched()[i])}});
+  }
+  return {{"summary", CommandStatJson(cap)}, {"commands", cmds}, {"fw_unmatched", fw}};
+}
+
+int WriteCommandListJson(const std::string& input, const std::string& path) {
+  CommandCapture cap;
+  if (Status s = ReadCommandCapture(input, &cap); !s.ok()) {
+    std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
+    return 1;
+  }
+  const std::string doc = CommandListJson(cap).dump() + "\n";
+  FILE* f = std::fopen(path.c_str(), "w");
+  bool ok = f != nullptr;
+  if (f) {
+    ok = std::fwrite(doc.data(), 1, doc.size(), f) == doc.size();
+    ok = std::fclose(f) == 0 && ok;
+  }
+  if (!ok) {
+    std::fprintf(stderr, "hmbtrace-cmd stat: --commands-json %s: cannot write: %s\n", path.c_str(),
+                 std::strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
+namespace {
+
+// A command's QID:CID as report --cmd takes it: two numbers up to 65535.
+bool ParseQidCid(const std::string& qid_cid, uint64_t* qid, uint64_t* cid) {
+  const size_t colon = qid_cid.find(':');
+  auto num = [](std::string_view s, uint64_t* v) {
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
+    return !s.empty() && ec == std::errc() && p == s.data() + s.size() && *v <= 0xffff;
+  };
+  return colon != std::string::npos && num(std::string_view(qid_cid).substr(0, colon), qid) &&
+         num(std::string_view(qid_cid).substr(colon + 1), cid);
+}
+
+// Where the records of `c`'s story are: its core, from its fetch (else
+// its setup) to its completion.
+StoryWindow WindowOf(const CommandJoin& j, const JoinedCommand& c) {
+  StoryWindow w;
+  if (c.fetch >= 0 || c.complete >= 0) {
+    const FwCommandRecord& any =
+        j.fw_records()[static_cast<size_t>(c.fetch >= 0 ? c.fetch : c.complete)];
+    w.dev = any.dev;
+    w.core = any.core;
+    w.from = c.fetch >= 0 ? j.fw_records()[static_cast<size_t>(c.fetch)].host_ns : c.host.setup_ns;
+    w.to = c.complete >= 0 ? j.fw_records()[static_cast<size_t>(c.complete)].host_ns
+                           : c.host.complete_ns.value_or(w.from);
+  } else {
+    w.dev = 0xffff;  // nothing to show
+  }
+  return w;
+}
+
+// One command's story: the host's events and the firmware's records of
+// its window in time order, relative to its setup, then its split.
+std::string StoryText(const CommandJoin& j,
+                      const JoinedCommand& c,
+                      const std::vector<StoryRecord>& records) {
+  std::string out;
+  out += "nvme" + std::to_string(c.host.ctrl) + " qid=" + std::to_string(c.host.qid) +
+         " cid=" + std::to_string(c.host.cid) + " " + NvmeCommandName(c.host.qid, c.host.opcode) +
+         " nsid=" + std::to_string(c.host.nsid) + "\n";
+  struct Line {
+    uint64_t at;
+    std::string text;
+  };
+  std::vector<Line> lines;
+  lines.push_back({c.host.setup_ns, "host  nvme_setup_cmd"});
+  if (c.host.complete_ns) {
+    char b[48];
+    std::snprintf(b, sizeof(b), "host  nvme_complete_rq status=0x%x", c.host.status);
+    lines.push_back({*c.host.complete_ns, b});
+  }
+  auto seq_of = [&j](int64_t idx) {
+    return idx < 0 ? UINT64_MAX : j.fw_records()[static_cast<size_t>(idx)].seq;
+  };
+  for (const StoryRecord& r : records) {
+    // The records joined to this command are marked; the others are what
+    // the same core did meanwhile (NAND work names no command).
+    const bool mine = r.seq == seq_of(c.fetch) || r.seq == seq_of(c.complete);
+    lines.push_back(
+        {*r.host_ns, std::string(mine ? "fw  * " : "fw    ") + "dev=" + std::to_string(r.dev) +
+                         " core=" + std::to_string(r.core) + " seq=" + std::to_string(r.seq) + " " +
+                         r.text + " ±" + BoundText(r.bound_ns)});
+  }
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const Line& a, const Line& b) { return a.at < b.at; });
+  for (const Line& l : lines) {
+    const bool before = l.at < c.host.setup_ns;
+    out += "  " + HostTime(l.at) + (before ? " -" : " +") +
+           Us(before ? c.host.setup_ns - l.at : l.at - c.host.setup_ns) + "us  " + l.text + "\n";
+  }
+  if (c.joined()) {
+    const Split s = SplitOf(j, c);
+    out += "  split: submit->fetch " + Us(s.submit_to_fetch) + "us, fetch->complete " +
+           Us(s.fetch_to_complete) + "us, complete->host " + Us(s.complete_to_host) + "us, total " +
+           Us(s.total) + "us\n";
+  } else {
+    if (c.fetch < 0)
+      out += "  no firmware fetch: " + std::string(HostUnmatchedName(c.why_no_fetch)) + "\n";
+    if (c.complete < 0)
+      out +=
+          "  no firmware completion: " + std::string(HostUnmatchedName(c.why_no_complete)) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+int RunCommandStory(const std::string& input, const std::string& qid_cid) {
+  uint64_t qid = 0, cid = 0;
+  if (!ParseQidCid(qid_cid, &qid, &cid)) {
+    std::fprintf(stderr,
+                 "hmbtrace-cmd report: --cmd %s: expected QID:CID, two numbers up to 65535 "
+                 "(the qid and cid of nvme_setup_cmd)\n",
+                 qid_cid.c_str());
+    return 2;
+  }
+  CommandCapture cap;
+  if (Status s = ReadCommandCapture(input, &cap); !s.ok()) {
+    std::fprintf(stderr, "hmbtrace-cmd report: %s\n", s.message().c_str());
+    return 1;
+  }
+  if (!cap.host_events) {
+    std::fprintf(stderr,
+                 "hmbtrace-cmd report: %s: no nvme events in the capture; record them with "
+                 "`hmbtrace-cmd record` (default)\n",
+                 input.c_str());
+    return 1;
+  }
+  const CommandJoin& j = cap.join;
+  std::vector<const JoinedCommand*> found;
+  std::vector<StoryWindow> windows;
+  for (const JoinedCommand& c : j.commands()) {
+    if (c.host.qid != qid || c.host.cid != cid)
+      continue;
+    found.push_back(&c);
+    windows.push_back(WindowOf(j, c));
+  }
+  if (found.empty()) {
+    std::fprintf(stderr, "hmbtrace-cmd report: %s: no host command with qid:cid %s\n",
+                 input.c_str(), qid_cid.c_str());
+    return 1;
+  }
+  // One more pass for the records of every window.
+  CommandCapture again;
+  if (Status s = ReadCommandCapture(input, &again, &windows); !s.ok()) {
+    std::fprintf(stderr, "hmbtrace-cmd report: %s\n", s.message().c_str());
+    return 1;
+  }
+  std::string out;
+  for (size_t i = 0; i < found.size(); i++)
+    out += StoryText(j, *found[i], windows[i].records);
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace hmbtrace

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// The command join over a capture: feeds nvme_join.h from a trace.dat (the
+// hmb instance's records, their converted times and losses; the top
+// instance's nvme:nvme_setup_cmd / nvme:nvme_complete_rq), and what the
+// subcommands show of it: stat's latency split, report --cmd's story, a
+// JSON list for tests.
+//
+// Which firmware records name a command is the dictionary's to say: an
+// event whose qid_field and cid_field are set, BEGIN (the fetch) or END
+// (the completion). Converted times and their bounds follow the one rule of
+// decode/clock_set.h.
+
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_JOIN_NVME_CAPTURE_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_JOIN_NVME_CAPTURE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hmbtrace/status.h"
+#include "join/nvme_join.h"
+
+namespace hmbtrace {
+
+struct CommandCapture {
+  CommandJoin join;
+  bool host_events = false;  // the file's formats have the nvme events
+  uint64_t host_malformed = 0;
+  uint64_t fw_not_converted = 0;  // command records without a converted time
+};
+
+// A firmware record near a command, for its story (report --cmd).
+struct StoryRecord {
+  uint16_t dev = 0, core = 0;
+  uint64_t seq = 0;
+  uint64_t fw_ts = 0;
+  std::optional<uint64_t> host_ns;  // converted
+  uint64_t bound_ns = 0;
+  std::string text;  // "<name>: <fields>"
+};
+
+// Reads `path` into `out` and joins. With a `story`, also collects the
+// records of each window's (dev, core) converted into [from, to] (widened
+// by their bound) into that window's `records`.
+struct StoryWindow {
+  uint16_t dev = 0, core = 0;
+  uint64_t from = 0, to = 0;
+  std::vector<StoryRecord> records;
+};
+Status ReadCommandCapture(const std::string& path,
+                          CommandCapture* out,
+                          std::vector<StoryWindow>* story = nullptr);
+
+// stat's section: counts, unmatched by reason, and the latency split per
+// opcode (host submit -> fw fetch -> fw complete -> host completion) with
+// percentiles, as text and as JSON.
+std::string CommandStatText(const CommandCapture& cap);
+nlohmann::json CommandStatJson(const CommandCapture& cap);
+
+// Every host command with its join (for tests and scripts): host times,
+// the records' converted times and bounds, or the reasons; and every
+// unmatched firmware record with its reason.
+nlohmann::json CommandListJson(const CommandCapture& cap);
+
+// Reads `input` and writes CommandListJson() to `path` (stat
+// --commands-json). Exit code.
+int WriteCommandListJson(const std::string& input, const std::string& path);
+
+// "read", "write", "flush", ... or "opc 0xNN".
+std::string NvmeOpcodeName(uint8_t opcode);
+// An admin command's (queue 0: NVMe base spec, "Opcodes for Admin
+// Commands"), e.g. "identify", "admin opc 0x7f".
+std::string NvmeAdminOpcodeName(uint8_t opcode);
+// The name of a command on queue `qid`: admin opcodes on queue 0, I/O
+// opcodes elsewhere.
+std::string NvmeCommandName(uint16_t qid, uint8_t opcode);
+
+// The host nvme events record adds for the join (top instance), as
+// trace-cmd arguments: -C local -e nvme:nvme_setup_cmd -e
+// nvme:nvme_complete_rq (the top instance on the clock the fits are on).
+std::vector<std::string> NvmeHostEventArgs();
+// Whether TRACEFS_DIR has them (the nvme driver is loaded).
+bool NvmeHostEventsPresent(const std::string& tracefs_dir);
+
+// `hmbtrace-cmd report --cmd QID:CID`: every host command with that
+// (qid, cid) (of every controller), each with its story. Exit code.
+int RunCommandStory(const std::string& input, const std::string& qid_cid);
+
+}  // namespace hmbtrace
+
+#endif  // HMBTRACE_TOOLS_HMBTRACE_CMD_JOIN_NVME_CAPTURE_H_

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "report/report.h"
+
+#include <cstdio>
+
+#include "format.h"
+
+namespace hmbtrace {
+namespace {
+
+std::string Prefix(uint64_t at, int cpu) {
+  std::string out;
+  AppendHostTime(&out, at);
+  AppendCpu(&out, cpu);
+  return out;
+}
+
+std::string_view AsText(std::span<const uint8_t> bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+}  // namespace
+
+bool Reporter::Wanted(const std::string& name) const {
+  return options_.events.empty() || options_.events.count(name);
+}
+
+bool Reporter::FormatRecord(const CaptureEvent& ev, TimelineLine* line) {
+  hmb_events_++;
+  const DictionaryStore& gens = lookahead_ ? *lookahead_ : dicts_;
+  FwTime fw_time;
+  if (ev.clock_format) {
+    fw_time = clocks_.Convert(ev.dev, gens.GenerationFor(ev.dev, ev.cpu), ev.fw_ts);
+    if (!fw_time.converted())
+      not_converted_++;
+  }
+  if (!options_.cores.empty() && !options_.cores.count(ev.core))
+    return false;
+  const Dictionary* dict = gens.For(ev.dev, ev.cpu);
+  const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
+  if (desc ? !Wanted(desc->name) : !options_.events.empty())
+    return false;  // an event without a name matches no --event
+  std::string& text = line->body;
+  text.clear();
+  text += "dev=";
+  AppendDecimal(&text, ev.dev);
+  text += " core=";
+  AppendDecimal(&text, ev.core);
+  text += " seq=";
+  AppendDecimal(&text, ev.seq);
+  text += " fw_ts=";
+  AppendDecimal(&text, ev.fw_ts);
+  text += ' ';
+  AppendRecordText(&text, dict, ev.event_id, ev.data);
+  if (ev.clock_format) {
+    text += ' ';
+    text += FwTimeText(fw_time);
+  }
+  if (!desc || options_.raw) {
+    text += " payload=";
+    text += Hex(ev.data);
+  }
+  if (ev.data.size() < ev.len)
+    text += " (len " + std::to_string(ev.len) + ", " + std::to_string(ev.data.size()) +
+            " bytes captured)";
+  line->kind = TimelineLine::Kind::kRecord;
+  line->at = fw_time.converted() ? fw_time.host_ns : ev.ts;
+  line->core = ev.core;
+  return true;
+}
+
+bool Reporter::Format(const CaptureEvent& ev, TimelineLine* line) {
+  *line = TimelineLine{};
+  line->ts = ev.ts;
+  line->at = ev.ts;
+  line->cpu = ev.cpu;
+  line->dev = ev.dev;
+  const std::string dev = "dev=" + std::to_string(ev.dev);
+  std::string& text = line->body;
+  switch (ev.kind) {
+    case CaptureKind::kRecord:
+      return FormatRecord(ev, line);
+    case CaptureKind::kLost:
+      hmb_events_++;
+      if (!Wanted("lost") || (!options_.cores.empty() && !options_.cores.count(ev.core)))
+        return false;
+      line->kind = TimelineLine::Kind::kBeforeCore;
+      line->core = ev.core;
+      text = dev + " core=" + std::to_string(ev.core) + " LOST " + std::to_string(ev.count) +
+             " records (" + std::string(LostReasonName(ev.reason)) +
+             ") before seq=" + std::to_string(ev.at_seq);
+      return true;
+    case CaptureKind::kState: {
+      hmb_events_++;
+      dicts_.Add(ev);
+      if (lookahead_)
+        lookahead_->FollowState(ev);
+      clocks_.AddState(ev.dev, ev.producer_gen, ev.clock_hz);
+      if (!Wanted("state"))
+        return false;
+      line->kind = TimelineLine::Kind::kBeforeDevCpu;
+      text = dev + " STATE " + std::string(StateName(ev.state)) + " name=" + Printable(ev.name) +
+             " producer_gen=" + std::to_string(ev.producer_gen) +
+             " nr_cores=" + std::to_string(ev.nr_cores) +
+             " clock_hz=" + std::to_string(ev.clock_hz) + " build_id=" + Hex(ev.build_id);
+      return true;
+    }
+    case CaptureKind::kDict: {
+      hmb_events_++;
+      const DictionaryStore::Update u = dicts_.Add(ev);
+      if (!Wanted("dict"))
+        return false;
+      line->kind = TimelineLine::Kind::kBeforeDevCpu;
+      if (!u.problem.empty()) {
+        text = "DICTIONARY " + u.problem;
+        return true;
+      }
+      if (!u.completed)
+        return false;
+      const Dictionary* d = dicts_.Find(ev.dev, ev.producer_gen);
+      text = dev + " DICTIONARY producer_gen=" + std::to_string(ev.producer_gen) +
+             " complete: " + std::to_string(d ? d->events().size() : 0) + " events, " +
+             std::to_string(ev.total_len) + " bytes, build_id=" + Hex(ev.build_id);
+      return true;
+    }
+    case CaptureKind::kClock: {
+      hmb_events_++;
+      const ClockFit fit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock};
+      const std::string problem = clocks_.Add(fit);
+      if (!Wanted("clock"))
+        return false;
+      line->kind = TimelineLine::Kind::kBeforeDevCpu;
+      // ClockFitText() starts with "dev=N ", as this line does.
+      const std::string fields = ClockFitText(fit, clocks_.ClockHz(ev.dev, ev.producer_gen));
+      text = dev + " CLOCK " + fields.substr(fields.find(' ') + 1);
+      if (!problem.empty())
+        text += " [" + problem + "]";
+      return true;
+    }
+    case CaptureKind::kMarker:
+      if (!Wanted("marker"))
+        return false;
+      text = "MARKER " + Printable(AsText(ev.data));
+      return true;
+    case CaptureKind::kMalformed:
+      text = "MALFORMED " + Printable(ev.malformed_event) + ": " + std::string(ev.malformed_reason);
+      return true;
+  }
+  return false;
+}
+
+std::string Reporter::Line(const CaptureEvent& ev) {
+  TimelineLine line;
+  if (!Format(ev, &line))
+    return {};
+  const uint64_t at = line.kind == TimelineLine::Kind::kRecord ? line.at : line.ts;
+  return Prefix(at, line.cpu) + line.body + "\n";
+}
+
+Status WriteReport(const std::string& input,
+                   const ReportOptions& options,
+                   const std::function<bool(const std::string&)>& sink,
+                   ReportSummary* summary) {
+  DictionaryStore lookahead;
+  Reporter reporter(options, &lookahead);
+  Timeline timeline(options.reorder_margin_ms * 1000000u);
+  std::string buffer;
+  bool sink_ok = true;
+  Status read = ReadCaptureWithDictionaries(
+      input, &lookahead,
+      [&](const CaptureEvent& ev) {
+        TimelineLine line;
+        if (reporter.Format(ev, &line))
+          timeline.Add(std::move(line));
+        timeline.Release(&buffer);
+        if (buffer.size() > (1u << 16)) {
+          sink_ok = sink(buffer);
+          buffer.clear();
+        }
+        return sink_ok;
+      },
+      /*streams_stdout=*/true);
+  if (sink_ok) {
+    timeline.Finish(&buffer);
+    sink(buffer);
+  }
+  summary->hmb_events = reporter.hmb_events();
+  summary->not_converted = reporter.not_converted();
+  summary->late = timeline.late();
+  summary->late_max_ns = timeline.late_max_ns();
+  return read;
+}
+
+int RunReport(const std::string& input, const ReportOptions& options) {
+  ReportSummary summary;
+  const Status written = WriteReport(
+      input, options,
+      [](const std::string& text) {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return !std::ferror(stdout);  // stop on EPIPE (e.g. `| head`)
+      },
+      &summary);
+  std::fflush(stdout);
+  if (!written.ok()) {
+    std::fprintf(stderr, "hmbtrace-cmd report: %s\n", written.message().c_str());
+    return 1;
+  }
+  if (summary.hmb_events == 0) {
+    std::fprintf(stderr, "hmbtrace-cmd report: %s: no hmb events; %s\n", input.c_str(),
+                 std::string(kRecordHint).c_str());
+    return 1;
+  }
+  if (summary.not_converted)
+    std::fprintf(stderr,
+                 "hmbtrace-cmd report: %llu records had no clock fit (fw_time=?): placed at "
+                 "their ftrace time\n",
+                 static_cast<unsigned long long>(summary.not_converted));
+  if (summary.late)
+    std::fprintf(stderr,
+                 "hmbtrace-cmd report: %llu records were drained more than the %llu ms reorder "
+                 "margin after their converted time and could not be placed (marked \"placed "
+                 "late\", by up to %s); raise --reorder-margin\n",
+                 static_cast<unsigned long long>(summary.late),
+                 static_cast<unsigned long long>(options.reorder_margin_ms),
+                 BoundText(summary.late_max_ns).c_str());
+  return 0;
+}
+
+}  // namespace hmbtrace

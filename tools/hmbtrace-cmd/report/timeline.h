@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// The order of hmbtrace-cmd report: one host timeline in which firmware
+// records sit at their converted firmware time (Documentation/design.rst,
+// decision 7), not where the module's drain wrote them.
+//
+// A capture is read in ftrace order, the time each event went into the
+// trace buffer. A firmware record goes in when the module drains it: a few
+// hundred us after it happened while records flow, up to idle_interval_us
+// (50 ms by default) after an idle spell. So lines wait in a reorder
+// window: a line placed at host time T is final once the capture has
+// reached ftrace time T + margin. A line that arrives with its place
+// before a line already released (its record was drained more than the
+// margin after it happened) cannot be placed: it goes at the end of what
+// was released, marked "[placed late by D: ...]", and is counted.
+//
+// Places:
+//   - a record: its converted time (else its ftrace time), never after its
+//     ftrace time (nothing is drained before it happens) and never before
+//     the previous record of its (dev, core), so a core stays in sequence
+//     order across re-fits and resets;
+//   - hmb_state, hmb_dict, hmb_clock: their ftrace time, but before the
+//     next record of their dev on their CPU (the module emits them before
+//     the records they describe); hmb_lost: likewise before the next
+//     record of its core, so a loss stays where it happened;
+//   - anything else (trace_marker lines): its ftrace time.
+// Lines with the same place keep their order in the capture.
+
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_REPORT_TIMELINE_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_REPORT_TIMELINE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace hmbtrace {
+
+// The reorder margin by default: twice the module's default idle back-off.
+inline constexpr uint64_t kDefaultReorderMarginMs = 100;
+
+// One line of the report before it has its place.
+struct TimelineLine {
+  enum class Kind {
+    kHost,          // at its ftrace time
+    kRecord,        // at `at`, the converted time (or the ftrace time)
+    kBeforeDevCpu,  // before the next record of (dev, cpu)
+    kBeforeCore,    // before the next record of (dev, core)
+  };
+  Kind kind = Kind::kHost;
+  uint64_t ts = 0;  // ftrace time
+  uint64_t at = 0;  // kRecord: where it belongs
+  int cpu = 0;
+  uint16_t dev = 0;
+  uint16_t core = 0;
+  std::string body;  // the line after "<time> [<cpu>] ", no newline
+};
+
+// " [NNN] ": a report line's CPU, as trace-cmd report prints it ("[%03d]").
+void AppendCpu(std::string* out, int cpu);
+
+class Timeline {
+ public:
+  explicit Timeline(uint64_t margin_ns) : margin_(margin_ns) {}
+
+  // Lines must come in ftrace order (the capture's).
+  void Add(TimelineLine line);
+  // Appends to `out` the lines whose place is final, in order.
+  void Release(std::string* out) { ReleaseUntil(now_ >= margin_ ? now_ - margin_ : 0, out); }
+  // Appends every line still held: the capture has ended.
+  void Finish(std::string* out) { ReleaseUntil(UINT64_MAX, out); }
+
+  uint64_t late() const { return late_; }
+  uint64_t late_max_ns() const { return late_max_; }
+  uint64_t margin_ns() const { return margin_; }
+
+ private:
+  using Key = std::pair<uint64_t, uint64_t>;       // (place, arrival)
+  using PinKey = std::tuple<bool, uint16_t, int>;  // (by core, dev, cpu or core)
+  struct Held {
+    int cpu = 0;
+    std::string body;
+    bool pinned = false;
+    PinKey pin{};
+  };
+
+  void ReleaseUntil(uint64_t until, std::string* out);
+  // Moves the held lines pinned to `pin` up to `at`, and unpins them.
+  void Settle(const PinKey& pin, uint64_t at);
+
+  uint64_t margin_;
+  uint64_t now_ = 0;       // the latest ftrace time seen
+  uint64_t released_ = 0;  // the place of the last line released
+  bool any_released_ = false;
+  uint64_t arrival_ = 0;
+  std::map<Key, Held> held_;
+  std::map<PinKey, std::vector<Key>> pins_;
+  std::map<std::pair<uint16_t, uint16_t>, uint64_t> core_at_;  // last record's place
+  uint64_t late_ = 0;
+  uint64_t late_max_ = 0;
+};
+
+}  // namespace hmbtrace
+
+#endif  // HMBTRACE_TOOLS_HMBTRACE_CMD_REPORT_TIMELINE_H_

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// hmbtrace-cmd stat: per device and firmware core, what a capture holds and
+// what it misses: records, sequence range, losses by reason cross-checked
+// against the sequence numbers, per-event counts and latency statistics;
+// per device, the clock fits the capture carries and what they made of
+// the records' firmware times (decode/clock_set.h).
+
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_STAT_STAT_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_STAT_STAT_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "capture/capture.h"
+#include "capture/dictionaries.h"
+#include "clock_set.h"
+#include "stat/histogram.h"
+#include "stat/quantile_histogram.h"
+
+namespace hmbtrace {
+
+struct LatencySummary {
+  uint64_t count = 0, min = 0, median = 0, p99 = 0, max = 0;
+};
+// Nearest-rank percentiles: count, min and max exact, the median and p99
+// within QuantileHistogram::kRelativeError.
+LatencySummary Summarize(const QuantileHistogram& h);
+
+// One latency metric of a core: its values in ticks for the percentiles,
+// and the log2 histogram stat draws (in ns when the clock rate is known).
+struct LatencyStat {
+  QuantileHistogram ticks;
+  Log2Histogram plot;
+};
+
+struct CoreStat {
+  uint64_t records = 0;
+  uint64_t first_seq = 0, last_seq = 0;
+  std::vector<uint32_t> generations;
+  std::array<uint64_t, kLostReasonCount + 1> lost{};  // by reason; last: unknown reason
+  // hmb_lost before the core's first record of a generation: no sequence
+  // number to check them against.
+  uint64_t lost_before_first = 0;
+  // Records missing from the sequence with no hmb_lost that covers them.
+  uint64_t gap_unexplained = 0;
+  // Records hmb_lost counts that the sequence says were not missing there.
+  uint64_t lost_unmatched = 0;
+  uint64_t seq_backwards = 0;  // a sequence number not above the previous one
+  std::map<std::string, uint64_t> events;
+  std::map<std::string, LatencyStat> latencies;  // by metric name
+  // The activity plot: records per slice of the capture's time span
+  // (kActivityBins slices), counted as they come when the span is known
+  // beforehand (StatCollector::SetSpan); else the host time of each record.
+  std::vector<uint64_t> activity;
+  std::vector<uint64_t> record_times;
+  uint64_t end_without_begin = 0;
+  uint64_t begin_without_end = 0;  // at the end of the capture
+
+  uint64_t lost_total() const;
+  bool seq_agrees() const { return gap_unexplained == 0 && lost_unmatched == 0; }
+  // `ticks` of metric `name`; `hz` the firmware clock rate, 0 if unknown.
+  void AddLatency(const std::string& name, uint64_t ticks, uint64_t hz);
+};
+
+// Per device: its clock fits, and the records' converted times.
+struct ClockStat {
+  uint64_t clock_events = 0;           // hmb_clock events (each fit is on every CPU)
+  uint64_t fits = 0;                   // distinct fits (numbers or stale flag changed)
+  uint64_t stale_fits = 0;             // of them, stale
+  uint64_t refused = 0;                // unusable numbers
+  std::vector<uint32_t> generations;   // with a fit, in order
+  QuantileHistogram bounds;            // ns, per converted record
+  QuantileHistogram drain_delays;      // ns: ftrace time - converted time
+  uint64_t converted_stale = 0;        // records converted with a stale fit
+  uint64_t after_drain = 0;            // records converted to after their drain, beyond the bound
+  std::array<uint64_t, static_cast<size_t>(ClockMiss::kCount)> not_converted{};
+
+  uint64_t not_converted_total() const;
+};
+
+class StatCollector {
+ public:
+  // `dicts` must already hold the capture's dictionaries (a first pass),
+  // and is fed hmb_state events again here to follow generations per CPU.
+  explicit StatCollector(DictionaryStore* dicts) : dicts_(dicts) {}
+
+  // The host time of the first and last event that Add() will be given
+  // (a first pass's CaptureScan): the activity plot is then counted as
+  // records come, in memory that does not grow with the capture. Without
+  // it, each record's time is kept until the end.
+  void SetSpan(uint64_t first_ts, uint64_t last_ts);
+
+  void Add(const CaptureEvent& ev);
+  void Finish();
+
+  std::string Text(const std::string& file) const;
+  nlohmann::json Json(const std::string& file) const;
+
+  const std::map<std::pair<uint16_t, uint16_t>, CoreStat>& cores() const { return cores_; }
+  uint64_t records() const { return records_; }
+  uint64_t hmb_events() const {
+    return records_ + lost_events_ + states_ + dicts_seen_ + clock_events_;
+  }
+
+ private:
+  struct SeqTracker {
+    uint32_t gen = 0;
+    bool have = false;  // `expected` is known
+    uint64_t expected = 0;
+    // open spans: (begin event id, key, qid) -> fw_ts
+    std::map<std::tuple<uint16_t, uint64_t, uint64_t>, uint64_t> open;
+    // hmb_lost events of one gap: the module reports a gap split by reason
+    // (torn, invalid, overwritten) as events with the same at_seq that
+    // together cover [at_seq - sum of counts, at_seq).
+    bool lost_group = false;
+    uint64_t lost_at = 0;
+    uint64_t lost_count = 0;
+  };
+
+  void AddRecord(const CaptureEvent& ev);
+  void AddLost(const CaptureEvent& ev);
+  void AddClock(const CaptureEvent& ev);
+  void ConvertRecord(const CaptureEvent& ev);
+  // Text()'s parts: the capture's totals and warnings; a device's line,
+  // clock and histograms; a core's lines (hz: its device's clock rate).
+  std::string SummaryText(const std::string& file) const;
+  std::string DeviceText(uint16_t dev) const;
+  std::string CoreText(uint16_t core, const CoreStat& cs, uint64_t hz) const;
+  std::string ClockText(uint16_t dev) const;
+  nlohmann::json ClockJson(uint16_t dev) const;
+  // Checks the pending group of hmb_lost events against the sequence.
+  static void FlushLost(SeqTracker& t, CoreStat& cs);
+  SeqTracker& Track(const CaptureEvent& ev, CoreStat& cs);
+  uint64_t ClockHz(uint16_t dev) const;  // of the device's latest hmb_state
+  // The span the activity plot covers.
+  uint64_t PlotBegin() const { return span_set_ ? span_first_ : first_ts_; }
+  uint64_t PlotEnd() const { return span_set_ ? span_last_ : last_ts_; }
+
+  DictionaryStore* dicts_;
+  std::map<std::pair<uint16_t, uint16_t>, CoreStat> cores_;
+  std::map<std::pair<uint16_t, uint16_t>, SeqTracker> trackers_;
+  ClockSet clocks_;  // in stream order
+  std::map<uint16_t, ClockStat> clock_stats_;
+  bool clock_format_ = false;       // the capture has hmb_clock
+  std::map<int, uint64_t> missed_;  // ftrace-dropped events per CPU
+  std::map<std::string, uint64_t> malformed_;
+  uint64_t records_ = 0, lost_events_ = 0, states_ = 0, dicts_seen_ = 0, markers_ = 0;
+  uint64_t clock_events_ = 0;
+  uint64_t first_ts_ = 0, last_ts_ = 0;
+  bool any_ = false;
+  bool span_set_ = false;
+  uint64_t span_first_ = 0, span_last_ = 0;
+};
+
+// Both passes over `input` into `stat` (which holds `dicts`), with the
+// capture's span, then stat->Finish(): stat's and record's summary.
+Status CollectStat(const std::string& input, DictionaryStore* dicts, StatCollector* stat);
+
+// The subcommand: returns the exit code.
+// With `commands`, also the command join's section (nvme_capture.h).
+int RunStat(const std::string& input, bool json, bool commands = true);
+
+}  // namespace hmbtrace
+
+#endif  // HMBTRACE_TOOLS_HMBTRACE_CMD_STAT_STAT_H_
