@@ -38,13 +38,9 @@ std::string Pad(const std::string& s, size_t width) {
   return s.size() >= width ? " " + s : std::string(width - s.size(), ' ') + s;
 }
 
-// The four phases of a joined command, in ns; a phase that the bound
-// makes negative counts as 0.
-struct Split {
-  uint64_t submit_to_fetch, fetch_to_complete, complete_to_host, total;
-};
+}  // namespace
 
-Split SplitOf(const CommandJoin& j, const JoinedCommand& c) {
+CommandSplit SplitOf(const CommandJoin& j, const JoinedCommand& c) {
   const FwCommandRecord& f = j.fw_records()[static_cast<size_t>(c.fetch)];
   const FwCommandRecord& d = j.fw_records()[static_cast<size_t>(c.complete)];
   const uint64_t setup = c.host.setup_ns, done = *c.host.complete_ns;
@@ -52,11 +48,6 @@ Split SplitOf(const CommandJoin& j, const JoinedCommand& c) {
   return {diff(setup, f.host_ns), diff(f.host_ns, d.host_ns), diff(d.host_ns, done),
           diff(setup, done)};
 }
-
-const char* const kPhases[] = {"host submit -> fw fetch", "fw fetch -> fw complete",
-                               "fw complete -> host completion", "host total"};
-
-}  // namespace
 
 std::string NvmeOpcodeName(uint8_t opcode) {
   switch (opcode) {
@@ -170,12 +161,18 @@ bool ReadCommandCapture(const std::string& path,
             const Dictionary* dict = dicts.For(ev.dev, ev.cpu);
             const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
             if (story && t.converted())
-              for (StoryWindow& w : *story)
-                if (ev.dev == w.dev && ev.core == w.core && t.host_ns + t.bound_ns >= w.from &&
-                    t.host_ns <= w.to + t.bound_ns)
-                  w.records.push_back(StoryRecord{ev.dev, ev.core, ev.seq, ev.fw_ts, t.host_ns,
-                                                  t.bound_ns,
-                                                  RecordText(dict, ev.event_id, ev.data)});
+              for (StoryWindow& w : *story) {
+                if (ev.dev != w.dev || ev.core != w.core || t.host_ns + t.bound_ns < w.from ||
+                    t.host_ns > w.to + t.bound_ns)
+                  continue;
+                if (w.records.size() >= w.max_records) {
+                  w.records_left_out++;
+                  continue;
+                }
+                w.records.push_back(StoryRecord{ev.dev, ev.core, ev.seq, ev.fw_ts, t.host_ns,
+                                                t.bound_ns,
+                                                RecordText(dict, ev.event_id, ev.data)});
+              }
             std::optional<uint64_t> qid, cid;
             if (desc && (desc->role == HMB_TRACE_ROLE_BEGIN || desc->role == HMB_TRACE_ROLE_END)) {
               qid = RoleFieldValue(*desc, desc->qid_field, ev.data);
@@ -247,7 +244,7 @@ nlohmann::json CommandStatJson(const CommandCapture& cap) {
   for (const JoinedCommand& cmd : j.commands()) {
     if (!cmd.joined())
       continue;
-    const Split s = SplitOf(j, cmd);
+    const CommandSplit s = SplitOf(j, cmd);
     auto& p = phases[NvmeCommandName(cmd.host.qid, cmd.host.opcode)];
     p[0].push_back(s.submit_to_fetch);
     p[1].push_back(s.fetch_to_complete);
@@ -259,7 +256,7 @@ nlohmann::json CommandStatJson(const CommandCapture& cap) {
     for (size_t k = 0; k < 4; k++) {
       std::sort(p[k].begin(), p[k].end());
       split.push_back({{"opcode", op},
-                       {"phase", kPhases[k]},
+                       {"phase", kCommandPhases[k]},
                        {"count", p[k].size()},
                        {"p50_us", static_cast<double>(Percentile(p[k], 50)) / 1000.0},
                        {"p90_us", static_cast<double>(Percentile(p[k], 90)) / 1000.0},
@@ -387,6 +384,74 @@ int WriteCommandListJson(const std::string& input, const std::string& path) {
   return 0;
 }
 
+StoryWindow CommandStoryWindow(const CommandJoin& j, const JoinedCommand& c) {
+  StoryWindow w;
+  if (c.fetch < 0 && c.complete < 0) {
+    w.dev = 0xffff;  // nothing to show
+    return w;
+  }
+  const FwCommandRecord& any =
+      j.fw_records()[static_cast<size_t>(c.fetch >= 0 ? c.fetch : c.complete)];
+  w.dev = any.dev;
+  w.core = any.core;
+  w.from = c.fetch >= 0 ? j.fw_records()[static_cast<size_t>(c.fetch)].host_ns : c.host.setup_ns;
+  w.to = c.complete >= 0 ? j.fw_records()[static_cast<size_t>(c.complete)].host_ns
+                         : c.host.complete_ns.value_or(w.from);
+  return w;
+}
+
+std::string CommandStoryText(const CommandJoin& j, const JoinedCommand& c, const StoryWindow& w) {
+  std::string out = "nvme" + std::to_string(c.host.ctrl) + " qid=" + std::to_string(c.host.qid) +
+                    " cid=" + std::to_string(c.host.cid) + " " +
+                    NvmeCommandName(c.host.qid, c.host.opcode) +
+                    " nsid=" + std::to_string(c.host.nsid) + "\n";
+  struct Line {
+    uint64_t at;
+    std::string text;
+  };
+  std::vector<Line> lines;
+  lines.push_back({c.host.setup_ns, "host  nvme_setup_cmd"});
+  if (c.host.complete_ns) {
+    char b[48];
+    std::snprintf(b, sizeof(b), "host  nvme_complete_rq status=0x%x", c.host.status);
+    lines.push_back({*c.host.complete_ns, b});
+  }
+  auto seq_of = [&j](int64_t idx) {
+    return idx < 0 ? UINT64_MAX : j.fw_records()[static_cast<size_t>(idx)].seq;
+  };
+  for (const StoryRecord& r : w.records) {
+    // The records joined to this command are marked; the others are what
+    // the same core did meanwhile (NAND work names no command).
+    const bool mine = r.seq == seq_of(c.fetch) || r.seq == seq_of(c.complete);
+    lines.push_back(
+        {*r.host_ns, std::string(mine ? "fw  * " : "fw    ") + "dev=" + std::to_string(r.dev) +
+                         " core=" + std::to_string(r.core) + " seq=" + std::to_string(r.seq) +
+                         " " + r.text + " ±" + BoundText(r.bound_ns)});
+  }
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const Line& a, const Line& b) { return a.at < b.at; });
+  for (const Line& l : lines) {
+    const bool before = l.at < c.host.setup_ns;
+    out += "  " + HostTime(l.at) + (before ? " -" : " +") +
+           Us(before ? c.host.setup_ns - l.at : l.at - c.host.setup_ns) + "us  " + l.text + "\n";
+  }
+  if (w.records_left_out)
+    out += "  ... and " + std::to_string(w.records_left_out) + " more firmware records\n";
+  if (c.joined()) {
+    const CommandSplit s = SplitOf(j, c);
+    out += "  split: submit->fetch " + Us(s.submit_to_fetch) + "us, fetch->complete " +
+           Us(s.fetch_to_complete) + "us, complete->host " + Us(s.complete_to_host) +
+           "us, total " + Us(s.total) + "us\n";
+  } else {
+    if (c.fetch < 0)
+      out += "  no firmware fetch: " + std::string(HostUnmatchedName(c.why_no_fetch)) + "\n";
+    if (c.complete < 0)
+      out += "  no firmware completion: " + std::string(HostUnmatchedName(c.why_no_complete)) +
+             "\n";
+  }
+  return out;
+}
+
 int RunCommandStory(const std::string& input, const std::string& qid_cid) {
   uint64_t qid = 0, cid = 0;
   const size_t colon = qid_cid.find(':');
@@ -422,84 +487,22 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
     if (c.host.qid != qid || c.host.cid != cid)
       continue;
     found.push_back(&c);
-    StoryWindow w;
-    if (c.fetch >= 0 || c.complete >= 0) {
-      const FwCommandRecord& any =
-          j.fw_records()[static_cast<size_t>(c.fetch >= 0 ? c.fetch : c.complete)];
-      w.dev = any.dev;
-      w.core = any.core;
-      w.from =
-          c.fetch >= 0 ? j.fw_records()[static_cast<size_t>(c.fetch)].host_ns : c.host.setup_ns;
-      w.to = c.complete >= 0 ? j.fw_records()[static_cast<size_t>(c.complete)].host_ns
-                             : c.host.complete_ns.value_or(w.from);
-    } else {
-      w.dev = 0xffff;  // nothing to show
-    }
-    windows.push_back(std::move(w));
-  }
-  if (!found.empty()) {
-    // One more pass for the records of every window.
-    CommandCapture again;
-    if (!ReadCommandCapture(input, &again, &error, &windows)) {
-      std::fprintf(stderr, "hmbtrace-cmd report: %s\n", error.c_str());
-      return 1;
-    }
-  }
-  std::string out;
-  for (size_t i = 0; i < found.size(); i++) {
-    const JoinedCommand& c = *found[i];
-    out += "nvme" + std::to_string(c.host.ctrl) + " qid=" + std::to_string(qid) +
-           " cid=" + std::to_string(cid) + " " + NvmeCommandName(c.host.qid, c.host.opcode) +
-           " nsid=" + std::to_string(c.host.nsid) + "\n";
-    const std::vector<StoryRecord>& records = windows[i].records;
-    struct Line {
-      uint64_t at;
-      std::string text;
-    };
-    std::vector<Line> lines;
-    lines.push_back({c.host.setup_ns, "host  nvme_setup_cmd"});
-    if (c.host.complete_ns) {
-      char b[48];
-      std::snprintf(b, sizeof(b), "host  nvme_complete_rq status=0x%x", c.host.status);
-      lines.push_back({*c.host.complete_ns, b});
-    }
-    auto seq_of = [&j](int64_t idx) {
-      return idx < 0 ? UINT64_MAX : j.fw_records()[static_cast<size_t>(idx)].seq;
-    };
-    for (const StoryRecord& r : records) {
-      // The records joined to this command are marked; the others are what
-      // the same core did meanwhile (NAND work names no command).
-      const bool mine = r.seq == seq_of(c.fetch) || r.seq == seq_of(c.complete);
-      lines.push_back(
-          {*r.host_ns, std::string(mine ? "fw  * " : "fw    ") + "dev=" + std::to_string(r.dev) +
-                           " core=" + std::to_string(r.core) + " seq=" + std::to_string(r.seq) +
-                           " " + r.text + " ±" + BoundText(r.bound_ns)});
-    }
-    std::stable_sort(lines.begin(), lines.end(),
-                     [](const Line& a, const Line& b) { return a.at < b.at; });
-    for (const Line& l : lines) {
-      const bool before = l.at < c.host.setup_ns;
-      out += "  " + HostTime(l.at) + (before ? " -" : " +") +
-             Us(before ? c.host.setup_ns - l.at : l.at - c.host.setup_ns) + "us  " + l.text + "\n";
-    }
-    if (c.joined()) {
-      const Split s = SplitOf(j, c);
-      out += "  split: submit->fetch " + Us(s.submit_to_fetch) + "us, fetch->complete " +
-             Us(s.fetch_to_complete) + "us, complete->host " + Us(s.complete_to_host) +
-             "us, total " + Us(s.total) + "us\n";
-    } else {
-      if (c.fetch < 0)
-        out += "  no firmware fetch: " + std::string(HostUnmatchedName(c.why_no_fetch)) + "\n";
-      if (c.complete < 0)
-        out +=
-            "  no firmware completion: " + std::string(HostUnmatchedName(c.why_no_complete)) + "\n";
-    }
+    windows.push_back(CommandStoryWindow(j, c));
   }
   if (found.empty()) {
     std::fprintf(stderr, "hmbtrace-cmd report: %s: no host command with qid:cid %s\n",
                  input.c_str(), qid_cid.c_str());
     return 1;
   }
+  // One more pass for the records of every window.
+  CommandCapture again;
+  if (!ReadCommandCapture(input, &again, &error, &windows)) {
+    std::fprintf(stderr, "hmbtrace-cmd report: %s\n", error.c_str());
+    return 1;
+  }
+  std::string out;
+  for (size_t i = 0; i < found.size(); i++)
+    out += CommandStoryText(j, *found[i], windows[i]);
   std::fputs(out.c_str(), stdout);
   return 0;
 }
