@@ -242,7 +242,7 @@ nlohmann::json CommandStatJson(const CommandCapture& cap) {
   // Per opcode, per phase: the durations of the joined commands.
   std::map<std::string, std::array<std::vector<uint64_t>, 4>> phases;
   for (const JoinedCommand& cmd : j.commands()) {
-    if (!cmd.joined())
+    if (!HasSplit(cmd))
       continue;
     const CommandSplit s = SplitOf(j, cmd);
     auto& p = phases[NvmeCommandName(cmd.host.qid, cmd.host.opcode)];
@@ -437,12 +437,12 @@ std::string CommandStoryText(const CommandJoin& j, const JoinedCommand& c, const
   }
   if (w.records_left_out)
     out += "  ... and " + std::to_string(w.records_left_out) + " more firmware records\n";
-  if (c.joined()) {
+  if (HasSplit(c)) {
     const CommandSplit s = SplitOf(j, c);
     out += "  split: submit->fetch " + Us(s.submit_to_fetch) + "us, fetch->complete " +
            Us(s.fetch_to_complete) + "us, complete->host " + Us(s.complete_to_host) +
            "us, total " + Us(s.total) + "us\n";
-  } else {
+  } else if (!c.joined()) {
     if (c.fetch < 0)
       out += "  no firmware fetch: " + std::string(HostUnmatchedName(c.why_no_fetch)) + "\n";
     if (c.complete < 0)

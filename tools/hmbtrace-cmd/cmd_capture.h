@@ -64,7 +64,12 @@ bool ReadCommandCapture(const std::string& path,
 struct CommandSplit {
   uint64_t submit_to_fetch, fetch_to_complete, complete_to_host, total;
 };
-// `c` must be joined().
+// Whether `c` has one: both firmware records joined and the host's
+// completion in the capture.
+inline bool HasSplit(const JoinedCommand& c) {
+  return c.joined() && c.host.complete_ns.has_value();
+}
+// `c` must HasSplit().
 CommandSplit SplitOf(const CommandJoin& j, const JoinedCommand& c);
 // Their names, in that order.
 inline constexpr const char* kCommandPhases[] = {"host submit -> fw fetch",
