@@ -90,6 +90,12 @@ int Main(int argc, char** argv) {
                    "Also write every host command with its join (or why not), and every "
                    "firmware command record not joined, as JSON to FILE")
       ->type_name("FILE");
+  std::string html;
+  stat_cmd
+      ->add_option("--html", html,
+                   "Also write a self-contained HTML report to FILE: summary, latency histograms, "
+                   "the NVMe split per opcode, activity per core, the slowest commands")
+      ->type_name("FILE");
 
   ExportOptions export_opts;
   std::string perfetto;
@@ -236,7 +242,7 @@ int Main(int argc, char** argv) {
     if (!commands_json.empty())
       if (int rc = WriteCommandListJson(input, commands_json); rc != 0)
         return rc;
-    return RunStat(input, json, !no_commands);
+    return RunStat(input, json, !no_commands, html);
   }
   if (export_cmd->parsed()) {
     export_opts.input = input;

@@ -8,6 +8,7 @@
 #include "cmd_capture.h"
 #include "format.h"
 #include "histogram.h"
+#include "stat/html_report.h"
 
 namespace hmbtrace {
 namespace {
@@ -571,18 +572,21 @@ nlohmann::json StatCollector::Json(const std::string& file) const {
   return doc;
 }
 
-int RunStat(const std::string& input, bool json, bool commands) {
+int RunStat(const std::string& input, bool json, bool commands, const std::string& html) {
   DictionaryStore dicts;
   std::string error;
   StatCollector stat(&dicts);
+  HtmlTimeline timeline;
   ReadOptions options;
   options.on_scan = [&stat](const CaptureScan& scan) {
     stat.SetSpan(scan.first_ts, scan.last_ts);
   };
   if (!ReadCaptureWithDictionaries(
           input, &dicts,
-          [&stat](const CaptureEvent& ev) {
+          [&](const CaptureEvent& ev) {
             stat.Add(ev);
+            if (!html.empty())
+              timeline.Add(ev);
             return true;
           },
           &error, options)) {
@@ -597,8 +601,8 @@ int RunStat(const std::string& input, bool json, bool commands) {
   }
   nlohmann::json doc = json ? stat.Json(input) : nlohmann::json();
   std::string out = json ? "" : stat.Text(input);
+  CommandCapture cap;
   if (commands) {
-    CommandCapture cap;
     if (!ReadCommandCapture(input, &cap, &error)) {
       std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", error.c_str());
       return 1;
@@ -610,6 +614,10 @@ int RunStat(const std::string& input, bool json, bool commands) {
   }
   if (json)
     out = doc.dump(2) + "\n";
+  if (!html.empty() && !WriteStatHtml(input, html, stat, timeline, commands ? &cap : nullptr, &error)) {
+    std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", error.c_str());
+    return 1;
+  }
   std::fputs(out.c_str(), stdout);
   return 0;
 }

@@ -155,8 +155,12 @@ class StatCollector {
 };
 
 // The subcommand: returns the exit code.
-// With `commands`, also the command join's section (cmd_capture.h).
-int RunStat(const std::string& input, bool json, bool commands = true);
+// With `commands`, also the command join's section (cmd_capture.h); with
+// `html`, also the HTML report (stat/html_report.h) written there.
+int RunStat(const std::string& input,
+            bool json,
+            bool commands = true,
+            const std::string& html = "");
 
 }  // namespace hmbtrace
 
