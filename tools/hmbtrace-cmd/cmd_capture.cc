@@ -128,19 +128,22 @@ bool ReadCommandCapture(const std::string& path,
                         std::vector<StoryWindow>* story) {
   DictionaryStore dicts;
   ClockSet clocks;
-  CommandJoin& join = out->join;
-  // The host's commands first: with none, the firmware's command records
-  // are only counted (nothing to join them to; memory stays flat).
-  char err[256] = "";
-  const int rc =
-      hmb_nvme_host_read(path.c_str(), OnHostEvent, &join, &out->host_malformed, err, sizeof(err));
-  if (rc < 0) {
-    *error = path + ": " + err;
-    return false;
+  // Without `out`, only the stories: no join to build again.
+  CommandJoin* join = out ? &out->join : nullptr;
+  if (join) {
+    // The host's commands first: with none, the firmware's command records
+    // are only counted (nothing to join them to; memory stays flat).
+    char err[256] = "";
+    const int rc =
+        hmb_nvme_host_read(path.c_str(), OnHostEvent, join, &out->host_malformed, err, sizeof(err));
+    if (rc < 0) {
+      *error = path + ": " + err;
+      return false;
+    }
+    out->host_events = rc == 0;
+    if (join->commands().empty() && !story)
+      join->CountFwRecordsOnly();
   }
-  out->host_events = rc == 0;
-  if (join.commands().empty() && !story)
-    join.CountFwRecordsOnly();
   const bool ok = ReadCaptureWithDictionaries(
       path, &dicts,
       [&](const CaptureEvent& ev) {
@@ -153,7 +156,8 @@ bool ReadCommandCapture(const std::string& path,
             clocks.Add(ClockFit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock});
             break;
           case CaptureKind::kLost:
-            join.FwLost(ev.dev, ev.core, ev.ts);
+            if (join)
+              join->FwLost(ev.dev, ev.core, ev.ts);
             break;
           case CaptureKind::kRecord: {
             const uint32_t gen = dicts.GenerationFor(ev.dev, ev.cpu);
@@ -173,13 +177,15 @@ bool ReadCommandCapture(const std::string& path,
                                                 t.bound_ns,
                                                 RecordText(dict, ev.event_id, ev.data)});
               }
+            if (!join)
+              break;
             std::optional<uint64_t> qid, cid;
             if (desc && (desc->role == HMB_TRACE_ROLE_BEGIN || desc->role == HMB_TRACE_ROLE_END)) {
               qid = RoleFieldValue(*desc, desc->qid_field, ev.data);
               cid = RoleFieldValue(*desc, desc->cid_field, ev.data);
             }
             if (!qid || !cid || *qid > 0xffff || *cid > 0xffff) {
-              join.FwSeen(ev.dev, ev.core, gen, t.converted() ? t.host_ns : ev.ts);
+              join->FwSeen(ev.dev, ev.core, gen, t.converted() ? t.host_ns : ev.ts);
               break;
             }
             FwCommandRecord r;
@@ -198,7 +204,7 @@ bool ReadCommandCapture(const std::string& path,
             r.bound_ns = t.bound_ns;
             if (!r.converted)
               out->fw_not_converted++;
-            join.FwRecord(r);
+            join->FwRecord(r);
             break;
           }
           default:
@@ -209,7 +215,8 @@ bool ReadCommandCapture(const std::string& path,
       error);
   if (!ok)
     return false;
-  join.Finish();
+  if (join)
+    join->Finish();
   return true;
 }
 
@@ -495,8 +502,7 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
     return 1;
   }
   // One more pass for the records of every window.
-  CommandCapture again;
-  if (!ReadCommandCapture(input, &again, &error, &windows)) {
+  if (!ReadCommandCapture(input, nullptr, &error, &windows)) {
     std::fprintf(stderr, "hmbtrace-cmd report: %s\n", error.c_str());
     return 1;
   }

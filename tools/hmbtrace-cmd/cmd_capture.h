@@ -44,7 +44,8 @@ struct StoryRecord {
 
 // Reads `path` into `out` and joins. With a `story`, also collects the
 // records of each window's (dev, core) converted into [from, to] (widened
-// by their bound) into that window's `records`.
+// by their bound) into that window's `records`; with a story and no
+// `out`, only that (a second pass for the stories of a join made before).
 struct StoryWindow {
   uint16_t dev = 0, core = 0;
   uint64_t from = 0, to = 0;

@@ -298,8 +298,7 @@ bool WriteStatHtml(const std::string& input,
   if (cap && !cap->join.commands().empty()) {
     slowest = SlowestCommands(cap->join, kSlowest);
     stories = StoryWindowsOf(cap->join, slowest);
-    CommandCapture again;  // the same join; this pass fills the windows
-    if (!ReadCommandCapture(input, &again, error, &stories))
+    if (!ReadCommandCapture(input, nullptr, error, &stories))
       return false;
     in.slowest = &slowest;
     in.stories = &stories;
