@@ -406,7 +406,7 @@
     tbl.append(el('thead', {}, headRow));
     const body = el('tbody');
     tbl.append(body);
-    s.append(tbl);
+    s.append(el('div', { class: 'tablewrap' }, tbl));
     const pager = el('div', { class: 'pager' });
     const prev = el('button', { id: 'page-prev', type: 'button', text: '‹ previous' });
     const next = el('button', { id: 'page-next', type: 'button', text: 'next ›' });
@@ -449,7 +449,7 @@
           el('td', { class: 'l', text: open ? '▾' : '▸' }),
           ...COLS.map((k) => el('td', { class: k.left ? 'l' : null, text: k.show(c) })),
           el('td', { class: 'l' }, splitBar(c)),
-          el('td', { class: 'l' + (c.why ? ' warn' : ''), text: c.why ? status + '; ' + c.why : status }));
+          el('td', { class: 'l' + (c.why ? ' warn' : ''), text: c.why ? (c.status ? status + '; ' : '') + c.why : status }));
         tr.addEventListener('click', () => { if (open) state.open.delete(id); else state.open.add(id); draw(); });
         body.append(tr);
         if (open)
