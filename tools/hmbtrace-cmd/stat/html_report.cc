@@ -176,10 +176,16 @@ void HtmlTimeline::Add(const CaptureEvent& ev) {
       if (losses_total_++ < kMaxTimelineMarks)
         losses_.push_back({ev.ts, ev.dev, ev.core, ev.count, ev.reason});
       break;
-    case CaptureKind::kState:
+    case CaptureKind::kState: {
+      const std::pair<uint8_t, uint32_t> now{ev.state, ev.producer_gen};
+      const auto [it, first] = last_state_.try_emplace(ev.dev, now);
+      if (first || it->second == now)
+        break;  // the state the capture starts with, or the same again
+      it->second = now;
       if (states_total_++ < kMaxTimelineMarks)
         states_.push_back({ev.ts, ev.dev, ev.producer_gen, ev.state});
       break;
+    }
     default:
       break;
   }

@@ -20,7 +20,9 @@
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_STAT_HTML_REPORT_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,8 +35,10 @@ namespace hmbtrace {
 
 // The events of the capture that the page places on its time axis and
 // that StatCollector only counts: trace_marker lines, hmb_lost events
-// (where on which core, how many, why) and device state changes (resets,
-// with the new producer generation). Fed the events stat is fed.
+// (where on which core, how many, why) and device state changes: an
+// hmb_state whose state or producer generation differs from the
+// device's previous one (a reset, a detach; the module repeats an
+// unchanged state, which is not drawn). Fed the events stat is fed.
 class HtmlTimeline {
  public:
   static constexpr size_t kMaxTimelineMarks = 2000;  // of each kind
@@ -63,6 +67,7 @@ class HtmlTimeline {
   std::vector<Marker> markers_;
   std::vector<Loss> losses_;
   std::vector<State> states_;
+  std::map<uint16_t, std::pair<uint8_t, uint32_t>> last_state_;  // per dev: state, gen
   uint64_t markers_total_ = 0, losses_total_ = 0, states_total_ = 0;
 };
 

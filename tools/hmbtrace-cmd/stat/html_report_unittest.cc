@@ -69,11 +69,19 @@ TEST(HtmlTimeline, LossesAndStateChangesKeepWhereAndWhy) {
   t.Add(lost);
   CaptureEvent state;
   state.kind = CaptureKind::kState;
+  state.ts = 55;
+  state.producer_gen = 1;
+  state.state = 0;  // attached
+  t.Add(state);  // the state the capture starts with
+  state.ts = 56;
+  t.Add(state);  // the same again
   state.ts = 60;
   state.producer_gen = 2;
   state.state = kStateReset;
   t.Add(state);
   const nlohmann::json j = t.Json();
+  ASSERT_EQ(j["states"].size(), 1u);
+  EXPECT_EQ(j["states"][0]["ts_ns"], 60u);
   EXPECT_EQ(j["losses"][0]["core"], 3u);
   EXPECT_EQ(j["losses"][0]["count"], 7u);
   EXPECT_EQ(j["losses"][0]["reason"], LostReasonName(0));

@@ -55,7 +55,7 @@
         c instanceof Node ? el('td', { class: i === 0 ? 'l' : null }, c)
           : el('td', { class: i === 0 ? 'l' : null, text: c }))));
     t.append(tb);
-    return t;
+    return el('div', { class: 'tablewrap' }, t);
   }
   function tile(value, label) { return el('div', { class: 'tile' }, el('b', { text: value }), el('span', { text: label })); }
   const sectionOf = (id) => document.getElementById(id);
@@ -171,11 +171,12 @@
       s.append(r);
     });
     s.append(sv('line', { class: 'axis', x1: L, x2: W - R, y1: H - B, y2: H - B }));
-    const step = Math.max(1, Math.ceil(n / 6));
+    // A label every `step` buckets, at least 72 px apart.
+    const step = Math.max(1, Math.ceil(72 / bw));
     for (let k = first; k <= last + 1; k += step) {
       const x = L + (k - first) * bw;
       const low = k === 0 ? 0 : 2 ** (k - 1);
-      const anchor = k === first ? 'start' : k + step > last + 1 ? 'end' : 'middle';
+      const anchor = k === first ? 'start' : k === last + 1 ? 'end' : 'middle';
       s.append(sv('line', { class: 'axis', x1: x, x2: x, y1: H - B, y2: H - B + 4 }));
       s.append(sv('text', { x, y: H - B + 15, 'text-anchor': anchor }, o.unit === 'ns' ? fmtNs(low) : fmtTicks(low)));
     }
@@ -330,17 +331,19 @@
       const x = xOf(m.ts_ns);
       const g = sv('g', { class: 'marker-mark' });
       g.append(sv('line', { class: 'marker', x1: x, x2: x, y1: yM + 4, y2: yM + 24 }));
-      g.append(sv('text', { class: 'markerlabel', x: x + 3, y: yM + 36 + (i % 3) * 12 },
-        m.text.length > 28 ? m.text.slice(0, 27) + '…' : m.text));
+      const right = x > W - R - 160;
+      g.append(sv('text', { class: 'markerlabel', x: right ? x - 3 : x + 3, y: yM + 36 + (i % 3) * 12,
+        'text-anchor': right ? 'end' : 'start' }, m.text.length > 28 ? m.text.slice(0, 27) + '…' : m.text));
       tip(g, hostTime(m.ts_ns) + ' s: ' + m.text);
       svg.append(g);
     });
     for (const st of tl.states) {
-      if (st.ts_ns <= begin) continue;  // the state a capture starts with
       const x = xOf(st.ts_ns);
       const g = sv('g', { class: 'state-mark' });
       g.append(sv('line', { class: 'state', x1: x, x2: x, y1: T, y2: yM }));
-      g.append(sv('text', { class: 'statelabel', x: x + 3, y: T + 10 }, st.state + ' gen ' + st.producer_gen));
+      const right = x > W - R - 120;
+      g.append(sv('text', { class: 'statelabel', x: right ? x - 3 : x + 3, y: T + 10,
+        'text-anchor': right ? 'end' : 'start' }, st.state + ' gen ' + st.producer_gen));
       tip(g, hostTime(st.ts_ns) + ' s: dev ' + st.dev + ' ' + st.state + ', producer_gen ' + st.producer_gen);
       svg.append(g);
     }
