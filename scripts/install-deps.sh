@@ -4,7 +4,7 @@
 # Install the Debian 12 packages hmbtrace needs to build, test and run the demo.
 # Idempotent: packages already present are skipped, so a second run is quick.
 # Usage: scripts/install-deps.sh [--kernel] [--kernel-source] [--package]
-#                               [--qemu-source]
+#                               [--qemu-source] [--browser]
 #   --kernel   also install what the QEMU guest needs (kernel image/headers, QEMU,
 #              busybox, trace-cmd).
 #   --kernel-source  also linux-source-6.1 (kernel/patches/verify.sh: the tree the
@@ -67,7 +67,8 @@ for arg in "$@"; do
 	--kernel-source) pkgs+=(linux-source-6.1 xz-utils) ;;
 	--package) pkgs+=("${package_pkgs[@]}") ;;
 	--qemu-source) pkgs+=("${qemu_source_pkgs[@]}"); add_deb_src ;;
-	*) echo "install-deps: unknown option $arg (--kernel, --kernel-source, --package, --qemu-source)" >&2; exit 2 ;;
+	--browser) pkgs+=(chromium) ;;
+	*) echo "install-deps: unknown option $arg (--kernel, --kernel-source, --package, --qemu-source, --browser)" >&2; exit 2 ;;
 	esac
 done
 

@@ -4,6 +4,8 @@
 # The project's test command: installs what is missing, builds, and runs
 #   unit  - GoogleTest suites (meson suite "unit"), gcc, warnings as errors
 #   asan  - the same suites built with clang + ASan + UBSan
+#   browser - tests/browser: the HTML report of hmbtrace-cmd stat --html
+#           opened in headless Chromium (network off), its DOM checked
 #   fuzz  - each libFuzzer target for HMBTRACE_FUZZ_SECONDS (default 30)
 #   e2e   - the QEMU scenarios: hmb_trace.ko in a Debian guest, verified
 #           against hmb-fwsim's ground truth
@@ -89,13 +91,17 @@ count_runner() {
 }
 
 stage "dependencies"
-scripts/install-deps.sh --kernel --package --qemu-source
+scripts/install-deps.sh --kernel --package --qemu-source --browser
 
 stage "unit (gcc, -Werror)"
 scripts/build.sh
 rm -f build/meson-logs/testlog.json
 meson test -C build --suite unit --print-errorlogs || true
 count_meson build "unit (gcc)"
+
+stage "browser (hmbtrace-cmd stat --html in headless Chromium)"
+count_runner browser tests/browser/html_report_test.py build/tools/hmbtrace-cmd/hmbtrace-cmd \
+	tools/hmbtrace-cmd/testdata/cmd-join-small.dat build/browser
 
 stage "unit (clang, ASan + UBSan)"
 if [[ ! -f build-asan/build.ninja ]]; then

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// hmbtrace-cmd stat: stat/stat.h; its command join section: join/nvme_capture.h.
+// hmbtrace-cmd stat: stat/stat.h; its command join section: join/nvme_capture.h;
+// --html: stat/html_report.h.
 #include <memory>
 #include <string>
 
@@ -15,6 +16,7 @@ void AddStatCommand(CLI::App& app, int& exit_code) {
     bool json = false;
     bool no_commands = false;
     std::string commands_json;
+    std::string html;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -30,13 +32,17 @@ void AddStatCommand(CLI::App& app, int& exit_code) {
                   "Also write every host command with its join (or why not), and every "
                   "firmware command record not joined, as JSON to FILE")
       ->type_name("FILE");
+  cmd->add_option("--html", o->html,
+                  "Also write a self-contained HTML report to FILE: summary, latency histograms, "
+                  "the NVMe split per opcode, activity per core, the slowest commands")
+      ->type_name("FILE");
   cmd->callback([o, &exit_code] {
     if (!o->commands_json.empty()) {
       exit_code = WriteCommandListJson(o->input, o->commands_json);
       if (exit_code != 0)
         return;
     }
-    exit_code = RunStat(o->input, o->json, !o->no_commands);
+    exit_code = RunStat(o->input, o->json, !o->no_commands, o->html);
   });
 }
 

@@ -38,13 +38,9 @@ std::string Pad(const std::string& s, size_t width) {
   return s.size() >= width ? " " + s : std::string(width - s.size(), ' ') + s;
 }
 
-// The four phases of a joined command, in ns; a phase that the bound
-// makes negative counts as 0.
-struct Split {
-  uint64_t submit_to_fetch, fetch_to_complete, complete_to_host, total;
-};
+}  // namespace
 
-Split SplitOf(const CommandJoin& j, const JoinedCommand& c) {
+CommandSplit SplitOf(const CommandJoin& j, const JoinedCommand& c) {
   const FwCommandRecord& f = j.fw_records()[static_cast<size_t>(c.fetch)];
   const FwCommandRecord& d = j.fw_records()[static_cast<size_t>(c.complete)];
   const uint64_t setup = c.host.setup_ns, done = *c.host.complete_ns;
@@ -52,11 +48,6 @@ Split SplitOf(const CommandJoin& j, const JoinedCommand& c) {
   return {diff(setup, f.host_ns), diff(f.host_ns, d.host_ns), diff(d.host_ns, done),
           diff(setup, done)};
 }
-
-const char* const kPhases[] = {"host submit -> fw fetch", "fw fetch -> fw complete",
-                               "fw complete -> host completion", "host total"};
-
-}  // namespace
 
 std::string NvmeOpcodeName(uint8_t opcode) {
   switch (opcode) {
@@ -136,17 +127,20 @@ Status ReadCommandCapture(const std::string& path,
                           std::vector<StoryWindow>* story) {
   DictionaryStore dicts;
   ClockSet clocks;
-  CommandJoin& join = out->join;
-  // The host's commands first: with none, the firmware's command records
-  // are only counted (nothing to join them to; memory stays flat).
-  char err[256] = "";
-  const int rc =
-      hmb_nvme_host_read(path.c_str(), OnHostEvent, &join, &out->host_malformed, err, sizeof(err));
-  if (rc < 0)
-    return Status::Error(path + ": " + err);
-  out->host_events = rc == 0;
-  if (join.commands().empty() && !story)
-    join.CountFwRecordsOnly();
+  // Without `out`, only the stories: no join to build again.
+  CommandJoin* join = out ? &out->join : nullptr;
+  if (join) {
+    // The host's commands first: with none, the firmware's command records
+    // are only counted (nothing to join them to; memory stays flat).
+    char err[256] = "";
+    const int rc =
+        hmb_nvme_host_read(path.c_str(), OnHostEvent, join, &out->host_malformed, err, sizeof(err));
+    if (rc < 0)
+      return Status::Error(path + ": " + err);
+    out->host_events = rc == 0;
+    if (join->commands().empty() && !story)
+      join->CountFwRecordsOnly();
+  }
   Status read =
       ReadCaptureWithDictionaries(path, &dicts, [&](const CaptureEvent& ev) {
         switch (ev.kind) {
@@ -158,7 +152,8 @@ Status ReadCommandCapture(const std::string& path,
             clocks.Add(ClockFit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock});
             break;
           case CaptureKind::kLost:
-            join.FwLost(ev.dev, ev.core, ev.ts);
+            if (join)
+              join->FwLost(ev.dev, ev.core, ev.ts);
             break;
           case CaptureKind::kRecord: {
             const uint32_t gen = dicts.GenerationFor(ev.dev, ev.cpu);
@@ -166,19 +161,27 @@ Status ReadCommandCapture(const std::string& path,
             const Dictionary* dict = dicts.For(ev.dev, ev.cpu);
             const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
             if (story && t.converted())
-              for (StoryWindow& w : *story)
-                if (ev.dev == w.dev && ev.core == w.core && t.host_ns + t.bound_ns >= w.from &&
-                    t.host_ns <= w.to + t.bound_ns)
-                  w.records.push_back(StoryRecord{ev.dev, ev.core, ev.seq, ev.fw_ts, t.host_ns,
-                                                  t.bound_ns,
-                                                  RecordText(dict, ev.event_id, ev.data)});
+              for (StoryWindow& w : *story) {
+                if (ev.dev != w.dev || ev.core != w.core || t.host_ns + t.bound_ns < w.from ||
+                    t.host_ns > w.to + t.bound_ns)
+                  continue;
+                if (w.records.size() >= w.max_records) {
+                  w.records_left_out++;
+                  continue;
+                }
+                w.records.push_back(StoryRecord{ev.dev, ev.core, ev.seq, ev.fw_ts, t.host_ns,
+                                                t.bound_ns,
+                                                RecordText(dict, ev.event_id, ev.data)});
+              }
+            if (!join)
+              break;
             std::optional<uint64_t> qid, cid;
             if (desc && (desc->role == HMB_TRACE_ROLE_BEGIN || desc->role == HMB_TRACE_ROLE_END)) {
               qid = RoleFieldValue(*desc, desc->qid_field, ev.data);
               cid = RoleFieldValue(*desc, desc->cid_field, ev.data);
             }
             if (!qid || !cid || *qid > 0xffff || *cid > 0xffff) {
-              join.FwSeen(ev.dev, ev.core, gen, t.converted() ? t.host_ns : ev.ts);
+              join->FwSeen(ev.dev, ev.core, gen, t.converted() ? t.host_ns : ev.ts);
               break;
             }
             FwCommandRecord r;
@@ -197,7 +200,7 @@ Status ReadCommandCapture(const std::string& path,
             r.bound_ns = t.bound_ns;
             if (!r.converted)
               out->fw_not_converted++;
-            join.FwRecord(r);
+            join->FwRecord(r);
             break;
           }
           default:
@@ -207,7 +210,8 @@ Status ReadCommandCapture(const std::string& path,
       });
   if (!read.ok())
     return read;
-  join.Finish();
+  if (join)
+    join->Finish();
   return {};
 }
 
@@ -240,9 +244,9 @@ nlohmann::json CommandStatJson(const CommandCapture& cap) {
   // Per opcode, per phase: the durations of the joined commands.
   std::map<std::string, std::array<std::vector<uint64_t>, 4>> phases;
   for (const JoinedCommand& cmd : j.commands()) {
-    if (!cmd.joined())
+    if (!HasSplit(cmd))
       continue;
-    const Split s = SplitOf(j, cmd);
+    const CommandSplit s = SplitOf(j, cmd);
     auto& p = phases[NvmeCommandName(cmd.host.qid, cmd.host.opcode)];
     p[0].push_back(s.submit_to_fetch);
     p[1].push_back(s.fetch_to_complete);
@@ -254,7 +258,7 @@ nlohmann::json CommandStatJson(const CommandCapture& cap) {
     for (size_t k = 0; k < 4; k++) {
       std::sort(p[k].begin(), p[k].end());
       split.push_back({{"opcode", op},
-                       {"phase", kPhases[k]},
+                       {"phase", kCommandPhases[k]},
                        {"count", p[k].size()},
                        {"p50_us", static_cast<double>(Percentile(p[k], 50)) / 1000.0},
                        {"p90_us", static_cast<double>(Percentile(p[k], 90)) / 1000.0},
@@ -381,46 +385,27 @@ int WriteCommandListJson(const std::string& input, const std::string& path) {
   return 0;
 }
 
-namespace {
-
-// A command's QID:CID as report --cmd takes it: two numbers up to 65535.
-bool ParseQidCid(const std::string& qid_cid, uint64_t* qid, uint64_t* cid) {
-  const size_t colon = qid_cid.find(':');
-  auto num = [](std::string_view s, uint64_t* v) {
-    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
-    return !s.empty() && ec == std::errc() && p == s.data() + s.size() && *v <= 0xffff;
-  };
-  return colon != std::string::npos && num(std::string_view(qid_cid).substr(0, colon), qid) &&
-         num(std::string_view(qid_cid).substr(colon + 1), cid);
-}
-
-// Where the records of `c`'s story are: its core, from its fetch (else
-// its setup) to its completion.
-StoryWindow WindowOf(const CommandJoin& j, const JoinedCommand& c) {
+StoryWindow CommandStoryWindow(const CommandJoin& j, const JoinedCommand& c) {
   StoryWindow w;
-  if (c.fetch >= 0 || c.complete >= 0) {
-    const FwCommandRecord& any =
-        j.fw_records()[static_cast<size_t>(c.fetch >= 0 ? c.fetch : c.complete)];
-    w.dev = any.dev;
-    w.core = any.core;
-    w.from = c.fetch >= 0 ? j.fw_records()[static_cast<size_t>(c.fetch)].host_ns : c.host.setup_ns;
-    w.to = c.complete >= 0 ? j.fw_records()[static_cast<size_t>(c.complete)].host_ns
-                           : c.host.complete_ns.value_or(w.from);
-  } else {
+  if (c.fetch < 0 && c.complete < 0) {
     w.dev = 0xffff;  // nothing to show
+    return w;
   }
+  const FwCommandRecord& any =
+      j.fw_records()[static_cast<size_t>(c.fetch >= 0 ? c.fetch : c.complete)];
+  w.dev = any.dev;
+  w.core = any.core;
+  w.from = c.fetch >= 0 ? j.fw_records()[static_cast<size_t>(c.fetch)].host_ns : c.host.setup_ns;
+  w.to = c.complete >= 0 ? j.fw_records()[static_cast<size_t>(c.complete)].host_ns
+                         : c.host.complete_ns.value_or(w.from);
   return w;
 }
 
-// One command's story: the host's events and the firmware's records of
-// its window in time order, relative to its setup, then its split.
-std::string StoryText(const CommandJoin& j,
-                      const JoinedCommand& c,
-                      const std::vector<StoryRecord>& records) {
-  std::string out;
-  out += "nvme" + std::to_string(c.host.ctrl) + " qid=" + std::to_string(c.host.qid) +
-         " cid=" + std::to_string(c.host.cid) + " " + NvmeCommandName(c.host.qid, c.host.opcode) +
-         " nsid=" + std::to_string(c.host.nsid) + "\n";
+std::string CommandStoryText(const CommandJoin& j, const JoinedCommand& c, const StoryWindow& w) {
+  std::string out = "nvme" + std::to_string(c.host.ctrl) + " qid=" + std::to_string(c.host.qid) +
+                    " cid=" + std::to_string(c.host.cid) + " " +
+                    NvmeCommandName(c.host.qid, c.host.opcode) +
+                    " nsid=" + std::to_string(c.host.nsid) + "\n";
   struct Line {
     uint64_t at;
     std::string text;
@@ -435,14 +420,14 @@ std::string StoryText(const CommandJoin& j,
   auto seq_of = [&j](int64_t idx) {
     return idx < 0 ? UINT64_MAX : j.fw_records()[static_cast<size_t>(idx)].seq;
   };
-  for (const StoryRecord& r : records) {
+  for (const StoryRecord& r : w.records) {
     // The records joined to this command are marked; the others are what
     // the same core did meanwhile (NAND work names no command).
     const bool mine = r.seq == seq_of(c.fetch) || r.seq == seq_of(c.complete);
     lines.push_back(
         {*r.host_ns, std::string(mine ? "fw  * " : "fw    ") + "dev=" + std::to_string(r.dev) +
-                         " core=" + std::to_string(r.core) + " seq=" + std::to_string(r.seq) + " " +
-                         r.text + " ±" + BoundText(r.bound_ns)});
+                         " core=" + std::to_string(r.core) + " seq=" + std::to_string(r.seq) +
+                         " " + r.text + " ±" + BoundText(r.bound_ns)});
   }
   std::stable_sort(lines.begin(), lines.end(),
                    [](const Line& a, const Line& b) { return a.at < b.at; });
@@ -451,19 +436,34 @@ std::string StoryText(const CommandJoin& j,
     out += "  " + HostTime(l.at) + (before ? " -" : " +") +
            Us(before ? c.host.setup_ns - l.at : l.at - c.host.setup_ns) + "us  " + l.text + "\n";
   }
-  if (c.joined()) {
-    const Split s = SplitOf(j, c);
+  if (w.records_left_out)
+    out += "  ... and " + std::to_string(w.records_left_out) + " more firmware records\n";
+  if (HasSplit(c)) {
+    const CommandSplit s = SplitOf(j, c);
     out += "  split: submit->fetch " + Us(s.submit_to_fetch) + "us, fetch->complete " +
-           Us(s.fetch_to_complete) + "us, complete->host " + Us(s.complete_to_host) + "us, total " +
-           Us(s.total) + "us\n";
-  } else {
+           Us(s.fetch_to_complete) + "us, complete->host " + Us(s.complete_to_host) +
+           "us, total " + Us(s.total) + "us\n";
+  } else if (!c.joined()) {
     if (c.fetch < 0)
       out += "  no firmware fetch: " + std::string(HostUnmatchedName(c.why_no_fetch)) + "\n";
     if (c.complete < 0)
-      out +=
-          "  no firmware completion: " + std::string(HostUnmatchedName(c.why_no_complete)) + "\n";
+      out += "  no firmware completion: " + std::string(HostUnmatchedName(c.why_no_complete)) +
+             "\n";
   }
   return out;
+}
+
+namespace {
+
+// A command's QID:CID as report --cmd takes it: two numbers up to 65535.
+bool ParseQidCid(const std::string& qid_cid, uint64_t* qid, uint64_t* cid) {
+  const size_t colon = qid_cid.find(':');
+  auto num = [](std::string_view s, uint64_t* v) {
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
+    return !s.empty() && ec == std::errc() && p == s.data() + s.size() && *v <= 0xffff;
+  };
+  return colon != std::string::npos && num(std::string_view(qid_cid).substr(0, colon), qid) &&
+         num(std::string_view(qid_cid).substr(colon + 1), cid);
 }
 
 }  // namespace
@@ -496,7 +496,7 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
     if (c.host.qid != qid || c.host.cid != cid)
       continue;
     found.push_back(&c);
-    windows.push_back(WindowOf(j, c));
+    windows.push_back(CommandStoryWindow(j, c));
   }
   if (found.empty()) {
     std::fprintf(stderr, "hmbtrace-cmd report: %s: no host command with qid:cid %s\n",
@@ -504,14 +504,13 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
     return 1;
   }
   // One more pass for the records of every window.
-  CommandCapture again;
-  if (Status s = ReadCommandCapture(input, &again, &windows); !s.ok()) {
+  if (Status s = ReadCommandCapture(input, nullptr, &windows); !s.ok()) {
     std::fprintf(stderr, "hmbtrace-cmd report: %s\n", s.message().c_str());
     return 1;
   }
   std::string out;
   for (size_t i = 0; i < found.size(); i++)
-    out += StoryText(j, *found[i], windows[i].records);
+    out += CommandStoryText(j, *found[i], windows[i]);
   std::fputs(out.c_str(), stdout);
   return 0;
 }

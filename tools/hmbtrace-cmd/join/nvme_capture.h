@@ -45,15 +45,44 @@ struct StoryRecord {
 
 // Reads `path` into `out` and joins. With a `story`, also collects the
 // records of each window's (dev, core) converted into [from, to] (widened
-// by their bound) into that window's `records`.
+// by their bound) into that window's `records`; with a story and no
+// `out`, only that (a second pass for the stories of a join made before).
 struct StoryWindow {
   uint16_t dev = 0, core = 0;
   uint64_t from = 0, to = 0;
   std::vector<StoryRecord> records;
+  // At most this many records are kept (the first in the capture's
+  // order); the others are counted.
+  size_t max_records = SIZE_MAX;
+  uint64_t records_left_out = 0;
 };
 Status ReadCommandCapture(const std::string& path,
                           CommandCapture* out,
                           std::vector<StoryWindow>* story = nullptr);
+
+// The four phases of a joined command, in ns; a phase that the bound
+// makes negative counts as 0.
+struct CommandSplit {
+  uint64_t submit_to_fetch, fetch_to_complete, complete_to_host, total;
+};
+// Whether `c` has one: both firmware records joined and the host's
+// completion in the capture.
+inline bool HasSplit(const JoinedCommand& c) {
+  return c.joined() && c.host.complete_ns.has_value();
+}
+// `c` must HasSplit().
+CommandSplit SplitOf(const CommandJoin& j, const JoinedCommand& c);
+// Their names, in that order.
+inline constexpr const char* kCommandPhases[] = {"host submit -> fw fetch",
+                                                 "fw fetch -> fw complete",
+                                                 "fw complete -> host completion", "host total"};
+
+// A command's story (report --cmd): the window of firmware time, on the
+// core of the records joined to it, whose records ReadCommandCapture()
+// collects; then the host events and those records in time order, the
+// ones joined to it marked, and its split or why it has none.
+StoryWindow CommandStoryWindow(const CommandJoin& j, const JoinedCommand& c);
+std::string CommandStoryText(const CommandJoin& j, const JoinedCommand& c, const StoryWindow& w);
 
 // stat's section: counts, unmatched by reason, and the latency split per
 // opcode (host submit -> fw fetch -> fw complete -> host completion) with

@@ -236,6 +236,30 @@ TEST(CommandStat, AdminCommandsAreSplitUnderTheirAdminNames) {
   EXPECT_EQ(names, (std::set<std::string>{"get_log_page", "read"}));
 }
 
+TEST(CommandStat, ACommandTheHostDidNotCompleteHasNoSplit) {
+  // Both firmware records joined, but no nvme_complete_rq in the capture:
+  // its host total is unknown, not 0.
+  CommandCapture cap;
+  cap.host_events = true;
+  cap.join.HostSetup(0, 1, 5, 0x02, 1, 1000);
+  cap.join.HostSetup(0, 1, 6, 0x02, 1, 1100);
+  cap.join.FwRecord(Rec(Kind::kFetch, 1, 5, 1200, 10, 0));
+  cap.join.FwRecord(Rec(Kind::kFetch, 1, 6, 1250, 10, 1));
+  cap.join.FwRecord(Rec(Kind::kComplete, 1, 5, 1800, 10, 2));
+  cap.join.FwRecord(Rec(Kind::kComplete, 1, 6, 1850, 10, 3));
+  cap.join.HostComplete(0, 1, 5, 0, 2000);
+  cap.join.Finish();
+  ASSERT_EQ(cap.join.counts().joined, 2u);
+  const nlohmann::json doc = CommandStatJson(cap);
+  ASSERT_EQ(doc["latency_split"].size(), 4u);
+  for (const auto& row : doc["latency_split"]) {
+    EXPECT_EQ(row["count"], 1u) << row.dump();
+    if (row["phase"] == "host total") {
+      EXPECT_EQ(row["p50_us"], 1.0) << row.dump();
+    }
+  }
+}
+
 TEST(Percentile, NearestRank) {
   const std::vector<uint64_t> v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   EXPECT_EQ(Percentile(v, 50), 5u);

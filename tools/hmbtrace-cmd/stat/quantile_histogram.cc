@@ -67,6 +67,25 @@ void QuantileHistogram::Add(uint64_t value) {
   count_++;
 }
 
+void QuantileHistogram::Merge(const QuantileHistogram& other) {
+  if (other.count_ == 0)
+    return;
+  for (size_t b = 0; b < low_.size(); b++)
+    low_[b] += other.low_[b];
+  for (size_t g = 0; g < kGroups; g++) {
+    if (!other.groups_[g])
+      continue;
+    if (!groups_[g])
+      groups_[g] = std::make_unique<Group>();  // zeroed
+    for (size_t i = 0; i < kSubBuckets; i++)
+      (*groups_[g])[i] += (*other.groups_[g])[i];
+  }
+  min_ = count_ == 0 ? other.min_ : std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+  sum_ = other.sum_ > UINT64_MAX - sum_ ? UINT64_MAX : sum_ + other.sum_;
+  count_ += other.count_;
+}
+
 uint64_t QuantileHistogram::ValueAtRank(uint64_t rank) const {
   if (count_ == 0)
     return 0;

@@ -37,6 +37,9 @@ class QuantileHistogram {
   QuantileHistogram& operator=(QuantileHistogram&&) = default;
 
   void Add(uint64_t value);
+  // Adds every value of `other`, as if each had been Add()ed here: the
+  // percentiles of several histograms together (all cores of a device).
+  void Merge(const QuantileHistogram& other);
 
   uint64_t count() const { return count_; }
   bool empty() const { return count_ == 0; }

@@ -107,5 +107,31 @@ TEST(QuantileHistogram, ACopyCountsIndependently) {
   EXPECT_EQ(b.P99(), 1u << 30);
 }
 
+TEST(QuantileHistogram, MergedHistogramsGiveThePercentilesOfAllTheirValues) {
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> dist(10.0, 1.5);
+  std::vector<uint64_t> all;
+  QuantileHistogram parts[3], together;
+  for (int i = 0; i < 30000; i++) {
+    const uint64_t v = static_cast<uint64_t>(dist(rng)) + (i % 3 == 2 ? 1000000 : 0);
+    parts[i % 3].Add(v);
+    together.Add(v);
+    all.push_back(v);
+  }
+  QuantileHistogram merged;
+  for (const QuantileHistogram& p : parts)
+    merged.Merge(p);
+  merged.Merge(QuantileHistogram());  // an empty one changes nothing
+  EXPECT_EQ(merged.count(), together.count());
+  EXPECT_EQ(merged.min(), together.min());
+  EXPECT_EQ(merged.max(), together.max());
+  EXPECT_EQ(merged.sum(), together.sum());
+  for (uint64_t rank : {uint64_t{1}, uint64_t{2}, uint64_t{15000}, uint64_t{20001},
+                        uint64_t{29700}, uint64_t{30000}}) {
+    EXPECT_EQ(merged.ValueAtRank(rank), together.ValueAtRank(rank)) << "rank " << rank;
+    ExpectWithinPrecision(merged.ValueAtRank(rank), ExactAtRank(all, rank), "rank");
+  }
+}
+
 }  // namespace
 }  // namespace hmbtrace

@@ -8,6 +8,7 @@
 #include "format.h"
 #include "join/nvme_capture.h"
 #include "stat/histogram.h"
+#include "stat/html_report.h"
 
 namespace hmbtrace {
 namespace {
@@ -588,13 +589,18 @@ nlohmann::json StatCollector::Json(const std::string& file) const {
   return doc;
 }
 
-Status CollectStat(const std::string& input, DictionaryStore* dicts, StatCollector* stat) {
+Status CollectStat(const std::string& input,
+                   DictionaryStore* dicts,
+                   StatCollector* stat,
+                   const std::function<void(const CaptureEvent&)>& also) {
   ReadOptions options;
   options.on_scan = [stat](const CaptureScan& scan) { stat->SetSpan(scan.first_ts, scan.last_ts); };
   Status s = ReadCaptureWithDictionaries(
       input, dicts,
-      [stat](const CaptureEvent& ev) {
+      [stat, &also](const CaptureEvent& ev) {
         stat->Add(ev);
+        if (also)
+          also(ev);
         return true;
       },
       options);
@@ -603,10 +609,14 @@ Status CollectStat(const std::string& input, DictionaryStore* dicts, StatCollect
   return s;
 }
 
-int RunStat(const std::string& input, bool json, bool commands) {
+int RunStat(const std::string& input, bool json, bool commands, const std::string& html) {
   DictionaryStore dicts;
   StatCollector stat(&dicts);
-  if (Status s = CollectStat(input, &dicts, &stat); !s.ok()) {
+  HtmlTimeline timeline;
+  std::function<void(const CaptureEvent&)> also;
+  if (!html.empty())
+    also = [&timeline](const CaptureEvent& ev) { timeline.Add(ev); };
+  if (Status s = CollectStat(input, &dicts, &stat, also); !s.ok()) {
     std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
     return 1;
   }
@@ -617,8 +627,8 @@ int RunStat(const std::string& input, bool json, bool commands) {
   }
   nlohmann::json doc = json ? stat.Json(input) : nlohmann::json();
   std::string out = json ? "" : stat.Text(input);
+  CommandCapture cap;
   if (commands) {
-    CommandCapture cap;
     if (Status s = ReadCommandCapture(input, &cap); !s.ok()) {
       std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
       return 1;
@@ -630,6 +640,12 @@ int RunStat(const std::string& input, bool json, bool commands) {
   }
   if (json)
     out = doc.dump(2) + "\n";
+  if (!html.empty()) {
+    if (Status s = WriteStatHtml(input, html, stat, timeline, commands ? &cap : nullptr); !s.ok()) {
+      std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
+      return 1;
+    }
+  }
   std::fputs(out.c_str(), stdout);
   return 0;
 }

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -160,12 +161,21 @@ class StatCollector {
 };
 
 // Both passes over `input` into `stat` (which holds `dicts`), with the
-// capture's span, then stat->Finish(): stat's and record's summary.
-Status CollectStat(const std::string& input, DictionaryStore* dicts, StatCollector* stat);
+// capture's span, then stat->Finish(): stat's and record's summary. With
+// `also`, every event is given to it too, after `stat` (stat --html's
+// timeline), in the same walk.
+Status CollectStat(const std::string& input,
+                   DictionaryStore* dicts,
+                   StatCollector* stat,
+                   const std::function<void(const CaptureEvent&)>& also = {});
 
 // The subcommand: returns the exit code.
-// With `commands`, also the command join's section (nvme_capture.h).
-int RunStat(const std::string& input, bool json, bool commands = true);
+// With `commands`, also the command join's section (join/nvme_capture.h);
+// with `html`, also the HTML report (stat/html_report.h) written there.
+int RunStat(const std::string& input,
+            bool json,
+            bool commands = true,
+            const std::string& html = "");
 
 }  // namespace hmbtrace
 
