@@ -88,7 +88,18 @@ CaptureEvent ToCaptureEvent(const hmb_capture_event& cref) {
     ev.malformed_event = c->malformed_event;
   if (c->malformed_reason)
     ev.malformed_reason = c->malformed_reason;
+  ev.retimed = c->retimed != 0;
+  ev.retime_flags = c->retime_flags;
+  ev.retime_miss = c->retime_miss;
+  ev.retime_bound_ns = c->retime_bound_ns;
+  ev.drain_ts = c->drain_ts;
   return ev;
+}
+
+FwTime RecordFwTime(const ClockSet& clocks, uint32_t gen, const CaptureEvent& ev) {
+  if (ev.retimed)
+    return RetimedFwTime(ev.ts, ev.retime_flags, ev.retime_miss, ev.retime_bound_ns);
+  return clocks.Convert(ev.dev, gen, ev.fw_ts);
 }
 
 std::string_view LostReasonName(uint8_t reason) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "clock_set.h"
 #include "format.h"
 #include "hmb_clock_fit.h"
 #include "hmb_trace_events_abi.h"
@@ -63,7 +64,20 @@ struct CaptureEvent {
   std::span<const uint8_t> data;  // payload, dictionary chunk, marker text
   std::string_view malformed_event;
   std::string_view malformed_reason;
+  // kRecord of a retimed capture (hmbtrace-cmd retime; decode/hmb_events.h):
+  // `ts` is its converted time already (or its drain time, not converted).
+  bool retimed = false;
+  uint8_t retime_flags = 0;
+  uint8_t retime_miss = 0;
+  uint32_t retime_bound_ns = 0;
+  uint64_t drain_ts = 0;  // retimed: the ftrace time it was drained at
 };
+
+// A record's firmware time on the host clock, the one rule of every reader:
+// converted by `clocks` with the fit of its dev and generation `gen`
+// (decode/clock_set.h), or, in a retimed capture, its timestamp as the
+// retime pass converted it (never converted twice).
+FwTime RecordFwTime(const ClockSet& clocks, uint32_t gen, const CaptureEvent& ev);
 
 // A copy of the C decoder's event; its spans point into `c`.
 CaptureEvent ToCaptureEvent(const hmb_capture_event& c);

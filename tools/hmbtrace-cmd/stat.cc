@@ -157,10 +157,10 @@ void StatCollector::AddClock(const CaptureEvent& ev) {
 }
 
 void StatCollector::ConvertRecord(const CaptureEvent& ev) {
-  if (!ev.clock_format)
+  if (!ev.clock_format && !ev.retimed)
     return;
   ClockStat& cs = clock_stats_[ev.dev];
-  const FwTime t = clocks_.Convert(ev.dev, dicts_->GenerationFor(ev.dev, ev.cpu), ev.fw_ts);
+  const FwTime t = RecordFwTime(clocks_, dicts_->GenerationFor(ev.dev, ev.cpu), ev);
   if (!t.converted()) {
     cs.not_converted[static_cast<size_t>(t.miss)]++;
     return;
