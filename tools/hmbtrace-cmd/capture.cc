@@ -48,6 +48,24 @@ int OnEvent(const hmb_capture_event* c, void* data) {
   return (*walk->fn)(ToCaptureEvent(*c)) ? 0 : 1;
 }
 
+struct RawWalk {
+  const RawCallback* fn;
+};
+
+int OnRaw(const hmb_capture_raw* r, const hmb_capture_event* c, void* data) {
+  const RawWalk* walk = static_cast<const RawWalk*>(data);
+  RawRecord rec;
+  rec.buffer = r->buffer;
+  rec.cpu = r->cpu;
+  rec.ts = r->ts;
+  rec.data = std::span<const uint8_t>(static_cast<const uint8_t*>(r->data), r->size);
+  rec.missed_events = r->missed_events;
+  if (!c)
+    return (*walk->fn)(rec, nullptr) ? 0 : 1;
+  const CaptureEvent ev = ToCaptureEvent(*c);
+  return (*walk->fn)(rec, &ev) ? 0 : 1;
+}
+
 void OnTick(uint64_t walked, void* data) {
   const Walk* walk = static_cast<const Walk*>(data);
   (*walk->tick)(walked);
@@ -163,6 +181,43 @@ bool CaptureFile::Read(const CaptureCallback& fn,
     return false;
   }
   return true;
+}
+
+bool CaptureFile::ReadRaw(const RawCallback& fn, std::string* error) {
+  if (!handle_) {
+    *error = path_ + ": not open";
+    return false;
+  }
+  hmb_capture* cap = handle_->cap.get();
+  hmb_capture_set_metadata_only(cap, 0);
+  hmb_capture_set_tick(cap, nullptr, kTickEvents);
+  hmb_capture_set_raw(cap, OnRaw);
+  RawWalk walk{&fn};
+  char err[256] = "";
+  const int rc = hmb_capture_iterate(cap, OnEvent, &walk, err, sizeof(err));
+  hmb_capture_set_raw(cap, nullptr);
+  hmb_capture_scan scan;
+  hmb_capture_get_scan(cap, &scan);
+  scan_ = CaptureScan{scan.events, scan.first_ts, scan.last_ts};
+  if (rc != 0) {
+    *error = path_ + ": " + err;
+    return false;
+  }
+  return true;
+}
+
+std::vector<CaptureBuffer> CaptureFile::buffers() const {
+  std::vector<CaptureBuffer> out;
+  if (!handle_)
+    return out;
+  const hmb_capture* cap = handle_->cap.get();
+  for (int i = 0; i < hmb_capture_nr_buffers(cap); i++)
+    out.push_back(CaptureBuffer{hmb_capture_buffer_name(cap, i), hmb_capture_buffer_cpus(cap, i)});
+  return out;
+}
+
+const struct hmb_event_set* CaptureFile::events() const {
+  return handle_ ? hmb_capture_events(handle_->cap.get()) : nullptr;
 }
 
 bool ReadCapture(const std::string& path,

@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "clock_set.h"
 #include "format.h"
@@ -21,6 +22,7 @@
 #include "hmb_trace_events_abi.h"
 
 struct hmb_capture_event;  // capture_c.h
+struct hmb_event_set;      // hmb_events.h
 
 namespace hmbtrace {
 
@@ -85,6 +87,24 @@ CaptureEvent ToCaptureEvent(const hmb_capture_event& c);
 // Return false from the callback to stop early.
 using CaptureCallback = std::function<bool(const CaptureEvent&)>;
 
+// One record of any buffer of a capture, as it is in the file, for a reader
+// that copies it (hmbtrace-cmd retime). `data` is valid during the callback.
+struct RawRecord {
+  int buffer = 0;  // 0: the top buffer, i + 1: instance i (CaptureFile::buffers())
+  int cpu = 0;     // in its buffer
+  uint64_t ts = 0;
+  std::span<const uint8_t> data;  // a multiple of 4 bytes
+  uint64_t missed_events = 0;
+};
+// `ev`: the record's hmb or trace_marker event, decoded; nullptr for others.
+using RawCallback = std::function<bool(const RawRecord&, const CaptureEvent* ev)>;
+
+// A buffer of a capture: the top one (name "") or an instance.
+struct CaptureBuffer {
+  std::string name;
+  int cpus = 0;
+};
+
 enum class CaptureFilter {
   kAll,
   kMetadata,  // hmb_state and hmb_dict only: the dictionary pass
@@ -123,6 +143,12 @@ class CaptureFile {
             std::string* error,
             CaptureFilter filter = CaptureFilter::kAll,
             const Tick& tick = nullptr);
+  // One pass over every record of every buffer, in host time order.
+  bool ReadRaw(const RawCallback& fn, std::string* error);
+  // The buffers of the open capture (index: RawRecord::buffer).
+  std::vector<CaptureBuffer> buffers() const;
+  // The decoder of its hmb events (decode/hmb_events.h), while open.
+  const struct hmb_event_set* events() const;
   // Of the last pass.
   const CaptureScan& scan() const { return scan_; }
   const std::string& path() const { return path_; }

@@ -15,6 +15,7 @@
 #include "marker.h"
 #include "record.h"
 #include "report.h"
+#include "retime.h"
 #include "stat.h"
 #include "status.h"
 #include "stream.h"
@@ -214,6 +215,30 @@ int Main(int argc, char** argv) {
   record_cmd->add_option("command", record.command, "The command to trace, after --")
       ->type_name("COMMAND...");
 
+  RetimeOptions retime;
+  CLI::App* retime_cmd = app.add_subcommand(
+      "retime",
+      "Write a copy of a capture in which every firmware record has its converted firmware "
+      "time as its ftrace timestamp, for trace-cmd report and KernelShark");
+  retime_cmd->add_option("-i,--input", retime.input, "The trace-cmd data file to read")
+      ->capture_default_str()
+      ->type_name("FILE");
+  retime_cmd->add_option("-o,--output", retime.output, "The retimed trace-cmd data file to write")
+      ->required()
+      ->type_name("FILE");
+  retime_cmd
+      ->add_option("--file-version", retime.file_version,
+                   "The trace-cmd file version to write, 6 or 7 (default: the input's)")
+      ->check(CLI::IsMember({6, 7}))
+      ->type_name("N");
+  retime_cmd
+      ->add_option("--reorder-margin", retime.reorder_margin_ms,
+                   "How long after its firmware time a record may be drained and still be "
+                   "placed there, in ms (as report's)")
+      ->capture_default_str()
+      ->type_name("MS");
+  retime_cmd->add_flag("-q,--quiet", retime.quiet, "No summary on stderr");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -277,6 +302,13 @@ int Main(int argc, char** argv) {
     record.tracefs_dir = tracefs_dir;
     record.nvme = !record_no_nvme;
     return RunRecord(record);
+  }
+  if (retime_cmd->parsed()) {
+    if (retime.reorder_margin_ms > 3600000) {
+      std::fprintf(stderr, "hmbtrace-cmd retime: --reorder-margin must be at most 3600000 ms\n");
+      return 2;
+    }
+    return RunRetime(retime);
   }
   return 2;
 }
