@@ -212,6 +212,10 @@ int Main(int argc, char** argv) {
                        "driver is loaded, for the command join of stat and report --cmd)");
   add_sysfs(record_cmd);
   add_tracefs(record_cmd);
+  bool record_no_retime = false;
+  record_cmd->add_flag("--no-retime", record_no_retime,
+                       "Write trace-cmd's capture as it is, firmware records at their drain "
+                       "time, instead of the retimed one (see hmbtrace-cmd retime)");
   record_cmd->add_option("command", record.command, "The command to trace, after --")
       ->type_name("COMMAND...");
 
@@ -301,6 +305,7 @@ int Main(int argc, char** argv) {
     record.sysfs_dir = sysfs_dir;
     record.tracefs_dir = tracefs_dir;
     record.nvme = !record_no_nvme;
+    record.retime = !record_no_retime;
     return RunRecord(record);
   }
   if (retime_cmd->parsed()) {

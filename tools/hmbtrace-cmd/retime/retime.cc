@@ -110,6 +110,7 @@ bool Retime(const RetimeOptions& options, RetimeSummary* summary, std::string* e
     return false;
   const hmb_event_set* set = file.events();
   if (!set || !set->clock || !set->record) {
+    summary->no_clock_fits = true;
     *error = options.input +
              ": the capture has no hmb_clock events in its formats (a module before clock "
              "fits): there is no firmware time to retime to";
