@@ -171,10 +171,14 @@ bool CaptureFile::Read(const CaptureCallback& fn,
   hmb_capture_set_metadata_only(cap, filter == CaptureFilter::kMetadata);
   Walk walk{&fn, &tick};
   hmb_capture_set_tick(cap, tick ? OnTick : nullptr, kTickEvents);
+  return Iterate(&walk, error);
+}
+
+bool CaptureFile::Iterate(void* walk, std::string* error) {
   char err[256] = "";
-  const int rc = hmb_capture_iterate(cap, OnEvent, &walk, err, sizeof(err));
+  const int rc = hmb_capture_iterate(handle_->cap.get(), OnEvent, walk, err, sizeof(err));
   hmb_capture_scan scan;
-  hmb_capture_get_scan(cap, &scan);
+  hmb_capture_get_scan(handle_->cap.get(), &scan);
   scan_ = CaptureScan{scan.events, scan.first_ts, scan.last_ts};
   if (rc != 0) {
     *error = path_ + ": " + err;
@@ -193,17 +197,9 @@ bool CaptureFile::ReadRaw(const RawCallback& fn, std::string* error) {
   hmb_capture_set_tick(cap, nullptr, kTickEvents);
   hmb_capture_set_raw(cap, OnRaw);
   RawWalk walk{&fn};
-  char err[256] = "";
-  const int rc = hmb_capture_iterate(cap, OnEvent, &walk, err, sizeof(err));
+  const bool ok = Iterate(&walk, error);
   hmb_capture_set_raw(cap, nullptr);
-  hmb_capture_scan scan;
-  hmb_capture_get_scan(cap, &scan);
-  scan_ = CaptureScan{scan.events, scan.first_ts, scan.last_ts};
-  if (rc != 0) {
-    *error = path_ + ": " + err;
-    return false;
-  }
-  return true;
+  return ok;
 }
 
 std::vector<CaptureBuffer> CaptureFile::buffers() const {

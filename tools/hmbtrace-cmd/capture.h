@@ -154,6 +154,9 @@ class CaptureFile {
   const std::string& path() const { return path_; }
 
  private:
+  // One hmb_capture_iterate() with `walk` as its data; sets scan_.
+  bool Iterate(void* walk, std::string* error);
+
   struct Handle;
   std::unique_ptr<Handle> handle_;
   std::string path_;
