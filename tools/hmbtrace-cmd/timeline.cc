@@ -34,12 +34,16 @@ void Timeline::Add(TimelineLine line) {
       at = std::min(line.at, line.ts);
       uint64_t& core_at = core_at_[{line.dev, line.core}];
       at = std::max(at, core_at);
-      if (any_released_ && at < released_) {
-        const uint64_t by = released_ - at;
+      const auto cpu_released = cpu_released_.find(line.cpu);
+      const bool any_released =
+          late_per_cpu_ ? cpu_released != cpu_released_.end() : any_released_;
+      const uint64_t released = late_per_cpu_ && any_released ? cpu_released->second : released_;
+      if (any_released && at < released) {
+        const uint64_t by = released - at;
         late_++;
         late_max_ = std::max(late_max_, by);
         held.late_by = by;
-        at = released_;
+        at = released;
       }
       core_at = at;
       Settle(PinKey{false, line.dev, line.cpu}, at);
@@ -107,6 +111,8 @@ void Timeline::ReleaseUntil(uint64_t until, const Sink& sink, bool notes) {
     sink(at, h.cpu, h.body);
     released_ = at;
     any_released_ = true;
+    if (late_per_cpu_)
+      cpu_released_[h.cpu] = std::max(cpu_released_[h.cpu], at);
     held_.erase(it);
   }
 }

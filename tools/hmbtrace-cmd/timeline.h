@@ -66,6 +66,13 @@ class Timeline {
  public:
   explicit Timeline(uint64_t margin_ns) : margin_(margin_ns) {}
 
+  // For a reader whose output keeps each CPU's lines apart (hmbtrace-cmd
+  // retime writes per-CPU buffers that readers merge): a record is late
+  // only if its place is before what was released *on its CPU*, not
+  // before any line released. Lines then come out of order across CPUs,
+  // in order within each.
+  void SetLatePerCpu(bool on) { late_per_cpu_ = on; }
+
   // Lines must come in ftrace order (the capture's).
   void Add(TimelineLine line);
   // Appends to `out` the lines whose place is final, in order.
@@ -108,6 +115,8 @@ class Timeline {
   uint64_t now_ = 0;       // the latest ftrace time seen
   uint64_t released_ = 0;  // the place of the last line released
   bool any_released_ = false;
+  bool late_per_cpu_ = false;
+  std::map<int, uint64_t> cpu_released_;  // late_per_cpu_: per CPU
   uint64_t arrival_ = 0;
   std::map<Key, Held> held_;
   std::map<PinKey, std::vector<Key>> pins_;

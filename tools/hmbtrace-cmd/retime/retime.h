@@ -16,6 +16,10 @@
 // other event (trace_marker lines, the top buffer's events) at its own
 // time. Each CPU's events are written in that order. A record that cannot
 // be converted keeps its drain time; the summary counts and lists them.
+// One difference from report: report prints one stream, so a record
+// drained past the reorder margin is "placed late" behind any line
+// already printed; here only behind what its own CPU's buffer already
+// holds (Timeline::SetLatePerCpu), so it usually keeps its converted time.
 //
 // Each hmb_record of the output carries a mark past its payload
 // (decode/hmb_events.h: its drain time, the bound, whether it was
@@ -69,7 +73,7 @@ struct RetimeSummary {
   std::vector<UnconvertedRecord> unconverted;  // the first kMaxListed
   uint64_t lost = 0;         // hmb_lost placed before their record
   uint64_t metadata = 0;     // hmb_state, hmb_dict, hmb_clock
-  uint64_t late = 0;         // drained past the reorder margin (timeline.h)
+  uint64_t late = 0;         // placed behind its CPU's events (timeline.h)
   uint64_t late_max_ns = 0;
   uint64_t drain_max_ns = 0;  // the longest drain delay of a converted record
   uint64_t too_large = 0;     // records written without a mark (no room on a page)

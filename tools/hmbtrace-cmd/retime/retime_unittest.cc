@@ -56,8 +56,26 @@ RetimeSummary MustRetime(const std::string& in, const std::string& out, int vers
   return s;
 }
 
+// What hmbtrace-cmd report prints for a record: its line's time, its
+// converted time (fw_time=, in ns; 0 if none) and whether it was placed late.
+struct Printed {
+  std::string time;
+  uint64_t fw_ns = 0;
+  bool late = false;
+  bool operator==(const Printed&) const = default;
+};
+
+std::map<RecordKey, Printed> ReportLines(const std::string& path, ReportSummary* summary);
+
 // The time hmbtrace-cmd report prints for each record of `path`.
 std::map<RecordKey, std::string> ReportTimes(const std::string& path, ReportSummary* summary) {
+  std::map<RecordKey, std::string> times;
+  for (const auto& [key, p] : ReportLines(path, summary))
+    times[key] = p.time;
+  return times;
+}
+
+std::map<RecordKey, Printed> ReportLines(const std::string& path, ReportSummary* summary) {
   std::string text, error;
   EXPECT_TRUE(WriteReport(
       path, ReportOptions{},
@@ -67,7 +85,7 @@ std::map<RecordKey, std::string> ReportTimes(const std::string& path, ReportSumm
       },
       summary, &error))
       << error;
-  std::map<RecordKey, std::string> times;
+  std::map<RecordKey, Printed> times;
   size_t pos = 0;
   while (pos < text.size()) {
     const size_t end = text.find('\n', pos);
@@ -78,8 +96,15 @@ std::map<RecordKey, std::string> ReportTimes(const std::string& path, ReportSumm
     unsigned dev, core;
     unsigned long long seq, fw_ts;
     if (std::sscanf(line.c_str(), "%31s [%d] dev=%u core=%u seq=%llu fw_ts=%llu", time, &cpu, &dev,
-                    &core, &seq, &fw_ts) == 6)
-      times[{static_cast<uint16_t>(dev), static_cast<uint16_t>(core), seq, fw_ts}] = time;
+                    &core, &seq, &fw_ts) != 6)
+      continue;
+    Printed& p = times[{static_cast<uint16_t>(dev), static_cast<uint16_t>(core), seq, fw_ts}];
+    p.time = time;
+    p.late = line.find("[placed late") != std::string::npos;
+    unsigned long long s, ns;
+    const size_t at = line.find(" fw_time=");
+    if (at != std::string::npos && std::sscanf(line.c_str() + at, " fw_time=%llu.%9llu", &s, &ns) == 2)
+      p.fw_ns = s * 1000000000ull + ns;
   }
   return times;
 }
@@ -131,11 +156,11 @@ TEST_P(RetimeClock, EveryRecordIsAtTheTimeReportPrintsForIt) {
   EXPECT_EQ(s.records, kClockFixtureRecords);
 
   ReportSummary report_summary;
-  const std::map<RecordKey, std::string> want = ReportTimes(kClockFixture, &report_summary);
+  const std::map<RecordKey, Printed> want = ReportLines(kClockFixture, &report_summary);
   ASSERT_EQ(want.size(), kClockFixtureRecords);
   const Walked w = Walk(out);
   EXPECT_TRUE(w.problems.empty()) << w.problems.front();
-  uint64_t records = 0;
+  uint64_t records = 0, late = 0;
   for (const CaptureEvent& ev : w.events) {
     if (ev.kind != CaptureKind::kRecord)
       continue;
@@ -143,12 +168,23 @@ TEST_P(RetimeClock, EveryRecordIsAtTheTimeReportPrintsForIt) {
     EXPECT_TRUE(ev.retimed);
     const auto it = want.find({ev.dev, ev.core, ev.seq, ev.fw_ts});
     ASSERT_NE(it, want.end()) << "seq " << ev.seq;
-    EXPECT_EQ(HostTime(ev.ts), it->second) << "core " << ev.core << " seq " << ev.seq;
+    // Where report prints its line, and to the ns its fw_time=, except
+    // the record report could only place late in its one stream: its own
+    // CPU had nothing after it yet, so it is at its converted time here.
+    if (it->second.late) {
+      late++;
+      EXPECT_EQ(ev.ts, it->second.fw_ns) << "core " << ev.core << " seq " << ev.seq;
+      continue;
+    }
+    EXPECT_EQ(HostTime(ev.ts), it->second.time) << "core " << ev.core << " seq " << ev.seq;
+    if (it->second.fw_ns) {
+      EXPECT_EQ(ev.ts, it->second.fw_ns) << "core " << ev.core << " seq " << ev.seq;
+    }
   }
   EXPECT_EQ(records, kClockFixtureRecords);
-  // The late record is where report places it too (timeline.h).
-  EXPECT_EQ(s.late, report_summary.late);
-  EXPECT_EQ(s.late, 1u);
+  EXPECT_EQ(report_summary.late, 1u);
+  EXPECT_EQ(late, 1u);
+  EXPECT_EQ(s.late, 0u);
 }
 
 TEST_P(RetimeClock, RecordsWithoutAFitKeepTheirDrainTimeAndAreCounted) {
@@ -244,10 +280,19 @@ TEST(Retime, ReportOfARetimedCaptureDoesNotConvertAgain) {
   const std::string out = dir.File("retimed.dat");
   MustRetime(kClockFixture, out);
   ReportSummary before, after;
-  const auto want = ReportTimes(kClockFixture, &before);
-  const auto got = ReportTimes(out, &after);
-  EXPECT_EQ(got, want);
+  const auto want = ReportLines(kClockFixture, &before);
+  const auto got = ReportLines(out, &after);
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [key, w] : want) {
+    const Printed& g = got.at(key);
+    // At the converted time report printed (placed late or not), or at
+    // the same drain time; no fw_time= printed again.
+    EXPECT_EQ(g.time, w.fw_ns ? HostTime(w.fw_ns) : w.time) << "seq " << std::get<2>(key);
+    EXPECT_EQ(g.fw_ns, 0u);
+    EXPECT_FALSE(g.late);
+  }
   EXPECT_EQ(after.not_converted, before.not_converted);
+  EXPECT_EQ(after.late, 0u);
   std::string text, error;
   ASSERT_TRUE(WriteReport(
       out, ReportOptions{},
