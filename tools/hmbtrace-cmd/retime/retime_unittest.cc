@@ -18,6 +18,7 @@
 #include "dictionaries.h"
 #include "hmb_events.h"
 #include "report.h"
+#include "stat.h"
 
 namespace hmbtrace {
 namespace {
@@ -304,6 +305,34 @@ TEST(Retime, ReportOfARetimedCaptureDoesNotConvertAgain) {
   EXPECT_NE(text.find("retimed \u00b1"), std::string::npos) << text;
   EXPECT_NE(text.find(" drain=+"), std::string::npos) << text;
   EXPECT_EQ(text.find("fw_time=1."), std::string::npos) << text;
+}
+
+// hmbtrace-cmd stat's clock section of `path`: bounds and drain delays.
+std::string StatClockLines(const std::string& path) {
+  DictionaryStore dicts;
+  StatCollector stat(&dicts);
+  std::string error;
+  EXPECT_TRUE(ReadCaptureWithDictionaries(
+      path, &dicts,
+      [&stat](const CaptureEvent& ev) {
+        stat.Add(ev);
+        return true;
+      },
+      &error))
+      << error;
+  stat.Finish();
+  const std::string text = stat.Text(path);
+  const size_t at = text.find("records converted");
+  return at == std::string::npos ? "" : text.substr(at, text.find('\n', at) - at);
+}
+
+TEST(Retime, StatOfARetimedCaptureSaysTheSameDrainDelays) {
+  TempDir dir;
+  const std::string out = dir.File("retimed.dat");
+  MustRetime(kClockFixture, out);
+  const std::string before = StatClockLines(kClockFixture);
+  EXPECT_NE(before.find("drain delay median"), std::string::npos) << before;
+  EXPECT_EQ(StatClockLines(out), before);
 }
 
 TEST(Retime, ACaptureRetimedAlreadyIsRefused) {
