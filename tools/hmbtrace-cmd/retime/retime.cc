@@ -182,8 +182,7 @@ bool Retime(const RetimeOptions& options, RetimeSummary* summary, std::string* e
     std::memcpy(&missed, p, 8);
     std::memcpy(&len, p + 8, 4);
     const std::span<const uint8_t> data(p + kBodyHeader, len);
-    const std::span<const uint8_t> mark(p + kBodyHeader + len,
-                                        body.size() - kBodyHeader - len);
+    const std::span<const uint8_t> mark(p + kBodyHeader + len, body.size() - kBodyHeader - len);
     summary->events++;
     if (!writers[static_cast<size_t>(cpu)]->Add(at, data, mark, missed))
       write_ok = false;
@@ -210,8 +209,7 @@ bool Retime(const RetimeOptions& options, RetimeSummary* summary, std::string* e
                 return false;
               }
               summary->records++;
-              const FwTime t =
-                  RecordFwTime(clocks, dicts.GenerationFor(ev->dev, ev->cpu), *ev);
+              const FwTime t = RecordFwTime(clocks, dicts.GenerationFor(ev->dev, ev->cpu), *ev);
               hmb_retime_mark m{};
               m.drain_ts = rec.ts;
               m.bound_ns = static_cast<uint32_t>(std::min<uint64_t>(t.bound_ns, UINT32_MAX));
@@ -300,8 +298,8 @@ bool Retime(const RetimeOptions& options, RetimeSummary* summary, std::string* e
   }
   const std::string partial = options.output + ".retime-partial";
   char err[256] = "";
-  if (retime_output_write(options.input.c_str(), partial.c_str(), options.file_version,
-                          out.data(), static_cast<int>(out.size()), err, sizeof(err)) != 0) {
+  if (retime_output_write(options.input.c_str(), partial.c_str(), options.file_version, out.data(),
+                          static_cast<int>(out.size()), err, sizeof(err)) != 0) {
     *error = options.output + ": " + err;
     return false;
   }
@@ -340,7 +338,8 @@ std::string RetimeSummaryText(const RetimeOptions& options, const RetimeSummary&
     out += "hmbtrace-cmd retime: " + std::to_string(s.late) +
            " records were drained more than the " + std::to_string(options.reorder_margin_ms) +
            " ms reorder margin after their converted time, behind events their CPU already "
-           "had: placed up to " + BoundText(s.late_max_ns) + " late; raise --reorder-margin\n";
+           "had: placed up to " +
+           BoundText(s.late_max_ns) + " late; raise --reorder-margin\n";
   if (s.too_large)
     out += "hmbtrace-cmd retime: " + std::to_string(s.too_large) +
            " records too large for a page with their retime mark: written without it\n";

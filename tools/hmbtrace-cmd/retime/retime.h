@@ -65,15 +65,15 @@ struct UnconvertedRecord {
 };
 
 struct RetimeSummary {
-  uint64_t events = 0;       // every event written, every buffer
-  uint64_t records = 0;      // hmb_record
-  uint64_t converted = 0;    // of them, at their converted time
+  uint64_t events = 0;         // every event written, every buffer
+  uint64_t records = 0;        // hmb_record
+  uint64_t converted = 0;      // of them, at their converted time
   uint64_t not_converted = 0;  // kept their drain time
   std::array<uint64_t, static_cast<size_t>(ClockMiss::kCount)> by_miss{};
   std::vector<UnconvertedRecord> unconverted;  // the first kMaxListed
-  uint64_t lost = 0;         // hmb_lost placed before their record
-  uint64_t metadata = 0;     // hmb_state, hmb_dict, hmb_clock
-  uint64_t late = 0;         // placed behind its CPU's events (timeline.h)
+  uint64_t lost = 0;                           // hmb_lost placed before their record
+  uint64_t metadata = 0;                       // hmb_state, hmb_dict, hmb_clock
+  uint64_t late = 0;                           // placed behind its CPU's events (timeline.h)
   uint64_t late_max_ns = 0;
   uint64_t drain_max_ns = 0;  // the longest drain delay of a converted record
   uint64_t too_large = 0;     // records written without a mark (no room on a page)

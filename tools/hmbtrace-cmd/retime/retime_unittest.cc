@@ -104,7 +104,8 @@ std::map<RecordKey, Printed> ReportLines(const std::string& path, ReportSummary*
     p.late = line.find("[placed late") != std::string::npos;
     unsigned long long s, ns;
     const size_t at = line.find(" fw_time=");
-    if (at != std::string::npos && std::sscanf(line.c_str() + at, " fw_time=%llu.%9llu", &s, &ns) == 2)
+    if (at != std::string::npos &&
+        std::sscanf(line.c_str() + at, " fw_time=%llu.%9llu", &s, &ns) == 2)
       p.fw_ns = s * 1000000000ull + ns;
   }
   return times;
@@ -134,8 +135,8 @@ Walked Walk(const std::string& path) {
         l = rec.ts;
         if (ev) {
           CaptureEvent copy = *ev;
-          const std::string& data = w.owned.emplace_back(
-              reinterpret_cast<const char*>(ev->data.data()), ev->data.size());
+          const std::string& data =
+              w.owned.emplace_back(reinterpret_cast<const char*>(ev->data.data()), ev->data.size());
           copy.data = {reinterpret_cast<const uint8_t*>(data.data()), data.size()};
           copy.name = w.owned.emplace_back(ev->name);
           w.events.push_back(copy);
@@ -364,7 +365,7 @@ TEST(Retime, ACaptureWithoutClockFitsIsRefusedWithTheReason) {
 TEST(Retime, NoTemporaryFilesAreLeftBehind) {
   TempDir dir;
   MustRetime(kClockFixture, dir.File("retimed.dat"));
-  const std::string ls = dir.File("") ;
+  const std::string ls = dir.File("");
   FILE* p = popen(("ls -A '" + ls + "'").c_str(), "r");
   ASSERT_NE(p, nullptr);
   char buf[256];

@@ -90,8 +90,8 @@ TEST(TracePageWriter, LargeDeltasUseATimeExtend) {
   Written w;
   TracePageWriter writer = Writer(f, &w);
   // 2^27 - 1 fits in an event header; 2^27 and 5 s do not.
-  const std::vector<uint64_t> ts = {100, 100 + (1u << 27) - 1, 100 + (2ull << 27) - 1,
-                                    5000000000ull, 5000000000ull + 3, 3600000000000ull};
+  const std::vector<uint64_t> ts = {100,           100 + (1u << 27) - 1, 100 + (2ull << 27) - 1,
+                                    5000000000ull, 5000000000ull + 3,    3600000000000ull};
   for (uint64_t t : ts)
     ASSERT_TRUE(writer.Add(t, Bytes(8, 1), {}, 0));
   ASSERT_TRUE(writer.Flush());
