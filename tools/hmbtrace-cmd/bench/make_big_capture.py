@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Write a long synthetic trace.dat for the readers' benchmark.
 
-    make_big_capture.py RECORDS OUT.dat [--no-kallsyms]
+    make_big_capture.py RECORDS OUT.dat [--no-kallsyms] [--clock]
 
 Repeats the firmware records of plugins/traceevent/testdata/record-small.dat
 (a real capture of hmb-fwsim's mix: cmd_fetch/cmd_complete pairs, NAND
@@ -17,6 +17,11 @@ libtraceevent parses when the file is opened; this one carries
 /proc/kallsyms too (unless --no-kallsyms or it cannot be read), so the
 benchmark pays what a user pays.
 
+With --clock the formats include hmb_clock (clock-small.dat's) and each
+CPU starts with one clock fit (1 ns per tick, 1 ppm slope error) that puts
+the record drained soonest after it happened 200 us before its drain: a
+capture hmbtrace-cmd retime can retime.
+
 The file's header is make_clock_capture.py's (header_of()); the pages follow
 one CPU's at a time, so memory stays small at 10 M records.
 """
@@ -28,7 +33,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TESTDATA = os.path.join(HERE, '..', '..', '..', 'plugins', 'traceevent', 'testdata')
 sys.path.insert(0, TESTDATA)
 
-from make_clock_capture import parse, events_of, header_of, pages_of, PAGE, ID_RECORD  # noqa: E402
+from make_clock_capture import (parse, events_of, header_of, pages_of, common,  # noqa: E402
+                                PAGE, ID_RECORD, ID_STATE, ID_CLOCK)
 
 
 def main(argv):
@@ -70,8 +76,24 @@ def main(argv):
             out.append((ts + r * span, bytes(d)))
         return out
 
+    systems = f['systems']
+    if '--clock' in argv:
+        systems = parse(os.path.join(TESTDATA, 'clock-small.dat'))['systems']
+        first = min((ev for evs in records for ev in evs), key=lambda e: e[0])
+        gen = next(struct.unpack_from('<I', d, 16)[0] for evs in others for _, d in evs
+                   if struct.unpack_from('<H', d)[0] == ID_STATE)
+        tick = struct.unpack_from('<Q', first[1], 16)[0]
+        # Repeats shift host and firmware time alike: 1 ns per tick; the
+        # offset puts the record drained soonest 200 us after it happened.
+        lead = min(ts - struct.unpack_from('<Q', d, 16)[0] for evs in records for ts, d in evs)
+        fit = (common(ID_CLOCK) +
+               struct.pack('<QQQQQQQIIIIHB', tick, tick + lead - 200000, 1 << 32, 4295,
+                           tick - 10**9, tick + 10**9, 5 * 10**8, 2000, 3000, 16, gen, 0, 0) +
+               bytes(5))
+        for evs in others:
+            evs.append((t0, fit))
     out = open(dst, 'wb')
-    head, table = header_of(f, f['systems'], kallsyms)
+    head, table = header_of(f, systems, kallsyms)
     out.write(head)
     pos, where = len(head), []
     for c in range(f['cpus']):
