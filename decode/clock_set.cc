@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "dictionary_set.h"  // kMaxDevices
+#include "hmb_events.h"       // HMB_RETIME_*
 
 namespace hmbtrace {
 namespace {
@@ -201,6 +202,32 @@ std::string FwTimeText(const FwTime& t) {
   if (t.miss == ClockMiss::kNoFitOfGeneration)
     return "fw_time=? (no clock fit of producer_gen " + std::to_string(t.producer_gen) + ")";
   return "fw_time=? (" + std::string(ClockMissName(t.miss)) + ")";
+}
+
+FwTime RetimedFwTime(uint64_t ts, uint8_t retime_flags, uint8_t retime_miss, uint32_t bound_ns) {
+  FwTime t;
+  if (retime_flags & HMB_RETIME_CONVERTED) {
+    t.miss = ClockMiss::kNone;
+    t.host_ns = ts;
+    t.bound_ns = bound_ns;
+    t.stale = retime_flags & HMB_RETIME_STALE;
+  } else {
+    // A miss from the file: one this build does not know reads as "?".
+    t.miss = retime_miss < static_cast<uint8_t>(ClockMiss::kCount) && retime_miss != 0
+                 ? static_cast<ClockMiss>(retime_miss)
+                 : ClockMiss::kCount;
+  }
+  return t;
+}
+
+std::string RetimedTimeText(const FwTime& t, uint64_t ts, uint64_t drain_ts) {
+  if (!t.converted())
+    return "fw_time=? (" + std::string(ClockMissName(t.miss)) + "), at its drain time";
+  std::string out = "retimed \u00b1" + BoundText(t.bound_ns) + " drain=";
+  out += drain_ts >= ts ? "+" + BoundText(drain_ts - ts) : "-" + BoundText(ts - drain_ts);
+  if (t.stale)
+    out += " (stale fit)";
+  return out;
 }
 
 std::string ClockFitText(const ClockFit& f, uint64_t clock_hz) {

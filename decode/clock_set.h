@@ -134,6 +134,17 @@ std::string BoundText(uint64_t ns);
 // capture's trace clock, like trace-cmd's own timestamps.
 std::string FwTimeText(const FwTime& t);
 
+// A record of a retimed capture (hmbtrace-cmd retime; the mark of
+// hmb_events.h): its ftrace timestamp `ts` is already its converted time,
+// or still its drain time when it was not converted. Not converted again.
+FwTime RetimedFwTime(uint64_t ts, uint8_t retime_flags, uint8_t retime_miss, uint32_t bound_ns);
+
+// What follows a retimed record's text instead of FwTimeText(): "retimed
+// ±45us drain=+234us" (" (stale fit)" at the end when converted with a
+// stale fit), or "fw_time=? (no clock fit), at its drain time". The drain
+// delay is how long after its converted time the module drained it.
+std::string RetimedTimeText(const FwTime& t, uint64_t ts, uint64_t drain_ts);
+
 // An hmb_clock event, readable: "dev=0 producer_gen=1 offset=-12.345678901
 // ns_per_tick=1.000012000 rate=-12.000ppm bound=1.2us slope_err=0.500ppm
 // samples=16 window=1.500s rtt_min=3.4us" (rate: how far the firmware clock

@@ -255,4 +255,21 @@ int hmb_clock_set_record_time(const struct hmb_clock_set* set,
   }
 }
 
+int hmb_retimed_record_time(uint64_t ts,
+                            uint8_t retime_flags,
+                            uint8_t retime_miss,
+                            uint32_t bound_ns,
+                            uint64_t drain_ts,
+                            char* out,
+                            size_t outlen) {
+  try {
+    const hmbtrace::FwTime t = hmbtrace::RetimedFwTime(ts, retime_flags, retime_miss, bound_ns);
+    CopyOut(hmbtrace::RetimedTimeText(t, ts, drain_ts), out, outlen);
+    return t.converted() ? 1 : 0;
+  } catch (const std::bad_alloc&) {
+    CopyOut("", out, outlen);
+    return -1;
+  }
+}
+
 }  // extern "C"

@@ -179,6 +179,17 @@ int hmb_clock_set_record_time(const struct hmb_clock_set *set, uint16_t dev,
 			      uint32_t producer_gen, uint64_t fw_ts, char *out,
 			      size_t outlen);
 
+/**
+ * hmb_retimed_record_time() - what prints after a record of a retimed
+ * capture (@ev->retimed; hmb_events.h) instead of its converted time: its
+ * timestamp already is that time, so it is not converted again: "retimed
+ * ±<bound> drain=+<delay>", or "fw_time=? (<why not>), at its drain time".
+ * @out/@outlen: as for hmb_dict_format().
+ * Return: 1 if the record was converted, 0 if not, -1 out of memory.
+ */
+int hmb_retimed_record_time(uint64_t ts, uint8_t retime_flags, uint8_t retime_miss,
+			    uint32_t bound_ns, uint64_t drain_ts, char *out, size_t outlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -195,6 +195,67 @@ static void malformed(struct hmb_capture_event *ev, struct tep_event *event,
 		(dst) = v;                                              \
 	} while (0)
 
+static uint64_t load_number(const struct hmb_event_set *set, const uint8_t *p, int size)
+{
+	uint64_t v8 = 0;
+	uint32_t v4 = 0;
+	uint16_t v2 = 0;
+
+	if (set->native_order) {
+		if (size == 8)
+			memcpy(&v8, p, 8);
+		else if (size == 4)
+			memcpy(&v4, p, 4);
+		else
+			memcpy(&v2, p, 2);
+		return size == 8 ? v8 : size == 4 ? v4 : v2;
+	}
+	return tep_read_number(set->tep, p, size);
+}
+
+/* The mark of a retimed record (hmb_events.h), after its payload. */
+static void read_retime_mark(const struct hmb_event_set *set,
+			     const struct tep_record *record,
+			     struct hmb_capture_event *ev)
+{
+	const uint8_t *base = (const uint8_t *)record->data;
+	size_t end = (size_t)(ev->data - base) + ev->data_len;
+	const uint8_t *m;
+
+	end = (end + 3) & ~(size_t)3;
+	if ((size_t)record->size < end + HMB_RETIME_MARK_LEN)
+		return;
+	m = base + record->size - HMB_RETIME_MARK_LEN;
+	if (load_number(set, m + 14, 2) != HMB_RETIME_MAGIC)
+		return;
+	ev->retimed = 1;
+	ev->drain_ts = load_number(set, m, 8);
+	ev->retime_bound_ns = (uint32_t)load_number(set, m + 8, 4);
+	ev->retime_flags = m[12];
+	ev->retime_miss = m[13];
+}
+
+void hmb_retime_mark_encode(const struct hmb_event_set *set,
+			    const struct hmb_retime_mark *mark,
+			    uint8_t out[HMB_RETIME_MARK_LEN])
+{
+	/* tep_read_number() swaps when the file's order is not the host's: both ways. */
+	uint64_t drain = mark->drain_ts;
+	uint32_t bound = mark->bound_ns;
+	uint16_t magic = HMB_RETIME_MAGIC;
+
+	if (!set->native_order) {
+		drain = tep_read_number(set->tep, &drain, 8);
+		bound = (uint32_t)tep_read_number(set->tep, &bound, 4);
+		magic = (uint16_t)tep_read_number(set->tep, &magic, 2);
+	}
+	memcpy(out, &drain, 8);
+	memcpy(out + 8, &bound, 4);
+	out[12] = mark->flags;
+	out[13] = mark->miss;
+	memcpy(out + 14, &magic, 2);
+}
+
 /* Fills ev from record; returns 0 if the event is not one of ours. */
 static int decode(const struct hmb_event_set *cap, const struct tep_record *record,
 		  struct hmb_capture_event *ev)
@@ -228,8 +289,11 @@ static int decode(const struct hmb_event_set *cap, const struct tep_record *reco
 		FIELD(cap->rec_event_id, "event_id", 2, 2, ev->event_id);
 		FIELD(cap->rec_len, "len", 2, 2, ev->len);
 		if (read_dynamic_field(event, cap->rec_payload, record, &ev->data,
-				       &ev->data_len))
+				       &ev->data_len)) {
 			malformed(ev, event, "payload outside the record");
+			return 1;
+		}
+		read_retime_mark(cap, record, ev);
 	} else if (event == cap->lost) {
 		ev->kind = HMB_CAPTURE_LOST;
 		NUM("count", 8, 8, ev->count);

@@ -83,6 +83,49 @@ struct hmb_capture_event {
 	/* MALFORMED: which event, and why */
 	const char *malformed_event;
 	const char *malformed_reason;
+	/*
+	 * RECORD of a retimed capture (struct hmb_retime_mark below): `ts` is
+	 * the record's converted firmware time, or its drain time when
+	 * retime_flags lacks HMB_RETIME_CONVERTED (retime_miss says why).
+	 */
+	uint8_t retimed;
+	uint8_t retime_flags;
+	uint8_t retime_miss;
+	uint32_t retime_bound_ns;
+	uint64_t drain_ts;	/* the ftrace time the module drained it at */
+};
+
+/*
+ * A retimed capture (hmbtrace-cmd retime) gives each hmb_record its
+ * converted firmware time as its ftrace timestamp, and appends this mark
+ * to the record, after the payload and past every field the event's
+ * format declares: libtraceevent, trace-cmd and KernelShark never read
+ * it, and the readers of this library learn from it that the record was
+ * retimed (so they do not convert it again) and when it was drained.
+ *
+ * The mark is the last HMB_RETIME_MARK_LEN bytes of the record, numbers in
+ * the file's byte order:
+ *
+ *   0  u64 drain_ts   the record's ftrace timestamp before retiming
+ *   8  u32 bound_ns   the conversion's error bound (saturated)
+ *  12  u8  flags      HMB_RETIME_CONVERTED, HMB_RETIME_STALE
+ *  13  u8  miss       why not converted (hmbtrace::ClockMiss)
+ *  14  u16 magic      HMB_RETIME_MAGIC
+ *
+ * A record the kernel wrote ends at most 3 bytes of padding after its
+ * payload, so a record holds a mark only if it has room for one past the
+ * 4-byte aligned end of its payload, and the magic matches.
+ */
+#define HMB_RETIME_MARK_LEN 16
+#define HMB_RETIME_MAGIC 0x7274
+#define HMB_RETIME_CONVERTED 0x01
+#define HMB_RETIME_STALE 0x02
+
+struct hmb_retime_mark {
+	uint64_t drain_ts;
+	uint32_t bound_ns;
+	uint8_t flags;
+	uint8_t miss;
 };
 
 struct tep_handle;
@@ -124,6 +167,15 @@ int hmb_event_set_is_ours(const struct hmb_event_set *set, int type);
 int hmb_event_set_decode(const struct hmb_event_set *set,
 			 const struct tep_record *record, int cpu,
 			 struct hmb_capture_event *ev);
+
+/*
+ * Writes `mark` into out[0..HMB_RETIME_MARK_LEN) in the byte order of the
+ * set's file: the bytes to append to a retimed hmb_record (whose size, a
+ * multiple of 4, then grows by HMB_RETIME_MARK_LEN).
+ */
+void hmb_retime_mark_encode(const struct hmb_event_set *set,
+			    const struct hmb_retime_mark *mark,
+			    uint8_t out[HMB_RETIME_MARK_LEN]);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,7 @@
 # Install the Debian 12 packages hmbtrace needs to build, test and run the demo.
 # Idempotent: packages already present are skipped, so a second run is quick.
 # Usage: scripts/install-deps.sh [--kernel] [--kernel-source] [--package]
-#                               [--qemu-source] [--browser]
+#                               [--qemu-source] [--browser] [--gui]
 #   --kernel   also install what the QEMU guest needs (kernel image/headers, QEMU,
 #              busybox, trace-cmd).
 #   --kernel-source  also linux-source-6.1 (kernel/patches/verify.sh: the tree the
@@ -14,6 +14,9 @@
 #   --qemu-source  also a deb-src entry for Debian's archive and what building
 #              QEMU 7.2 from Debian's source needs (mock/qemu-nvme/build.sh: the
 #              emulated SSD with the HMB and the trace capability).
+#   --gui      also KernelShark and a virtual X server to look at a capture
+#              as a user does, headless (Xvfb, xwd, ImageMagick's convert,
+#              xdotool; PLATFORM-NOTES.md).
 set -euo pipefail
 
 # libtraceevent-dev and trace-cmd: plugin_hmb.so and its unit tests.
@@ -37,6 +40,7 @@ package_pkgs=(dpkg-dev debhelper dh-dkms dkms fakeroot lintian man-db
 # the harness uses (Documentation/design.rst, "Platform facts": QEMU 7.2).
 qemu_source_pkgs=(dpkg-dev libglib2.0-dev libpixman-1-dev libcap-ng-dev libfdt-dev
 		  libattr1-dev python3-venv)
+gui_pkgs=(kernelshark xvfb x11-apps imagemagick xdotool)
 debsrc=/etc/apt/sources.list.d/hmbtrace-debian-src.sources
 
 # Source packages come from the same archive as the binaries: one deb-src
@@ -68,7 +72,8 @@ for arg in "$@"; do
 	--package) pkgs+=("${package_pkgs[@]}") ;;
 	--qemu-source) pkgs+=("${qemu_source_pkgs[@]}"); add_deb_src ;;
 	--browser) pkgs+=(chromium) ;;
-	*) echo "install-deps: unknown option $arg (--kernel, --kernel-source, --package, --qemu-source, --browser)" >&2; exit 2 ;;
+	--gui) pkgs+=("${gui_pkgs[@]}") ;;
+	*) echo "install-deps: unknown option $arg (--kernel, --kernel-source, --package, --qemu-source, --browser, --gui)" >&2; exit 2 ;;
 	esac
 done
 

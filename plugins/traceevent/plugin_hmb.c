@@ -31,7 +31,10 @@
  * latest fit of its generation (decode/clock_set.h, the same rule and
  * text as hmbtrace-cmd's): "fw_time=<s> ±<bound>", or "fw_time=? (<why>)".
  * A trace whose formats lack hmb_clock (a module before clock fits) has
- * nothing to convert with, and its lines stay as they were. State lives
+ * nothing to convert with, and its lines stay as they were. A record of a
+ * retimed capture (hmbtrace-cmd retime) already has its converted time as
+ * its timestamp: it is not converted again, and says how long after that
+ * time it was drained: "retimed ±<bound> drain=+<delay>". State lives
  * per tep_handle and is freed by tep_plugin_unloader().
  */
 #include <stdbool.h>
@@ -131,7 +134,17 @@ static void hmb_print_fw_time(struct trace_seq *s, struct hmb_plugin *p,
 {
 	char text[HMB_PLUGIN_MSG_MAX];
 
-	if (!hmb_opt_fw_time->set || !ev->clock_format)
+	if (!hmb_opt_fw_time->set)
+		return;
+	if (ev->retimed) {
+		/* Its timestamp is its converted time already (hmbtrace-cmd retime). */
+		if (hmb_retimed_record_time(ev->ts, ev->retime_flags, ev->retime_miss,
+					    ev->retime_bound_ns, ev->drain_ts, text,
+					    sizeof(text)) >= 0)
+			trace_seq_printf(s, " %s", text);
+		return;
+	}
+	if (!ev->clock_format)
 		return;
 	if (hmb_clock_set_record_time(p->clocks, ev->dev,
 				      hmb_dict_set_generation(p->dicts, ev->dev,

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "decode_test_util.h"
+#include "hmb_events.h"  // the retime mark
 
 namespace hmbtrace {
 namespace {
@@ -152,10 +153,11 @@ class PluginHmbTest : public ::testing::Test {
   }
 
   // The INFO column of trace-cmd report for one raw event.
-  std::string Print(const Bytes& data) {
+  std::string Print(const Bytes& data, uint64_t ts = 0) {
     // Exactly sized, so that ASan sees any read past the record.
     std::vector<uint8_t>* copy = new std::vector<uint8_t>(data);
     tep_record rec{};
+    rec.ts = ts;
     rec.data = copy->data();
     rec.size = static_cast<int>(copy->size());
     rec.record_size = rec.size;
@@ -567,6 +569,44 @@ TEST_F(PluginHmbTest, LostEventKeepsTheKernelsPrint) {
   EXPECT_EQ(Print(Build("hmb_lost",
                         {{"count", 5}, {"at_seq", 9}, {"dev", 0}, {"core", 1}, {"reason", 1}})),
             "dev=0 core=1 count=5 reason=torn at_seq=9");
+}
+
+// A record of a capture retimed by hmbtrace-cmd retime: padded to 4 bytes
+// and followed by the mark of decode/hmb_events.h.
+Bytes Retimed(Bytes record, uint64_t drain_ts, uint32_t bound_ns, uint8_t flags, uint8_t miss) {
+  record.resize((record.size() + 3) & ~size_t{3}, 0);
+  for (int i = 0; i < 8; i++)
+    record.push_back(static_cast<uint8_t>(drain_ts >> (8 * i)));
+  for (int i = 0; i < 4; i++)
+    record.push_back(static_cast<uint8_t>(bound_ns >> (8 * i)));
+  record.push_back(flags);
+  record.push_back(miss);
+  record.push_back(HMB_RETIME_MAGIC & 0xff);
+  record.push_back(HMB_RETIME_MAGIC >> 8);
+  return record;
+}
+
+TEST_F(PluginHmbClockTest, ARetimedRecordIsNotConvertedAgainAndSaysItsDrainDelay) {
+  Print(State(0, 0, 1, kBuildIdA));
+  FeedDictionary(0, 1, test::ProduceDictionary(test::RealisticEvents()), 4096);
+  Print(Clock(0, 1, 5000000000u));
+  const Bytes rec = RecordAt(0, 2, 42, 1200000000, test::kFreeBlocks, kFreeBlocksPayload);
+  // Its timestamp is its converted time: the fit here would say 5.2 s.
+  EXPECT_EQ(Print(Retimed(rec, 5200800000u, 3000, HMB_RETIME_CONVERTED, 0), 5200000000u),
+            "dev=0 core=2 seq=42 fw_ts=1200000000 gc_free_blocks: free=10000 "
+            "retimed \u00b13us drain=+800us");
+  EXPECT_EQ(Print(Retimed(rec, 5200800000u, 3000, HMB_RETIME_CONVERTED | HMB_RETIME_STALE, 0),
+                  5200000000u),
+            "dev=0 core=2 seq=42 fw_ts=1200000000 gc_free_blocks: free=10000 "
+            "retimed \u00b13us drain=+800us (stale fit)");
+  // Not converted by the retime (no fit then): at its drain time, said so.
+  EXPECT_EQ(Print(Retimed(rec, 5300000000u, 0, 0, 2), 5300000000u),
+            "dev=0 core=2 seq=42 fw_ts=1200000000 gc_free_blocks: free=10000 "
+            "fw_time=? (no clock fit), at its drain time");
+  // A mark with another magic is no mark: the record converts as before.
+  Bytes other = Retimed(rec, 5200800000u, 3000, HMB_RETIME_CONVERTED, 0);
+  other.back() ^= 0xff;
+  EXPECT_NE(Print(other, 5200800000u).find("fw_time=5.200000000 \u00b13us"), std::string::npos);
 }
 
 }  // namespace

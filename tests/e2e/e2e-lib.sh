@@ -27,6 +27,8 @@
 # e2e_check_capture NAME
 #                      check: NAME.dat came back and trace-cmd report on the
 #                      host turns it into NAME.txt
+# e2e_cmd_retime IN OUT
+#                      check: hmbtrace-cmd retime of IN.dat writes OUT.dat
 # e2e_check_stat NAME [--no-loss]
 #                      check: hmbtrace-cmd stat --json of NAME.dat agrees with
 #                      the truth (tests/e2e/verify_stat.py)
@@ -133,6 +135,16 @@ e2e_cmd_stat() {
 	"$cmd" stat --json -i "$HMBQ_SHARE/$dat" >"$json" ||
 		{ echo "hmbtrace-cmd stat -i $dat failed"; return 1; }
 	python3 "$E2E_DIR/verify_stat.py" --stat "$json" --truth "$HMBQ_SHARE/truth.json" "$@"
+}
+
+# e2e_cmd_retime IN OUT: hmbtrace-cmd retime of IN into OUT (both in HMBQ_SHARE).
+e2e_cmd_retime() {
+	local cmd
+	cmd=$(hmbq_build_dir)/tools/hmbtrace-cmd/hmbtrace-cmd
+	[[ -x "$cmd" ]] || { echo "no $cmd: build it (ninja -C BUILD tools/hmbtrace-cmd/hmbtrace-cmd)"; return 1; }
+	"$cmd" retime -i "$HMBQ_SHARE/$1" -o "$HMBQ_SHARE/$2" 2>"$HMBQ_SHARE/${2%.dat}.log" ||
+		{ echo "hmbtrace-cmd retime -i $1 failed:"; cat "$HMBQ_SHARE/${2%.dat}.log"; return 1; }
+	sed 's/^/    /' "$HMBQ_SHARE/${2%.dat}.log"
 }
 
 e2e_guest_ok() {

@@ -9,6 +9,13 @@ times widened by the fit's stated bound, for every probe. The markers are
 written by the guest before the request and after the answer, so a fit
 that is wrong by more than the bound plus the bracket fails: the firmware
 clock's offset from the guest's is seconds, the brackets are milliseconds.
+
+With --retimed, REPORT is plain `trace-cmd report` of the capture retimed
+by `hmbtrace-cmd retime`: the echo record's own ftrace timestamp is its
+time (nothing converts it here), the bound is the fit's before it in
+trace-cmd's order; the echo must also come between its markers in that
+order (or tie with one within the bound), and the records retimed before
+the first probe (the flight-recorder backlog among them) come before it.
 """
 import json
 import re
@@ -44,6 +51,42 @@ def echo_records(truth):
     return out
 
 
+def check_retimed_order(F, probes, events, marks, index, conv):
+    """trace-cmd's own order of a retimed capture: each echo between its
+    markers (a tie within the bound allowed), and every record timed before
+    the first probe's marker printed before it."""
+    disorder, inside, tied = [], 0, 0
+    for i in range(probes):
+        ib, ia, ie = index.get((i, "before")), index.get((i, "after")), index.get(("echo", i))
+        if None in (ib, ia, ie) or conv.get(i) is None:
+            continue
+        host, bound = conv[i]
+        if ib < ie < ia:
+            inside += 1
+            continue
+        if (ie < ib and marks[(i, "before")] - host <= bound) or \
+           (ie > ia and host - marks[(i, "after")] <= bound):
+            tied += 1
+            continue
+        disorder.append(f"probe {i}: echo at line {ie}, markers at lines {ib} and {ia}")
+    report_problems(F, disorder, "trace-cmd's order: every echo between its markers "
+                    "(or tied with one within the bound)")
+    F.info(f"trace-cmd's order: {inside} of {probes} echoes printed between their markers, "
+           f"{tied} next to one within the bound")
+    first = index.get((0, "before"))
+    if first is None:
+        return
+    before = [e for e in events if e.name == "hmb_record" and e.ts < marks[(0, "before")]]
+    late = [e for e in before if e.idx > first]
+    F.info(f"{len(before)} records timed before the first probe's marker, "
+           f"{len(late)} of them printed after it")
+    F.check(before and not late,
+            f"{len(before)} records timed before the first probe (the backlog among them) "
+            f"printed before it",
+            f"expected the records timed before the first probe printed before it: "
+            f"{len(before)} such records, {len(late)} printed after it")
+
+
 def main():
     p = parser(__doc__)
     p.add_argument("--report", required=True)
@@ -51,12 +94,15 @@ def main():
     p.add_argument("--probes", type=int, required=True)
     p.add_argument("--status", help="guest clock/ and ctrl/ status files")
     p.add_argument("--ops", help="guest ctrl-ops.txt")
+    p.add_argument("--retimed", action="store_true",
+                   help="REPORT is of a retimed capture: check the records' own timestamps")
     a, F = start(p)
     with open(a.truth) as fh:
         truth = json.load(fh)
     echoes = echo_records(truth)
     events = parse_report(a.report)
     marks = {}
+    index = {}  # (probe, before/after) or ("echo", probe): line index in the report
     fit = None
     fits = 0
     conv = {}
@@ -66,6 +112,7 @@ def main():
             m = re.search(r"HMBPROBE n=(\d+) (before|after)", e.text)
             if m:
                 marks[(int(m.group(1)), m.group(2))] = e.ts
+                index[(int(m.group(1)), m.group(2))] = e.idx
         elif e.name == "hmb_clock":
             fit = e.f
             fits += 1
@@ -74,8 +121,11 @@ def main():
         elif e.name == "hmb_record":
             key = (e.f["core"], e.f["seq"])
             if key in echoes:
+                index[("echo", echoes[key])] = e.idx
                 if fit is None:
                     conv[echoes[key]] = None
+                elif a.retimed:
+                    conv[echoes[key]] = (e.ts, convert(fit, e.f["fw_ts"])[1])
                 else:
                     conv[echoes[key]] = convert(fit, e.f["fw_ts"])
     F.check(fits, f"{fits} hmb_clock fits in the capture ({stale} stale)",
@@ -99,8 +149,11 @@ def main():
     F.check(not missing, f"all {a.probes} probes have both markers and a converted echo",
             f"expected every probe's markers and a converted echo record, missing "
             f"{len(missing)}: first {missing[:5]}")
-    report_problems(F, bad, f"every echo record's converted time within its markers "
-                       f"+- the bound ({len(bounds)} probes)")
+    what = "timestamp in the retimed capture" if a.retimed else "converted time"
+    report_problems(F, bad, f"{len(bounds) - len(bad)} of {a.probes} echo records' "
+                    f"{what} within their markers +- the bound")
+    if a.retimed:
+        check_retimed_order(F, a.probes, events, marks, index, conv)
     if bounds:
         q = statistics.quantiles(bounds, n=100) if len(bounds) > 1 else bounds * 99
         F.info(f"bound: median {statistics.median(bounds) / 1000:.1f} us, p99 "

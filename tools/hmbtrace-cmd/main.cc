@@ -24,7 +24,8 @@
   X(Marker)                  \
   X(Ctrl)                    \
   X(Stream)                  \
-  X(Record)
+  X(Record)                  \
+  X(Retime)
 
 namespace hmbtrace {
 

@@ -3,7 +3,8 @@
 #
 # The readers of captures, next to `trace-cmd report` of the same file in the
 # same run: hmbtrace-cmd report, stat, export (protobuf, plain and
-# --compress) and export --format json. Prints per command the wall and CPU
+# --compress), export --format json, and retime (which writes a capture).
+# Prints per command the wall and CPU
 # time, records/s, peak RSS, the ratio of its time to trace-cmd report's, and
 # the output's bytes per record: medians of ROUNDS runs (default 3).
 # A benchmark, not a test: it never fails on a figure.
@@ -22,10 +23,10 @@ for p in /usr/bin/time trace-cmd python3; do
 	command -v "$p" >/dev/null || { echo "bench_readers: $p not found (scripts/install-deps.sh)" >&2; exit 1; }
 done
 mkdir -p "$work"
-dat=$work/capture-$records.dat
+dat=$work/capture-clock-$records.dat
 if [[ ! -s $dat ]]; then
 	PYTHONPATH="$here/../../../tests/lib${PYTHONPATH:+:$PYTHONPATH}" \
-		python3 "$here/make_big_capture.py" "$records" "$dat.part"
+		python3 "$here/make_big_capture.py" "$records" "$dat.part" --clock
 	mv "$dat.part" "$dat"
 fi
 n=$("$cmd" stat --json -i "$dat" | python3 -c '
@@ -62,8 +63,9 @@ for ((r = 1; r <= rounds; r++)); do
 	run "export (protobuf)" "$work/out.pftrace" "$cmd" export -q -i "$dat" -o "$work/out.pftrace"
 	run "export --compress" "$work/out.pftrace" "$cmd" export -q --compress -i "$dat" -o "$work/out.pftrace"
 	run "export --format json" "$work/out.json" "$cmd" export -q -i "$dat" -o "$work/out.json"
+	run "hmbtrace-cmd retime" "$work/out-retimed.dat" "$cmd" retime -q -i "$dat" -o "$work/out-retimed.dat"
 done
-rm -f "$work/out.pftrace" "$work/out.json" "$work/time.txt"
+rm -f "$work/out.pftrace" "$work/out.json" "$work/out-retimed.dat" "$work/time.txt"
 python3 - "$n" "$results" <<'PY'
 import statistics, sys
 n = int(sys.argv[1])

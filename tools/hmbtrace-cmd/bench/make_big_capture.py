@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Write a long synthetic trace.dat for the readers' benchmark.
 
-    PYTHONPATH=tests/lib make_big_capture.py RECORDS OUT.dat [--no-kallsyms]
+    PYTHONPATH=tests/lib make_big_capture.py RECORDS OUT.dat [--no-kallsyms] [--clock]
 
 Repeats the firmware records of tests/data/record-small.dat
 (a real capture of hmb-fwsim's mix: cmd_fetch/cmd_complete pairs, NAND
@@ -17,6 +17,11 @@ libtraceevent parses when the file is opened; this one carries
 /proc/kallsyms too (unless --no-kallsyms or it cannot be read), so the
 benchmark pays what a user pays.
 
+With --clock the formats include hmb_clock (clock-small.dat's) and each
+CPU starts with one clock fit (1 ns per tick, 1 ppm slope error) that puts
+the record drained soonest after it happened 200 us before its drain: a
+capture hmbtrace-cmd retime can retime.
+
 The file is written with hmbtest.tracedat (tests/lib/), a CPU's pages at a
 time, so memory stays small at 10 M records.
 """
@@ -24,7 +29,8 @@ import os
 import struct
 import sys
 
-from hmbtest.tracedat import event_ids, events_of, header_of, pages_of, parse, write_capture
+from hmbtest.tracedat import (common, event_ids, events_of, header_of, pages_of, parse,
+                              write_capture)
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'tests', 'data')
 
@@ -49,7 +55,7 @@ def main(argv):
     n = sum(len(r) for r in records)
     reps = -(-want // n)
     all_ts = [ts for evs in per_cpu for ts, _ in evs]
-    span = max(all_ts) - min(all_ts) + 1000
+    t0, span = min(all_ts), max(all_ts) - min(all_ts) + 1000
     # Per core: the sequence numbers one repeat uses.
     seq_lo, seq_hi = {}, {}
     for evs in records:
@@ -69,6 +75,26 @@ def main(argv):
             out.append((ts + r * span, bytes(d)))
         return out
 
+    systems = f['systems']
+    if '--clock' in argv:
+        clock_file = parse(os.path.join(DATA, 'clock-small.dat'))
+        systems = clock_file['systems']
+        ids = event_ids(clock_file)
+        id_state, id_clock = ids[('hmb', 'hmb_state')], ids[('hmb', 'hmb_clock')]
+        first = min((ev for evs in records for ev in evs), key=lambda e: e[0])
+        gen = next(struct.unpack_from('<I', d, 16)[0] for evs in others for _, d in evs
+                   if struct.unpack_from('<H', d)[0] == id_state)
+        tick = struct.unpack_from('<Q', first[1], 16)[0]
+        # Repeats shift host and firmware time alike: 1 ns per tick; the
+        # offset puts the record drained soonest 200 us after it happened.
+        lead = min(ts - struct.unpack_from('<Q', d, 16)[0] for evs in records for ts, d in evs)
+        fit = (common(id_clock) +
+               struct.pack('<QQQQQQQIIIIHB', tick, tick + lead - 200000, 1 << 32, 4295,
+                           tick - 10**9, tick + 10**9, 5 * 10**8, 2000, 3000, 16, gen, 0, 0) +
+               bytes(5))
+        for evs in others:
+            evs.append((t0, fit))
+
     def pieces(c):
         """CPU c's pages, a repeat at a time; the first with the other events."""
         for r in range(reps):
@@ -77,7 +103,7 @@ def main(argv):
                 evs = sorted(others[c] + evs, key=lambda e: e[0])
             yield b''.join(pages_of(evs))
 
-    head, table = header_of(f, f['systems'], kallsyms)
+    head, table = header_of(f, systems, kallsyms)
     pos = write_capture(dst, head, table, (pieces(c) for c in range(f['cpus'])))
     print(f'{dst}: {n * reps} records ({reps} x {n}), {pos} bytes'
           f'{", with /proc/kallsyms" if kallsyms else ""}')

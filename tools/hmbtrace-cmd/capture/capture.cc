@@ -2,8 +2,8 @@
 #include "capture/capture.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -48,6 +48,24 @@ int OnEvent(const hmb_capture_event* c, void* data) {
   return (*walk->fn)(ToCaptureEvent(*c)) ? 0 : 1;
 }
 
+struct RawWalk {
+  const RawCallback* fn;
+};
+
+int OnRaw(const hmb_capture_raw* r, const hmb_capture_event* c, void* data) {
+  const RawWalk* walk = static_cast<const RawWalk*>(data);
+  RawRecord rec;
+  rec.buffer = r->buffer;
+  rec.cpu = r->cpu;
+  rec.ts = r->ts;
+  rec.data = std::span<const uint8_t>(static_cast<const uint8_t*>(r->data), r->size);
+  rec.missed_events = r->missed_events;
+  if (!c)
+    return (*walk->fn)(rec, nullptr) ? 0 : 1;
+  const CaptureEvent ev = ToCaptureEvent(*c);
+  return (*walk->fn)(rec, &ev) ? 0 : 1;
+}
+
 void OnTick(uint64_t walked, void* data) {
   const Walk* walk = static_cast<const Walk*>(data);
   (*walk->tick)(walked);
@@ -88,7 +106,18 @@ CaptureEvent ToCaptureEvent(const hmb_capture_event& cref) {
     ev.malformed_event = c->malformed_event;
   if (c->malformed_reason)
     ev.malformed_reason = c->malformed_reason;
+  ev.retimed = c->retimed != 0;
+  ev.retime_flags = c->retime_flags;
+  ev.retime_miss = c->retime_miss;
+  ev.retime_bound_ns = c->retime_bound_ns;
+  ev.drain_ts = c->drain_ts;
   return ev;
+}
+
+FwTime RecordFwTime(const ClockSet& clocks, uint32_t gen, const CaptureEvent& ev) {
+  if (ev.retimed)
+    return RetimedFwTime(ev.ts, ev.retime_flags, ev.retime_miss, ev.retime_bound_ns);
+  return clocks.Convert(ev.dev, gen, ev.fw_ts);
 }
 
 std::string_view LostReasonName(uint8_t reason) {
@@ -136,14 +165,45 @@ Status CaptureFile::Read(const CaptureCallback& fn, CaptureFilter filter, const 
   hmb_capture_set_metadata_only(cap, filter == CaptureFilter::kMetadata);
   Walk walk{&fn, &tick};
   hmb_capture_set_tick(cap, tick ? OnTick : nullptr, kTickEvents);
+  return Iterate(&walk);
+}
+
+Status CaptureFile::Iterate(void* walk) {
   char err[256] = "";
-  const int rc = hmb_capture_iterate(cap, OnEvent, &walk, err, sizeof(err));
+  const int rc = hmb_capture_iterate(handle_->cap.get(), OnEvent, walk, err, sizeof(err));
   hmb_capture_scan scan;
-  hmb_capture_get_scan(cap, &scan);
+  hmb_capture_get_scan(handle_->cap.get(), &scan);
   scan_ = CaptureScan{scan.events, scan.first_ts, scan.last_ts};
   if (rc != 0)
     return Status::Error(path_ + ": " + err);
   return {};
+}
+
+Status CaptureFile::ReadRaw(const RawCallback& fn) {
+  if (!handle_)
+    return Status::Error(path_ + ": not open");
+  hmb_capture* cap = handle_->cap.get();
+  hmb_capture_set_metadata_only(cap, 0);
+  hmb_capture_set_tick(cap, nullptr, kTickEvents);
+  hmb_capture_set_raw(cap, OnRaw);
+  RawWalk walk{&fn};
+  Status status = Iterate(&walk);
+  hmb_capture_set_raw(cap, nullptr);
+  return status;
+}
+
+std::vector<CaptureBuffer> CaptureFile::buffers() const {
+  std::vector<CaptureBuffer> out;
+  if (!handle_)
+    return out;
+  const hmb_capture* cap = handle_->cap.get();
+  for (int i = 0; i < hmb_capture_nr_buffers(cap); i++)
+    out.push_back(CaptureBuffer{hmb_capture_buffer_name(cap, i), hmb_capture_buffer_cpus(cap, i)});
+  return out;
+}
+
+const struct hmb_event_set* CaptureFile::events() const {
+  return handle_ ? hmb_capture_events(handle_->cap.get()) : nullptr;
 }
 
 Status ReadCapture(const std::string& path, const CaptureCallback& fn, CaptureFilter filter) {

@@ -14,13 +14,16 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "clock_set.h"
 #include "format.h"
 #include "hmb_clock_fit.h"
 #include "hmb_trace_events_abi.h"
 #include "hmbtrace/status.h"
 
 struct hmb_capture_event;  // capture_c.h
+struct hmb_event_set;      // hmb_events.h
 
 namespace hmbtrace {
 
@@ -64,13 +67,44 @@ struct CaptureEvent {
   std::span<const uint8_t> data;  // payload, dictionary chunk, marker text
   std::string_view malformed_event;
   std::string_view malformed_reason;
+  // kRecord of a retimed capture (hmbtrace-cmd retime; decode/hmb_events.h):
+  // `ts` is its converted time already (or its drain time, not converted).
+  bool retimed = false;
+  uint8_t retime_flags = 0;
+  uint8_t retime_miss = 0;
+  uint32_t retime_bound_ns = 0;
+  uint64_t drain_ts = 0;  // retimed: the ftrace time it was drained at
 };
+
+// A record's firmware time on the host clock, the one rule of every reader:
+// converted by `clocks` with the fit of its dev and generation `gen`
+// (decode/clock_set.h), or, in a retimed capture, its timestamp as the
+// retime pass converted it (never converted twice).
+FwTime RecordFwTime(const ClockSet& clocks, uint32_t gen, const CaptureEvent& ev);
 
 // A copy of the C decoder's event; its spans point into `c`.
 CaptureEvent ToCaptureEvent(const hmb_capture_event& c);
 
 // Return false from the callback to stop early.
 using CaptureCallback = std::function<bool(const CaptureEvent&)>;
+
+// One record of any buffer of a capture, as it is in the file, for a reader
+// that copies it (hmbtrace-cmd retime). `data` is valid during the callback.
+struct RawRecord {
+  int buffer = 0;  // 0: the top buffer, i + 1: instance i (CaptureFile::buffers())
+  int cpu = 0;     // in its buffer
+  uint64_t ts = 0;
+  std::span<const uint8_t> data;  // a multiple of 4 bytes
+  uint64_t missed_events = 0;
+};
+// `ev`: the record's hmb or trace_marker event, decoded; nullptr for others.
+using RawCallback = std::function<bool(const RawRecord&, const CaptureEvent* ev)>;
+
+// A buffer of a capture: the top one (name "") or an instance.
+struct CaptureBuffer {
+  std::string name;
+  int cpus = 0;
+};
 
 enum class CaptureFilter {
   kAll,
@@ -109,11 +143,20 @@ class CaptureFile {
   Status Read(const CaptureCallback& fn,
               CaptureFilter filter = CaptureFilter::kAll,
               const Tick& tick = nullptr);
+  // One pass over every record of every buffer, in host time order.
+  Status ReadRaw(const RawCallback& fn);
+  // The buffers of the open capture (index: RawRecord::buffer).
+  std::vector<CaptureBuffer> buffers() const;
+  // The decoder of its hmb events (decode/hmb_events.h), while open.
+  const struct hmb_event_set* events() const;
   // Of the last pass.
   const CaptureScan& scan() const { return scan_; }
   const std::string& path() const { return path_; }
 
  private:
+  // One hmb_capture_iterate() with `walk` as its data; sets scan_.
+  Status Iterate(void* walk);
+
   struct Handle;
   std::unique_ptr<Handle> handle_;
   std::string path_;

@@ -30,6 +30,8 @@ struct hmb_capture {
 	void (*tick)(uint64_t walked, void *data);
 	uint64_t tick_every;
 	uint64_t walked;	/* records of this walk */
+	int (*raw)(const struct hmb_capture_raw *rec,
+		   const struct hmb_capture_event *ev, void *data);
 };
 
 /*
@@ -136,6 +138,29 @@ void hmb_capture_set_tick(struct hmb_capture *cap,
 	cap->tick_every = every ? every : 1;
 }
 
+static int walk_raw(struct walk *w, struct tracecmd_input *handle, struct tep_record *record)
+{
+	struct hmb_capture *cap = w->cap;
+	struct hmb_capture_raw raw = { 0 };
+	struct hmb_capture_event ev;
+	int decoded, i;
+
+	if (!record->data || record->size < 0)
+		return 0;
+	for (i = 0; i < cap->file.nr_handles && cap->file.handles[i] != handle; i++)
+		;
+	raw.buffer = i;
+	raw.cpu = record->cpu;
+	raw.ts = record->ts;
+	raw.data = record->data;
+	raw.size = (uint32_t)record->size;
+	raw.missed_events = record->missed_events > 0 ? (uint64_t)record->missed_events : 0;
+	decoded = hmb_event_set_decode(&cap->events, record, record->cpu, &ev);
+	if (decoded)
+		scan_event(cap, ev.ts);
+	return cap->raw(&raw, decoded ? &ev : NULL, w->data);
+}
+
 static int walk_one(struct tracecmd_input *handle, struct tep_record *record,
 		    int cpu, void *data)
 {
@@ -143,9 +168,10 @@ static int walk_one(struct tracecmd_input *handle, struct tep_record *record,
 	struct hmb_capture *cap = w->cap;
 	struct hmb_capture_event ev;
 
-	(void)handle;
 	if (cap->tick && ++cap->walked % cap->tick_every == 0)
 		cap->tick(cap->walked, w->data);
+	if (cap->raw)
+		return walk_raw(w, handle, record);
 	if (cap->metadata_only) {
 		/*
 		 * The dictionary pass: only hmb_state and hmb_dict are
@@ -199,4 +225,41 @@ int hmb_capture_iterate(struct hmb_capture *cap,
 	cap->walked = 0;
 	memset(&cap->scan, 0, sizeof(cap->scan));
 	return hmb_tracecmd_walk(&cap->file, cap->file.nr_handles, walk_one, &w, err, err_len);
+}
+
+void hmb_capture_set_raw(struct hmb_capture *cap,
+			 int (*raw)(const struct hmb_capture_raw *rec,
+				    const struct hmb_capture_event *ev, void *data))
+{
+	cap->raw = raw;
+}
+
+int hmb_capture_nr_buffers(const struct hmb_capture *cap)
+{
+	return cap->file.nr_handles;
+}
+
+const char *hmb_capture_buffer_name(const struct hmb_capture *cap, int buffer)
+{
+	const char *name;
+
+	if (buffer <= 0 || buffer >= cap->file.nr_handles)
+		return "";
+	name = tracecmd_buffer_instance_name(cap->file.handles[0], buffer - 1);
+	return name ? name : "";
+}
+
+/* Not declared by trace-cmd.h 1.3.1; exported by libtracecmd.so.1 (trace-cmd-private.h). */
+int tracecmd_cpus(struct tracecmd_input *handle);
+
+int hmb_capture_buffer_cpus(const struct hmb_capture *cap, int buffer)
+{
+	if (buffer < 0 || buffer >= cap->file.nr_handles)
+		return 0;
+	return tracecmd_cpus(cap->file.handles[buffer]);
+}
+
+const struct hmb_event_set *hmb_capture_events(const struct hmb_capture *cap)
+{
+	return &cap->events;
 }

@@ -73,6 +73,32 @@ int hmb_capture_iterate(struct hmb_capture *cap,
 				  void *data),
 			void *data, char *err, size_t err_len);
 
+/*
+ * Every record of every buffer, for a reader that copies the capture
+ * (hmbtrace-cmd retime): with `raw` set, hmb_capture_iterate() calls it for
+ * each record it walks instead of `cb`, with the record's hmb or
+ * trace_marker event decoded in `ev`, or NULL for any other event.
+ * The pointers are valid during the call. A non-zero return stops the walk.
+ */
+struct hmb_capture_raw {
+	int buffer;		/* 0: the top buffer, i + 1: instance i */
+	int cpu;		/* in its buffer */
+	uint64_t ts;
+	const void *data;
+	uint32_t size;		/* of data, a multiple of 4 */
+	uint64_t missed_events;	/* ftrace dropped this many before it */
+};
+void hmb_capture_set_raw(struct hmb_capture *cap,
+			 int (*raw)(const struct hmb_capture_raw *rec,
+				    const struct hmb_capture_event *ev, void *data));
+
+/* The buffers of the capture: 0 is the top buffer, i + 1 instance i. */
+int hmb_capture_nr_buffers(const struct hmb_capture *cap);
+const char *hmb_capture_buffer_name(const struct hmb_capture *cap, int buffer); /* "" for top */
+int hmb_capture_buffer_cpus(const struct hmb_capture *cap, int buffer);
+/* The decoder of the capture's hmb events (its tep handle and byte order). */
+const struct hmb_event_set *hmb_capture_events(const struct hmb_capture *cap);
+
 #ifdef __cplusplus
 }
 #endif

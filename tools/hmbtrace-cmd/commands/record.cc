@@ -12,6 +12,7 @@ void AddRecordCommand(CLI::App& app, int& exit_code) {
   struct Options {
     RecordOptions record;
     bool no_nvme = false;
+    bool no_retime = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -35,6 +36,9 @@ void AddRecordCommand(CLI::App& app, int& exit_code) {
                 "driver is loaded, for the command join of stat and report --cmd)");
   AddSysfsOption(cmd, &o->record.sysfs_dir);
   AddTracefsOption(cmd, &o->record.tracefs_dir);
+  cmd->add_flag("--no-retime", o->no_retime,
+                "Write trace-cmd's capture as it is, firmware records at their drain "
+                "time, instead of the retimed one (see hmbtrace-cmd retime)");
   cmd->add_option("command", o->record.command, "The command to trace, after --")
       ->type_name("COMMAND...");
   cmd->callback([o, &exit_code] {
@@ -49,6 +53,7 @@ void AddRecordCommand(CLI::App& app, int& exit_code) {
       return;
     }
     o->record.nvme = !o->no_nvme;
+    o->record.retime = !o->no_retime;
     exit_code = RunRecord(o->record);
   });
 }

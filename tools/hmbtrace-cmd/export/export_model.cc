@@ -323,8 +323,8 @@ void ExportModel::AddRecord(const CaptureEvent& ev) {
   uint64_t ts = ev.ts;
   FwTime fw_time;
   const uint32_t gen = dicts_->GenerationFor(ev.dev, ev.cpu);
-  if (ev.clock_format) {
-    fw_time = clocks_.Convert(ev.dev, gen, ev.fw_ts);
+  if (ev.clock_format || ev.retimed) {
+    fw_time = RecordFwTime(clocks_, gen, ev);
     if (fw_time.converted())
       ts = std::min(fw_time.host_ns, ev.ts);  // never after its drain
   }

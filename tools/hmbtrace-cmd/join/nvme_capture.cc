@@ -157,7 +157,7 @@ Status ReadCommandCapture(const std::string& path,
             break;
           case CaptureKind::kRecord: {
             const uint32_t gen = dicts.GenerationFor(ev.dev, ev.cpu);
-            const FwTime t = clocks.Convert(ev.dev, gen, ev.fw_ts);
+            const FwTime t = RecordFwTime(clocks, gen, ev);
             const Dictionary* dict = dicts.For(ev.dev, ev.cpu);
             const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
             if (story && t.converted())

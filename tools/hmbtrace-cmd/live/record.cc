@@ -17,6 +17,7 @@
 #include "join/nvme_capture.h"
 #include "live/instance.h"
 #include "live/stop_signals.h"
+#include "retime/retime.h"
 
 namespace hmbtrace {
 namespace {
@@ -159,7 +160,7 @@ std::vector<std::string> TraceCmdArgv(const std::string& trace_cmd, const Record
   if (options.nvme)
     for (std::string& a : NvmeHostEventArgs())
       argv.push_back(std::move(a));
-  argv.insert(argv.end(), {"-B", "hmb", "-e", "hmb", "-o", options.output});
+  argv.insert(argv.end(), {"-B", "hmb", "-e", "hmb", "-o", TraceCmdOutput(options)});
   if (!options.command.empty()) {
     argv.insert(argv.end(), options.command.begin(), options.command.end());
   } else if (options.duration > 0) {
@@ -200,6 +201,10 @@ std::string RecordSummary(const std::string& file, const StatCollector& stat) {
   return out;
 }
 
+std::string TraceCmdOutput(const RecordOptions& options) {
+  return options.retime ? options.output + ".drain-time" : options.output;
+}
+
 int RunRecord(const RecordOptions& options) {
   auto fail = [](const std::string& msg) {
     std::fprintf(stderr, "hmbtrace-cmd record: %s\n", msg.c_str());
@@ -222,6 +227,35 @@ int RunRecord(const RecordOptions& options) {
   std::fflush(stderr);
   if (Status s = RunTraceCmd(TraceCmdArgv(trace_cmd.value(), run)); !s.ok())
     return fail(s.message());
+  if (run.retime) {
+    // Firmware records at their firmware time for every reader of the file.
+    RetimeOptions retime;
+    retime.input = TraceCmdOutput(run);
+    retime.output = run.output;
+    retime.quiet = true;
+    RetimeSummary retimed;
+    if (Status s = Retime(retime, &retimed); s.ok()) {
+      std::remove(retime.input.c_str());
+    } else if (retimed.no_clock_fits) {
+      // A module or device without clock sync: nothing to retime to.
+      if (std::rename(retime.input.c_str(), run.output.c_str()) != 0)
+        return fail(run.output + ": " + std::strerror(errno) + " (trace-cmd's capture is " +
+                    retime.input + ")");
+      std::fprintf(stderr,
+                   "hmbtrace-cmd record: the capture has no clock fits (no control channel): "
+                   "%s keeps the records at their drain time\n",
+                   run.output.c_str());
+    } else {
+      return fail(s.message() + " (trace-cmd's capture is kept as " + retime.input +
+                  "; hmbtrace-cmd report reads it as it is)");
+    }
+    if (retimed.not_converted)
+      std::fprintf(stderr,
+                   "hmbtrace-cmd record: %llu of %llu records had no clock fit and stay at their "
+                   "drain time (hmbtrace-cmd retime lists them)\n",
+                   static_cast<unsigned long long>(retimed.not_converted),
+                   static_cast<unsigned long long>(retimed.records));
+  }
 
   DictionaryStore dicts;
   StatCollector stat(&dicts);

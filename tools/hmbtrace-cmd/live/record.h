@@ -31,6 +31,10 @@ struct RecordOptions {
   // instance), for the command join; RunRecord drops them when the nvme
   // driver is not loaded.
   bool nvme = true;
+  // Rewrite the capture with firmware records at their converted time
+  // (hmbtrace-cmd retime): trace-cmd records into a temporary file beside
+  // `output`, which is removed once the retimed `output` is written.
+  bool retime = true;
 };
 
 // Where `name` is: itself if it contains a '/', else the first executable
@@ -53,8 +57,12 @@ std::vector<std::string> TraceCmdArgv(const std::string& trace_cmd, const Record
 // core, lost by reason, and how to decode the file.
 std::string RecordSummary(const std::string& file, const StatCollector& stat);
 
+// The file trace-cmd writes: `output`, or with retime the temporary file
+// the retimed `output` is made from.
+std::string TraceCmdOutput(const RecordOptions& options);
+
 // The subcommand: returns the exit code (1 if a precondition is missing,
-// trace-cmd failed, or the capture holds no hmb events).
+// trace-cmd failed, retiming failed, or the capture holds no hmb events).
 int RunRecord(const RecordOptions& options);
 
 }  // namespace hmbtrace

@@ -75,7 +75,8 @@ TEST(Record, DurationRunsTraceCmdOnTheInstanceWithItsEventsAroundSleep) {
   s.options.duration = 3;
   std::string err;
   EXPECT_EQ(RunCapturingStderr(s.options, &err), 0) << err;
-  EXPECT_EQ(fake.Argv(), "record\n-B\nhmb\n-e\nhmb\n-o\n" + s.options.output + "\nsleep\n3\n");
+  EXPECT_EQ(fake.Argv(),
+            "record\n-B\nhmb\n-e\nhmb\n-o\n" + TraceCmdOutput(s.options) + "\nsleep\n3\n");
 }
 
 TEST(Record, FractionalDurationIsPassedToSleepAsDecimal) {
@@ -83,8 +84,8 @@ TEST(Record, FractionalDurationIsPassedToSleepAsDecimal) {
   o.duration = 0.5;
   o.nvme = false;
   EXPECT_EQ(TraceCmdArgv("/t", o),
-            (std::vector<std::string>{"/t", "record", "-B", "hmb", "-e", "hmb", "-o", "trace.dat",
-                                      "sleep", "0.5"}));
+            (std::vector<std::string>{"/t", "record", "-B", "hmb", "-e", "hmb", "-o",
+                                      "trace.dat.drain-time", "sleep", "0.5"}));
 }
 
 TEST(Record, NvmeEventsGoToTheTopInstanceOnTheLocalClock) {
@@ -93,7 +94,7 @@ TEST(Record, NvmeEventsGoToTheTopInstanceOnTheLocalClock) {
   EXPECT_EQ(TraceCmdArgv("/t", o),
             (std::vector<std::string>{"/t", "record", "-C", "local", "-e", "nvme:nvme_setup_cmd",
                                       "-e", "nvme:nvme_complete_rq", "-B", "hmb", "-e", "hmb", "-o",
-                                      "trace.dat", "sleep", "1"}));
+                                      "trace.dat.drain-time", "sleep", "1"}));
 }
 
 TEST(Record, NvmeEventsAreRecordedWhenTracefsHasThem) {
@@ -108,7 +109,7 @@ TEST(Record, NvmeEventsAreRecordedWhenTracefsHasThem) {
   EXPECT_EQ(fake.Argv(),
             "record\n-C\nlocal\n-e\nnvme:nvme_setup_cmd\n-e\nnvme:nvme_complete_rq\n"
             "-B\nhmb\n-e\nhmb\n-o\n" +
-                s.options.output + "\nsleep\n2\n");
+                TraceCmdOutput(s.options) + "\nsleep\n2\n");
   EXPECT_EQ(err.find("no nvme events"), std::string::npos) << err;
 }
 
@@ -129,7 +130,7 @@ TEST(Record, CommandFollowsTheOptionsUnchanged) {
   s.options.command = {"dd", "if=/dev/zero", "-x", "two words"};
   std::string err;
   EXPECT_EQ(RunCapturingStderr(s.options, &err), 0) << err;
-  EXPECT_EQ(fake.Argv(), "record\n-B\nhmb\n-e\nhmb\n-o\n" + s.options.output +
+  EXPECT_EQ(fake.Argv(), "record\n-B\nhmb\n-e\nhmb\n-o\n" + TraceCmdOutput(s.options) +
                              "\ndd\nif=/dev/zero\n-x\ntwo words\n");
 }
 
@@ -152,6 +153,60 @@ TEST(Record, SummaryCountsComeFromTheCapture) {
       << err;
   EXPECT_NE(err.find("decode with: hmbtrace-cmd report -i " + s.options.output), std::string::npos)
       << err;
+}
+
+// The first hmb_record of `path`: whether it carries the retime mark.
+bool FirstRecordRetimed(const std::string& path) {
+  bool retimed = false;
+  std::string error;
+  EXPECT_TRUE(StatusOk(ReadCapture(path,
+                                   [&retimed](const CaptureEvent& ev) {
+                                     if (ev.kind != CaptureKind::kRecord)
+                                       return true;
+                                     retimed = ev.retimed;
+                                     return false;
+                                   }),
+                       &error))
+      << error;
+  return retimed;
+}
+
+TEST(Record, TheCaptureIsRetimedIntoOutputAndTraceCmdsFileRemoved) {
+  LiveTrees s;
+  FakeTraceCmd fake(s.trees, "cp '" HMBTRACE_CLOCK_FIXTURE "' \"$out\"\nexit 0");
+  s.options.trace_cmd = fake.path();
+  s.options.duration = 1;
+  std::string err;
+  ASSERT_EQ(RunCapturingStderr(s.options, &err), 0) << err;
+  EXPECT_EQ(TraceCmdOutput(s.options), s.options.output + ".drain-time");
+  EXPECT_TRUE(FirstRecordRetimed(s.options.output));
+  EXPECT_FALSE(fs::exists(TraceCmdOutput(s.options)));
+  // clock-small.dat: 4 of its 11 records have no fit.
+  EXPECT_NE(err.find("4 of 11 records had no clock fit"), std::string::npos) << err;
+}
+
+TEST(Record, NoRetimeWritesTraceCmdsCaptureAsItIs) {
+  LiveTrees s;
+  FakeTraceCmd fake(s.trees, "cp '" HMBTRACE_CLOCK_FIXTURE "' \"$out\"\nexit 0");
+  s.options.trace_cmd = fake.path();
+  s.options.duration = 1;
+  s.options.retime = false;
+  std::string err;
+  ASSERT_EQ(RunCapturingStderr(s.options, &err), 0) << err;
+  EXPECT_EQ(fake.Argv(), "record\n-B\nhmb\n-e\nhmb\n-o\n" + s.options.output + "\nsleep\n1\n");
+  EXPECT_FALSE(FirstRecordRetimed(s.options.output));
+}
+
+TEST(Record, WithoutClockFitsTheCaptureIsKeptAtDrainTime) {
+  LiveTrees s;
+  FakeTraceCmd fake(s.trees, kCopyFixture);  // no hmb_clock in its formats
+  s.options.trace_cmd = fake.path();
+  s.options.duration = 1;
+  std::string err;
+  ASSERT_EQ(RunCapturingStderr(s.options, &err), 0) << err;
+  EXPECT_NE(err.find("no clock fits"), std::string::npos) << err;
+  EXPECT_TRUE(fs::exists(s.options.output));
+  EXPECT_FALSE(fs::exists(TraceCmdOutput(s.options)));
 }
 
 TEST(Record, ModuleNotLoadedSaysHowToLoadItAndRunsNothing) {

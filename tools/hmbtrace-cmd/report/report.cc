@@ -29,8 +29,8 @@ bool Reporter::FormatRecord(const CaptureEvent& ev, TimelineLine* line) {
   hmb_events_++;
   const DictionaryStore& gens = lookahead_ ? *lookahead_ : dicts_;
   FwTime fw_time;
-  if (ev.clock_format) {
-    fw_time = clocks_.Convert(ev.dev, gens.GenerationFor(ev.dev, ev.cpu), ev.fw_ts);
+  if (ev.clock_format || ev.retimed) {
+    fw_time = RecordFwTime(clocks_, gens.GenerationFor(ev.dev, ev.cpu), ev);
     if (!fw_time.converted())
       not_converted_++;
   }
@@ -52,7 +52,10 @@ bool Reporter::FormatRecord(const CaptureEvent& ev, TimelineLine* line) {
   AppendDecimal(&text, ev.fw_ts);
   text += ' ';
   AppendRecordText(&text, dict, ev.event_id, ev.data);
-  if (ev.clock_format) {
+  if (ev.retimed) {
+    text += ' ';
+    text += RetimedTimeText(fw_time, ev.ts, ev.drain_ts);
+  } else if (ev.clock_format) {
     text += ' ';
     text += FwTimeText(fw_time);
   }

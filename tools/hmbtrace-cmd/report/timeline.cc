@@ -26,7 +26,7 @@ void AppendCpu(std::string* out, int cpu) {
 void Timeline::Add(TimelineLine line) {
   now_ = std::max(now_, line.ts);
   uint64_t at = line.ts;
-  Held held{line.cpu, std::move(line.body), false, {}};
+  Held held{line.cpu, std::move(line.body), false, {}, 0};
   switch (line.kind) {
     case TimelineLine::Kind::kHost:
       break;
@@ -34,13 +34,16 @@ void Timeline::Add(TimelineLine line) {
       at = std::min(line.at, line.ts);
       uint64_t& core_at = core_at_[{line.dev, line.core}];
       at = std::max(at, core_at);
-      if (any_released_ && at < released_) {
-        const uint64_t by = released_ - at;
+      const auto cpu_released = cpu_released_.find(line.cpu);
+      const bool any_released =
+          late_per_cpu_ ? cpu_released != cpu_released_.end() : any_released_;
+      const uint64_t released = late_per_cpu_ && any_released ? cpu_released->second : released_;
+      if (any_released && at < released) {
+        const uint64_t by = released - at;
         late_++;
         late_max_ = std::max(late_max_, by);
-        held.body += " [placed late by " + BoundText(by) + ": drained past the " +
-                     std::to_string(margin_ / 1000000) + "ms reorder margin]";
-        at = released_;
+        held.late_by = by;
+        at = released;
       }
       core_at = at;
       Settle(PinKey{false, line.dev, line.cpu}, at);
@@ -79,7 +82,16 @@ void Timeline::Settle(const PinKey& pin, uint64_t at) {
   pins_.erase(it);
 }
 
-void Timeline::ReleaseUntil(uint64_t until, std::string* out) {
+Timeline::Sink Timeline::TextSink(std::string* out) {
+  return [this, out](uint64_t at, int cpu, std::string& body) {
+    AppendHostTime(out, at);
+    AppendCpu(out, cpu);
+    *out += body;
+    *out += '\n';
+  };
+}
+
+void Timeline::ReleaseUntil(uint64_t until, const Sink& sink, bool notes) {
   while (!held_.empty() && held_.begin()->first.first <= until) {
     auto it = held_.begin();
     const uint64_t at = it->first.first;
@@ -93,12 +105,14 @@ void Timeline::ReleaseUntil(uint64_t until, std::string* out) {
           pins_.erase(p);
       }
     }
-    AppendHostTime(out, at);
-    AppendCpu(out, h.cpu);
-    *out += h.body;
-    *out += '\n';
+    if (notes && h.late_by)
+      h.body += " [placed late by " + BoundText(h.late_by) + ": drained past the " +
+                std::to_string(margin_ / 1000000) + "ms reorder margin]";
+    sink(at, h.cpu, h.body);
     released_ = at;
     any_released_ = true;
+    if (late_per_cpu_)
+      cpu_released_[h.cpu] = std::max(cpu_released_[h.cpu], at);
     held_.erase(it);
   }
 }

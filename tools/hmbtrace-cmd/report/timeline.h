@@ -30,6 +30,7 @@
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_REPORT_TIMELINE_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -65,12 +66,28 @@ class Timeline {
  public:
   explicit Timeline(uint64_t margin_ns) : margin_(margin_ns) {}
 
+  // For a reader whose output keeps each CPU's lines apart (hmbtrace-cmd
+  // retime writes per-CPU buffers that readers merge): a record is late
+  // only if its place is before what was released *on its CPU*, not
+  // before any line released. Lines then come out of order across CPUs,
+  // in order within each.
+  void SetLatePerCpu(bool on) { late_per_cpu_ = on; }
+
   // Lines must come in ftrace order (the capture's).
   void Add(TimelineLine line);
   // Appends to `out` the lines whose place is final, in order.
-  void Release(std::string* out) { ReleaseUntil(now_ >= margin_ ? now_ - margin_ : 0, out); }
+  void Release(std::string* out) { ReleaseUntil(Final(), TextSink(out), true); }
   // Appends every line still held: the capture has ended.
-  void Finish(std::string* out) { ReleaseUntil(UINT64_MAX, out); }
+  void Finish(std::string* out) { ReleaseUntil(UINT64_MAX, TextSink(out), true); }
+
+  // The same for a reader that places something other than text
+  // (hmbtrace-cmd retime): each line whose place is final, in order, as
+  // (place, cpu, body); a line placed late has no "placed late" note.
+  using Sink = std::function<void(uint64_t at, int cpu, std::string& body)>;
+  void Release(const Sink& sink) { ReleaseUntil(Final(), sink, false); }
+  void Finish(const Sink& sink) { ReleaseUntil(UINT64_MAX, sink, false); }
+  // Lines held, waiting for their place to be final.
+  size_t held() const { return held_.size(); }
 
   uint64_t late() const { return late_; }
   uint64_t late_max_ns() const { return late_max_; }
@@ -84,9 +101,13 @@ class Timeline {
     std::string body;
     bool pinned = false;
     PinKey pin{};
+    uint64_t late_by = 0;  // placed late by this much
   };
 
-  void ReleaseUntil(uint64_t until, std::string* out);
+  uint64_t Final() const { return now_ >= margin_ ? now_ - margin_ : 0; }
+  Sink TextSink(std::string* out);
+  // `notes`: a line placed late says so in its body.
+  void ReleaseUntil(uint64_t until, const Sink& sink, bool notes);
   // Moves the held lines pinned to `pin` up to `at`, and unpins them.
   void Settle(const PinKey& pin, uint64_t at);
 
@@ -94,6 +115,8 @@ class Timeline {
   uint64_t now_ = 0;       // the latest ftrace time seen
   uint64_t released_ = 0;  // the place of the last line released
   bool any_released_ = false;
+  bool late_per_cpu_ = false;
+  std::map<int, uint64_t> cpu_released_;  // late_per_cpu_: per CPU
   uint64_t arrival_ = 0;
   std::map<Key, Held> held_;
   std::map<PinKey, std::vector<Key>> pins_;

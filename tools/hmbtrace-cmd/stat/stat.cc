@@ -158,10 +158,10 @@ void StatCollector::AddClock(const CaptureEvent& ev) {
 }
 
 void StatCollector::ConvertRecord(const CaptureEvent& ev) {
-  if (!ev.clock_format)
+  if (!ev.clock_format && !ev.retimed)
     return;
   ClockStat& cs = clock_stats_[ev.dev];
-  const FwTime t = clocks_.Convert(ev.dev, dicts_->GenerationFor(ev.dev, ev.cpu), ev.fw_ts);
+  const FwTime t = RecordFwTime(clocks_, dicts_->GenerationFor(ev.dev, ev.cpu), ev);
   if (!t.converted()) {
     cs.not_converted[static_cast<size_t>(t.miss)]++;
     return;
@@ -169,9 +169,11 @@ void StatCollector::ConvertRecord(const CaptureEvent& ev) {
   cs.bounds.Add(t.bound_ns);
   if (t.stale)
     cs.converted_stale++;
-  if (ev.ts >= t.host_ns)
-    cs.drain_delays.Add(ev.ts - t.host_ns);
-  else if (t.host_ns - ev.ts > t.bound_ns)
+  // A retimed record's timestamp is its converted time; its mark, its drain.
+  const uint64_t drained = ev.retimed ? ev.drain_ts : ev.ts;
+  if (drained >= t.host_ns)
+    cs.drain_delays.Add(drained - t.host_ns);
+  else if (t.host_ns - drained > t.bound_ns)
     cs.after_drain++;
   else
     cs.drain_delays.Add(0);  // within the bound of its drain

@@ -8,7 +8,10 @@
 # (tests/e2e/verify_clock.py): every echo record's converted time (the
 # capture's hmb_clock fit) lies between its two markers widened by the
 # stated bound, for every probe; the bound is reported (median, worst);
-# the control ops were acknowledged; no WARN/BUG/Oops.
+# the control ops were acknowledged; no WARN/BUG/Oops. Then the capture is
+# retimed (hmbtrace-cmd retime) and the same check runs on plain
+# `trace-cmd report` of it, with each echo record's own timestamp, in
+# trace-cmd's own order.
 # shellcheck source=tests/e2e/e2e-lib.sh
 source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
 
@@ -31,4 +34,9 @@ e2e_check "every echo record's converted time between its markers, within the bo
 	python3 "$E2E_DIR/verify_clock.py" --report "$HMBQ_SHARE/clock.txt" \
 	--truth "$HMBQ_SHARE/truth.json" --probes "$probes" \
 	--status "$HMBQ_SHARE/clock-status.txt" --ops "$HMBQ_SHARE/ctrl-ops.txt"
+e2e_check "hmbtrace-cmd retime of the capture" e2e_cmd_retime clock.dat clock-retimed.dat
+e2e_check_capture clock-retimed
+e2e_check "trace-cmd report of the retimed capture: every echo record between its markers, within the bound" \
+	python3 "$E2E_DIR/verify_clock.py" --retimed --report "$HMBQ_SHARE/clock-retimed.txt" \
+	--truth "$HMBQ_SHARE/truth.json" --probes "$probes"
 e2e_finish

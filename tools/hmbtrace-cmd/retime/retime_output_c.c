@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * retime_output_c.c - libtracecmd's writer behind retime_output_c.h.
+ *
+ * libtracecmd 1.3.1 (Debian 12, trace-cmd 3.1.6) exports its writer in
+ * libtracecmd.so.1 but declares it only in trace-cmd's private header
+ * (lib/trace-cmd/include/private/trace-cmd-private.h), not in the
+ * installed trace-cmd.h; trace-cmd's own tools declare it the same way.
+ * The declarations below are those of 3.1.6, checked against it; meson
+ * pins the library to the 1.3 series for them (retime/meson.build).
+ */
+#define _GNU_SOURCE
+#include "retime/retime_output_c.h"
+#include "capture/c_error.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <trace-cmd.h>
+
+/* trace-cmd-private.h of trace-cmd 3.1.6 */
+struct tracecmd_output;
+enum tracecmd_file_states {
+	TRACECMD_FILE_ALLOCATED = 0,
+	TRACECMD_FILE_INIT,
+	TRACECMD_FILE_HEADERS,
+	TRACECMD_FILE_FTRACE_EVENTS,
+	TRACECMD_FILE_ALL_EVENTS,
+	TRACECMD_FILE_KALLSYMS,
+	TRACECMD_FILE_PRINTK,
+	TRACECMD_FILE_CMD_LINES,
+	TRACECMD_FILE_CPU_COUNT,
+	TRACECMD_FILE_OPTIONS,
+	TRACECMD_FILE_CPU_LATENCY,
+	TRACECMD_FILE_CPU_FLYRECORD,
+};
+struct tracecmd_output *tracecmd_copy(struct tracecmd_input *ihandle, const char *file,
+				      enum tracecmd_file_states state, int file_version,
+				      const char *compression);
+void tracecmd_set_quiet(struct tracecmd_output *handle, bool set_quiet);
+void tracecmd_set_out_clock(struct tracecmd_output *handle, const char *clock);
+int tracecmd_write_cpu_data(struct tracecmd_output *handle, int cpus,
+			    char *const *cpu_data_files, const char *buff_name);
+int tracecmd_append_buffer_cpu_data(struct tracecmd_output *handle, const char *name,
+				    int cpus, char *const *cpu_data_files);
+void tracecmd_output_close(struct tracecmd_output *handle);
+unsigned long tracecmd_get_in_file_version(struct tracecmd_input *handle);
+const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+enum tracecmd_file_states tracecmd_get_file_state(struct tracecmd_input *handle);
+
+int retime_input_file_version(const char *in)
+{
+	struct tracecmd_input *ih = tracecmd_open_head(in, TRACECMD_FL_LOAD_NO_PLUGINS);
+	int version;
+
+	if (!ih)
+		return -1;
+	version = (int)tracecmd_get_in_file_version(ih);
+	tracecmd_close(ih);
+	return version;
+}
+
+int retime_output_write(const char *in, const char *out, int file_version,
+			const struct retime_output_buffer *buffers, int nr,
+			char *err, size_t err_len)
+{
+	struct tracecmd_output *oh = NULL;
+	struct tracecmd_input *ih;
+	const char *clock;
+	int i, ret = -1;
+
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	ih = tracecmd_open_head(in, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!ih) {
+		set_err(err, err_len, "cannot read the headers of the input again");
+		return -1;
+	}
+	if (tracecmd_get_file_state(ih) == TRACECMD_FILE_CPU_LATENCY || nr < 1) {
+		set_err(err, err_len, "a latency trace has no per-CPU buffers to retime");
+		goto out;
+	}
+	/* Headers, formats, kallsyms, printk, cmdlines, CPU count and options, unchanged. */
+	oh = tracecmd_copy(ih, out, TRACECMD_FILE_OPTIONS, file_version, NULL);
+	if (!oh) {
+		set_err(err, err_len, "libtracecmd could not write the headers (file version %d)",
+			file_version);
+		goto out;
+	}
+	tracecmd_set_quiet(oh, true);
+	clock = tracecmd_get_trace_clock(ih);
+	if (clock)
+		tracecmd_set_out_clock(oh, clock);
+	if (tracecmd_write_cpu_data(oh, buffers[0].cpus, buffers[0].cpu_files, NULL) < 0) {
+		set_err(err, err_len, "libtracecmd could not write the top buffer's data");
+		goto out;
+	}
+	for (i = 1; i < nr; i++) {
+		if (tracecmd_append_buffer_cpu_data(oh, buffers[i].name, buffers[i].cpus,
+						    buffers[i].cpu_files) < 0) {
+			set_err(err, err_len,
+				"libtracecmd could not write the data of instance \"%s\"",
+				buffers[i].name);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	if (oh)
+		tracecmd_output_close(oh);
+	tracecmd_close(ih);
+	if (ret)
+		unlink(out);
+	return ret;
+}
