@@ -131,6 +131,20 @@ for c in life["cores"]:
 sys.exit(0 if ok else 1)
 PY
 
+step "HTML report: hmbtrace-cmd stat --html" \
+	"one self-contained file for a browser with no network: the split per opcode (reads and writes), latency histograms, activity per core, the slowest commands with their stories"
+if "$cmd" stat -i "$dat" --html "$d/demo.html" >/dev/null 2>"$d/html.err"; then
+	# The split of reads and writes is what the page is for: the data it
+	# draws must have both opcodes.
+	for op in read write; do
+		grep -q "\"opcode\":\"$op\"" "$d/demo.html" ||
+			fail "the HTML report has no $op split (see $d/demo.html)"
+	done
+	echo "  open in any browser: $(realpath "$d/demo.html") ($(($(stat -c %s "$d/demo.html") / 1024)) KiB)"
+else
+	fail "hmbtrace-cmd stat --html (see $d/html.err)"
+fi
+
 step "Perfetto: hmbtrace-cmd export" \
 	"the same story in Perfetto: group \"hmb dev 0\" (a track per firmware core: command and NAND slices), group \"nvme0\" (a track per queue: a slice per host command), track \"trace_marker\"; an arrow (flow) from each host command to the firmware fetch that served it"
 if "$cmd" export -i "$dat" -o "$d/demo.pftrace" >"$d/export.txt" 2>&1; then
