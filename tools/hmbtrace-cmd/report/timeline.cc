@@ -83,7 +83,7 @@ void Timeline::Settle(const PinKey& pin, uint64_t at) {
 }
 
 Timeline::Sink Timeline::TextSink(std::string* out) {
-  return [this, out](uint64_t at, int cpu, std::string& body) {
+  return [out](uint64_t at, int cpu, std::string& body) {
     AppendHostTime(out, at);
     AppendCpu(out, cpu);
     *out += body;
