@@ -240,18 +240,21 @@ void ExpectTimestampsAgreeWithLatencies(const SimConfig& config) {
       switch (rec.event_id) {
         case FW_EV_CMD_FETCH: {
           const auto f = PayloadOf<fw_cmd_fetch>(rec);
-          fetched[{f.qid, f.cid}] = rec.ts;
+          fetched[{uint16_t{f.qid}, uint16_t{f.cid}}] = rec.ts;
           break;
         }
         case FW_EV_CMD_COMPLETE: {
           const auto c = PayloadOf<fw_cmd_complete>(rec);
-          auto it = fetched.find({c.qid, c.cid});
+          auto it = fetched.find({uint16_t{c.qid}, uint16_t{c.cid}});
           if (it == fetched.end())
             break;  // fetched before the ring's oldest record
-          ASSERT_EQ(rec.ts - it->second, c.latency)
+          // Fields are copied out (T{x}): the payload structs are packed,
+          // and gtest and std::pair bind their arguments to references.
+          const uint64_t latency = c.latency;
+          ASSERT_EQ(rec.ts - it->second, latency)
               << "core " << core << " qid " << c.qid << " cid " << c.cid
               << ": completed " << rec.ts - it->second
-              << " ticks after its fetch, latency field " << c.latency;
+              << " ticks after its fetch, latency field " << latency;
           fetched.erase(it);
           completions++;
           break;
@@ -271,15 +274,16 @@ void ExpectTimestampsAgreeWithLatencies(const SimConfig& config) {
         }
         case FW_EV_GC_BEGIN: {
           const auto g = PayloadOf<fw_gc_begin>(rec);
-          collecting[{g.die, g.victim_block}] = rec.ts;
+          collecting[{uint8_t{g.die}, uint16_t{g.victim_block}}] = rec.ts;
           break;
         }
         case FW_EV_GC_END: {
           const auto g = PayloadOf<fw_gc_end>(rec);
-          auto it = collecting.find({g.die, g.victim_block});
+          auto it = collecting.find({uint8_t{g.die}, uint16_t{g.victim_block}});
           if (it == collecting.end())
             break;
-          EXPECT_EQ(rec.ts - it->second, g.latency);
+          const uint64_t latency = g.latency;
+          EXPECT_EQ(rec.ts - it->second, latency);
           collecting.erase(it);
           gcs++;
           break;
