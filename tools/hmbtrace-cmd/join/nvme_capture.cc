@@ -243,16 +243,10 @@ nlohmann::json CommandStatJson(const CommandCapture& cap) {
 
   // Per opcode, per phase: the durations of the joined commands.
   std::map<std::string, std::array<std::vector<uint64_t>, 4>> phases;
-  for (const JoinedCommand& cmd : j.commands()) {
-    if (!HasSplit(cmd))
-      continue;
-    const CommandSplit s = SplitOf(j, cmd);
-    auto& p = phases[NvmeCommandName(cmd.host.qid, cmd.host.opcode)];
-    p[0].push_back(s.submit_to_fetch);
-    p[1].push_back(s.fetch_to_complete);
-    p[2].push_back(s.complete_to_host);
-    p[3].push_back(s.total);
-  }
+  ForEachSplit(j, [&phases](const std::string& op, const std::array<uint64_t, 4>& d) {
+    for (size_t k = 0; k < 4; k++)
+      phases[op][k].push_back(d[k]);
+  });
   json split = json::array();
   for (auto& [op, p] : phases) {
     for (size_t k = 0; k < 4; k++) {

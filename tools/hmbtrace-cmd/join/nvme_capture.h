@@ -14,6 +14,7 @@
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_JOIN_NVME_CAPTURE_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_JOIN_NVME_CAPTURE_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -107,6 +108,21 @@ std::string NvmeAdminOpcodeName(uint8_t opcode);
 // The name of a command on queue `qid`: admin opcodes on queue 0, I/O
 // opcodes elsewhere.
 std::string NvmeCommandName(uint16_t qid, uint8_t opcode);
+
+// Calls fn(opcode name, the four phases in kCommandPhases' order) for each
+// command of `j` that HasSplit(): the grouping stat's percentiles and the
+// HTML report's histograms share.
+template <typename Fn>
+void ForEachSplit(const CommandJoin& j, Fn&& fn) {
+  for (const JoinedCommand& c : j.commands()) {
+    if (!HasSplit(c))
+      continue;
+    const CommandSplit s = SplitOf(j, c);
+    fn(NvmeCommandName(c.host.qid, c.host.opcode),
+       std::array<uint64_t, 4>{s.submit_to_fetch, s.fetch_to_complete, s.complete_to_host,
+                               s.total});
+  }
+}
 
 // The host nvme events record adds for the join (top instance), as
 // trace-cmd arguments: -C local -e nvme:nvme_setup_cmd -e

@@ -63,18 +63,11 @@ json EventLatencyJson(const StatCollector& stat, const json& stat_doc) {
 // Per opcode, per phase of the split: the distribution of the joined
 // commands (log2 buckets, ns) and the percentiles stat prints for it.
 json OpcodeLatencyJson(const CommandCapture& cap, const json& command_doc) {
-  const CommandJoin& j = cap.join;
   std::map<std::string, std::array<Log2Histogram, 4>> hists;
-  for (const JoinedCommand& c : j.commands()) {
-    if (!HasSplit(c))
-      continue;
-    const CommandSplit s = SplitOf(j, c);
-    auto& h = hists[NvmeCommandName(c.host.qid, c.host.opcode)];
-    h[0].Add(s.submit_to_fetch);
-    h[1].Add(s.fetch_to_complete);
-    h[2].Add(s.complete_to_host);
-    h[3].Add(s.total);
-  }
+  ForEachSplit(cap.join, [&hists](const std::string& op, const std::array<uint64_t, 4>& d) {
+    for (size_t k = 0; k < 4; k++)
+      hists[op][k].Add(d[k]);
+  });
   std::map<std::pair<std::string, std::string>, const json*> rows;
   for (const json& row : command_doc["latency_split"])
     rows[{row["opcode"].get<std::string>(), row["phase"].get<std::string>()}] = &row;
