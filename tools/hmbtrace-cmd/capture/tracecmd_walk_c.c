@@ -47,6 +47,13 @@ int tep_parse_kallsyms(struct tep_handle *tep, const char *buf)
 	return next ? next(tep, buf) : -1;
 }
 
+/*
+ * trace-cmd-private.h of trace-cmd 3.1.6 (libtracecmd 1.3, pinned by
+ * meson): a handle flag, not an open flag, set on the handle once open.
+ */
+#define HMB_TRACECMD_FL_RAW_TS (1 << 3)
+void tracecmd_set_flag(struct tracecmd_input *handle, int flag);
+
 struct tracecmd_input *hmb_tracecmd_open(const char *path)
 {
 	struct tracecmd_input *handle;
@@ -54,6 +61,13 @@ struct tracecmd_input *hmb_tracecmd_open(const char *path)
 	skip_kallsyms = 1;
 	handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	skip_kallsyms = 0;
+	/*
+	 * Timestamps as the kernel wrote them (trace-cmd report --raw-ts),
+	 * read after open: libtracecmd corrects a timestamp when it reads its
+	 * event, and the instances' handles copy this one's flags.
+	 */
+	if (handle)
+		tracecmd_set_flag(handle, HMB_TRACECMD_FL_RAW_TS);
 	return handle;
 }
 

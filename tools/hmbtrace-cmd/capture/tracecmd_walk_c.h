@@ -33,8 +33,15 @@ struct hmb_tracecmd_file {
 
 /*
  * tracecmd_open() as the readers of captures open a file: no plugins (this
- * tool decodes the events itself), and no parsing of the file's kallsyms
- * (no reader resolves kernel addresses; tracecmd_walk_c.c).
+ * tool decodes the events itself), no parsing of the file's kallsyms (no
+ * reader resolves kernel addresses; tracecmd_walk_c.c), and timestamps as
+ * the trace clock gave them, without the corrections trace-cmd report
+ * applies (trace-cmd record --date, --ts-offset, --tsc2nsec, a guest's time
+ * sync: what its --raw-ts leaves out). The module fits firmware time to
+ * that clock (hmb_clock), so every conversion holds on it; a correction
+ * would move the drain times and markers but not the converted firmware
+ * times. retime copies the file's options, so a reader that applies them
+ * moves every event of its output alike.
  */
 struct tracecmd_input *hmb_tracecmd_open(const char *path);
 
