@@ -89,6 +89,19 @@ expect keeps-up "exact accounting" '^verify: ok: .* in 1 of the 1 generations'
 expect keeps-up "nothing lost" '^0 +20000 +0 +0 +0 +0$'
 expect_rc keeps-up 0
 
+# hmb-fwsim writes its truth when it ends, which on a loaded machine can be
+# after the reader went idle: the reader waits for it. Here the finished
+# area of keeps-up is read again and its truth appears 1 s later.
+mv "$dir/keeps-up.json" "$dir/late.json.tmp"
+(sleep 1 && mv "$dir/late.json.tmp" "$dir/late.json") &
+read_file late-truth "$area" --truth "$dir/late.json"
+wait $!
+expect late-truth "waits for the truth file hmb-fwsim writes last" '^verify: ok: .* in 1 of the 1 generations'
+expect_rc late-truth 0
+read_file no-truth "$area" --truth "$dir/late-truth.out/truth.json"
+expect no-truth "the reason when the truth file cannot be" 'truth.json: Not a directory \(waited up to 30 s\)'
+expect_rc no-truth 2
+
 run overrun --rate 0 --count 200000 --pages-per-core 4
 expect overrun "exact accounting under overrun" '^verify: ok: .* in 1 of the 1 generations'
 

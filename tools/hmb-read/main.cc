@@ -511,9 +511,42 @@ bool TruthWellFormed(const nlohmann::json& truth) {
   return true;
 }
 
+// hmb-fwsim writes its truth when it ends, whole (a rename), and that can
+// be after the reader went idle (a loaded machine, a producer that stopped
+// writing records before it exits): a truth file that is not there yet is
+// waited for, up to kTruthWaitS.
+constexpr double kTruthWaitS = 30;
+
+// Returns 0 once the file is there, or the errno of the last look.
+int WaitForTruth(const std::string& path, bool quiet) {
+  const auto start = std::chrono::steady_clock::now();
+  bool said = false;
+  struct stat st;
+  while (stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - start;
+    if (err != ENOENT || g_stop || waited.count() >= kTruthWaitS)
+      return err;
+    if (!said && !quiet) {
+      std::fprintf(stderr, "hmb-read: waiting for %s (hmb-fwsim writes it when it ends)\n",
+                   path.c_str());
+      said = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return 0;
+}
+
 // Compares the accounting of every generation with hmb-fwsim's truth.
 // Return: the exit status.
-int VerifyTruth(const Reader& rd, const std::string& path) {
+int VerifyTruth(const Reader& rd, const std::string& path, bool quiet) {
+  if (const int err = WaitForTruth(path, quiet)) {
+    std::fprintf(stderr,
+                 "hmb-read: %s: %s (waited up to %.0f s); hmb-fwsim --truth writes it when it "
+                 "ends: is it running, with the same path?\n",
+                 path.c_str(), std::strerror(err), kTruthWaitS);
+    return 2;
+  }
   std::ifstream in(path);
   nlohmann::json truth = nlohmann::json::parse(in, nullptr, false);
   if (!TruthWellFormed(truth)) {
@@ -621,7 +654,7 @@ int Run(const Options& opt) {
   }
 
   PrintSummary(rd);
-  return opt.truth.empty() ? 0 : VerifyTruth(rd, opt.truth);
+  return opt.truth.empty() ? 0 : VerifyTruth(rd, opt.truth, opt.quiet);
 }
 
 }  // namespace
