@@ -13,12 +13,7 @@
 
 #include <trace-cmd.h>
 
-/*
- * Exported by libtracecmd 1.3.1 (trace-input.c) but declared only in its
- * private header: the clock named in the buffer's saved trace_clock file
- * ("[local] global ..."), as libtracecmd parsed it.
- */
-const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+#include "capture/tracecmd_private_c.h"
 
 struct ftrace_walk {
 	struct tep_handle *tep;

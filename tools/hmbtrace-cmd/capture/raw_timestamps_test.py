@@ -84,7 +84,8 @@ def main():
     rewrite(fixture, dated, [(OPTION_DATE, b'%#x\0' % DATE_US),
                              (OPTION_OFFSET, b'%d\0' % OFFSET_NS)])
 
-    shifted_by(events(base), events(dated), 'trace-cmd report of the dated capture')
+    base_events = events(base)
+    shifted_by(base_events, events(dated), 'trace-cmd report of the dated capture')
 
     for sub in (['report'], ['stat', '--json']):
         a = run(tool, *sub, '-i', base).replace(base, 'FILE')
@@ -103,7 +104,7 @@ def main():
         out = path + '.retimed'
         run(tool, 'retime', '-q', '-i', path, '-o', out)
         retimed.append(events(out))
-    check(retimed[0] != events(base), 'retime moved records of the baseline (not a copy)')
+    check(retimed[0] != base_events, 'retime moved records of the baseline (not a copy)')
     shifted_by(retimed[0], retimed[1], 'trace-cmd report of the retimed dated capture')
 
     if failures:

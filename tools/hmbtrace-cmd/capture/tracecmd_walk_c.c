@@ -19,6 +19,8 @@
 
 #include <trace-cmd.h>
 
+#include "capture/tracecmd_private_c.h"
+
 #define NOT_READABLE                                                    \
 	"not a readable trace-cmd data file (truncated, corrupt, or not made by trace-cmd record); " \
 	"copy it again, or record again with `trace-cmd record -B hmb -e hmb`"
@@ -46,13 +48,6 @@ int tep_parse_kallsyms(struct tep_handle *tep, const char *buf)
 									  "tep_parse_kallsyms");
 	return next ? next(tep, buf) : -1;
 }
-
-/*
- * trace-cmd-private.h of trace-cmd 3.1.6 (libtracecmd 1.3, pinned by
- * meson): a handle flag, not an open flag, set on the handle once open.
- */
-#define HMB_TRACECMD_FL_RAW_TS (1 << 3)
-void tracecmd_set_flag(struct tracecmd_input *handle, int flag);
 
 struct tracecmd_input *hmb_tracecmd_open(const char *path)
 {

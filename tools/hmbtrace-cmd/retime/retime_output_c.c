@@ -2,52 +2,19 @@
 /*
  * retime_output_c.c - libtracecmd's writer behind retime_output_c.h.
  *
- * libtracecmd 1.3.1 (Debian 12, trace-cmd 3.1.6) exports its writer in
- * libtracecmd.so.1 but declares it only in trace-cmd's private header
- * (lib/trace-cmd/include/private/trace-cmd-private.h), not in the
- * installed trace-cmd.h; trace-cmd's own tools declare it the same way.
- * The declarations below are those of 3.1.6, checked against it; meson
- * pins the library to the 1.3 series for them (retime/meson.build).
+ * libtracecmd exports its writer but declares it only in trace-cmd's
+ * private header: capture/tracecmd_private_c.h declares what is used.
  */
 #define _GNU_SOURCE
 #include "retime/retime_output_c.h"
 #include "capture/c_error.h"
 
-#include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include <trace-cmd.h>
 
-/* trace-cmd-private.h of trace-cmd 3.1.6 */
-struct tracecmd_output;
-enum tracecmd_file_states {
-	TRACECMD_FILE_ALLOCATED = 0,
-	TRACECMD_FILE_INIT,
-	TRACECMD_FILE_HEADERS,
-	TRACECMD_FILE_FTRACE_EVENTS,
-	TRACECMD_FILE_ALL_EVENTS,
-	TRACECMD_FILE_KALLSYMS,
-	TRACECMD_FILE_PRINTK,
-	TRACECMD_FILE_CMD_LINES,
-	TRACECMD_FILE_CPU_COUNT,
-	TRACECMD_FILE_OPTIONS,
-	TRACECMD_FILE_CPU_LATENCY,
-	TRACECMD_FILE_CPU_FLYRECORD,
-};
-struct tracecmd_output *tracecmd_copy(struct tracecmd_input *ihandle, const char *file,
-				      enum tracecmd_file_states state, int file_version,
-				      const char *compression);
-void tracecmd_set_quiet(struct tracecmd_output *handle, bool set_quiet);
-void tracecmd_set_out_clock(struct tracecmd_output *handle, const char *clock);
-int tracecmd_write_cpu_data(struct tracecmd_output *handle, int cpus,
-			    char *const *cpu_data_files, const char *buff_name);
-int tracecmd_append_buffer_cpu_data(struct tracecmd_output *handle, const char *name,
-				    int cpus, char *const *cpu_data_files);
-void tracecmd_output_close(struct tracecmd_output *handle);
-unsigned long tracecmd_get_in_file_version(struct tracecmd_input *handle);
-const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
-enum tracecmd_file_states tracecmd_get_file_state(struct tracecmd_input *handle);
+#include "capture/tracecmd_private_c.h"
 
 int retime_input_file_version(const char *in)
 {

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * tracecmd_private_c.h - what hmbtrace-cmd uses of libtracecmd beyond its
+ * installed header: functions that libtracecmd.so.1 exports but declares
+ * only in trace-cmd's private header
+ * (lib/trace-cmd/include/private/trace-cmd-private.h), as trace-cmd's own
+ * tools use them. The declarations are those of trace-cmd 3.1.6
+ * (libtracecmd 1.3.1, Debian 12), checked against it and unchanged in
+ * trace-cmd 3.4's source; meson pins the library to the 1.3 series for
+ * them (tools/hmbtrace-cmd/meson.build). One place, so that a new
+ * libtracecmd is checked against one list.
+ *
+ * C only, after <trace-cmd.h>.
+ */
+#ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_TRACECMD_PRIVATE_C_H_
+#define HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_TRACECMD_PRIVATE_C_H_
+
+#include <stdbool.h>
+
+struct tracecmd_input;
+struct tracecmd_output;
+
+/* Reading (capture/) */
+
+/* A handle flag, not an open flag: set on the handle once open. */
+#define HMB_TRACECMD_FL_RAW_TS (1 << 3)
+void tracecmd_set_flag(struct tracecmd_input *handle, int flag);
+/*
+ * The clock named in the buffer's saved trace_clock file ("[local] global
+ * ..."), as libtracecmd parsed it.
+ */
+const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+unsigned long tracecmd_get_in_file_version(struct tracecmd_input *handle);
+
+/* Writing (retime/) */
+
+enum tracecmd_file_states {
+	TRACECMD_FILE_ALLOCATED = 0,
+	TRACECMD_FILE_INIT,
+	TRACECMD_FILE_HEADERS,
+	TRACECMD_FILE_FTRACE_EVENTS,
+	TRACECMD_FILE_ALL_EVENTS,
+	TRACECMD_FILE_KALLSYMS,
+	TRACECMD_FILE_PRINTK,
+	TRACECMD_FILE_CMD_LINES,
+	TRACECMD_FILE_CPU_COUNT,
+	TRACECMD_FILE_OPTIONS,
+	TRACECMD_FILE_CPU_LATENCY,
+	TRACECMD_FILE_CPU_FLYRECORD,
+};
+enum tracecmd_file_states tracecmd_get_file_state(struct tracecmd_input *handle);
+struct tracecmd_output *tracecmd_copy(struct tracecmd_input *ihandle, const char *file,
+				      enum tracecmd_file_states state, int file_version,
+				      const char *compression);
+void tracecmd_set_quiet(struct tracecmd_output *handle, bool set_quiet);
+void tracecmd_set_out_clock(struct tracecmd_output *handle, const char *clock);
+int tracecmd_write_cpu_data(struct tracecmd_output *handle, int cpus,
+			    char *const *cpu_data_files, const char *buff_name);
+int tracecmd_append_buffer_cpu_data(struct tracecmd_output *handle, const char *name,
+				    int cpus, char *const *cpu_data_files);
+void tracecmd_output_close(struct tracecmd_output *handle);
+
+#endif /* HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_TRACECMD_PRIVATE_C_H_ */
