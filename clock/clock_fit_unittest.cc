@@ -5,6 +5,7 @@
 // window and up to one sync period past it (what a live reader converts).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -151,6 +152,82 @@ TEST(ClockFit, ExactSamplesGiveTheExactLine) {
   uint64_t bound;
   EXPECT_EQ(hmb_clock_to_host(&f, 123456789, &bound), 7000000000 + 123456789ull * 2);
   EXPECT_LE(bound, 2u);
+}
+
+// A 1 GHz firmware clock at +150 ppm, a sample every 100 ms with a 30 us
+// round trip, except sample @late_i: a round trip of @late_rtt and a tick
+// read @late_ns after its answer (firmware that stamps a sync request when
+// it answers it, late; an answer that is not the device's).
+struct LateSample {
+  struct hmb_clock_fit fit {};
+  int ret = 0;
+  double true_mult = 0;    // host ns per tick, times 2^32
+  double worst_ratio = 0;  // conversion error / bound at the samples
+};
+
+LateSample FitWithALateSample(int late_i, double late_ns, double late_rtt) {
+  const double ppm = 150, t_start = 1e9;
+  hmb_clock_window w;
+  hmb_clock_window_reset(&w);
+  for (int i = 0; i < HMB_CLOCK_WINDOW; i++) {
+    double t0 = t_start + i * 100e6, rtt = i == late_i ? late_rtt : 30e3;
+    double latch = t0 + rtt / 2 + (i == late_i ? rtt / 2 + late_ns : 0);
+    hmb_clock_sample s{static_cast<uint64_t>(t0), static_cast<uint64_t>(t0 + rtt),
+                       static_cast<uint64_t>(latch * (1 + ppm / 1e6))};
+    EXPECT_EQ(hmb_clock_window_add(&w, &s), 0);
+  }
+  LateSample r;
+  r.true_mult = 4294967296.0 / (1 + ppm / 1e6);
+  r.ret = hmb_clock_fit(&w, hmb_clock_nominal_mult(1000000000), 200, &r.fit);
+  for (int i = 0; r.ret == 0 && i < HMB_CLOCK_WINDOW; i++) {
+    double t = t_start + i * 100e6 + 15e3;
+    uint64_t bound = 0;
+    double host = static_cast<double>(
+        hmb_clock_to_host(&r.fit, static_cast<uint64_t>(t * (1 + ppm / 1e6)), &bound));
+    r.worst_ratio = std::max(r.worst_ratio, std::fabs(host - t) / static_cast<double>(bound));
+  }
+  return r;
+}
+
+TEST(ClockFit, ASampleReadOutsideItsRequestIsNoFit) {
+  // At the chord's end (the newer half's shortest round trip): the chord
+  // would be 400 ppm off while stating 220 ppm. In the middle: the chord
+  // is right, the window still has no clock through every sample.
+  EXPECT_EQ(FitWithALateSample(10, 400e3, 10e3).ret, HMB_CLOCK_FIT_CONTRADICTED);
+  EXPECT_EQ(FitWithALateSample(5, 400e3, 30e3).ret, HMB_CLOCK_FIT_CONTRADICTED);
+  EXPECT_EQ(FitWithALateSample(15, 600e3, 30e3).ret, HMB_CLOCK_FIT_CONTRADICTED);
+  // 100 us late, 0.7 s from the nearer end of the chord (samples 0 and 8):
+  // a clock within 200 ppm of its average could do that. A fit, resting on
+  // good samples, and true within its bound.
+  LateSample r = FitWithALateSample(15, 100e3, 30e3);
+  ASSERT_EQ(r.ret, 0);
+  EXPECT_LE(std::fabs(static_cast<double>(r.fit.mult) - r.true_mult),
+            static_cast<double>(r.fit.slope_err));
+  EXPECT_LE(r.worst_ratio, 1.0);
+}
+
+TEST(ClockFit, SamplesThatAgreeOnALineKeepTheChordBound) {
+  // No late sample: a fit, whose slope bound is the tolerance plus the
+  // chord's ends' half round trips over its length (samples 0 and 10).
+  LateSample r = FitWithALateSample(10, 0, 10e3);
+  ASSERT_EQ(r.ret, 0);
+  double chord = (30e3 + 10e3) / 2 / 1e9 * (1 + 150 / 1e6);  // ns per ns, over 1 s
+  EXPECT_NEAR(static_cast<double>(r.fit.slope_err) / 4294967296.0, 200e-6 + chord, 1e-8);
+  EXPECT_LE(std::fabs(static_cast<double>(r.fit.mult) - r.true_mult),
+            static_cast<double>(r.fit.slope_err));
+  EXPECT_LE(r.worst_ratio, 1.0);
+}
+
+TEST(ClockFit, TwoSamplesAreNoFit) {
+  // Two samples cannot contradict each other: nothing checks them.
+  hmb_clock_window w;
+  hmb_clock_window_reset(&w);
+  for (uint64_t i = 1; i <= 2; i++) {
+    hmb_clock_sample s{i * 100000000, i * 100000000 + 20000, i * 100000000 + 10000};
+    ASSERT_EQ(hmb_clock_window_add(&w, &s), 0);
+  }
+  struct hmb_clock_fit f;
+  EXPECT_EQ(hmb_clock_fit(&w, hmb_clock_nominal_mult(1000000000), 200, &f), -1);
 }
 
 }  // namespace

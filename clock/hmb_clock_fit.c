@@ -36,6 +36,8 @@ static uint64_t clk_mulshr(uint64_t a, uint64_t b)
 	return mul_u64_u64_shr(a, b, 32);
 }
 #else
+#include <stdbool.h>
+
 #if !defined(__SIZEOF_INT128__)
 #error "hmb_clock_fit.c needs a 128-bit integer type"
 #endif
@@ -142,6 +144,42 @@ static uint32_t clk_best(const struct hmb_clock_window *w, uint32_t from,
 	return best;
 }
 
+static uint64_t clk_absdiff(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/*
+ * Whether sample @s, @r ns off the chord through @si and @sj, is farther
+ * from it than one true clock allows: its own half round trip, the
+ * chord's ends' (each weighed by how far the other end is: the doubt
+ * grows outside the chord), and the rate's tolerance (@tol, mult units)
+ * over twice its distance to the nearer end. Never for samples of one
+ * clock within the tolerance; for a clock that jumped or a tick read
+ * outside its request, when the others show it.
+ */
+static bool clk_contradicts(const struct hmb_clock_sample *si,
+			    const struct hmb_clock_sample *sj,
+			    const struct hmb_clock_sample *s, int64_t r,
+			    uint64_t tol)
+{
+	uint64_t dtick = sj->tick - si->tick;
+	uint64_t di = clk_absdiff(s->tick, si->tick);
+	uint64_t dj = clk_absdiff(s->tick, sj->tick);
+	uint64_t dn = di < dj ? di : dj;
+	uint64_t off = r < 0 ? -(uint64_t)r : (uint64_t)r;
+	uint64_t allow = (s->t1 - s->t0 + 1) / 2;
+
+	allow = clk_sat_add(allow, clk_muldiv((si->t1 - si->t0 + 1) / 2, dj,
+					      dtick));
+	allow = clk_sat_add(allow, clk_muldiv((sj->t1 - sj->t0 + 1) / 2, di,
+					      dtick));
+	allow = clk_sat_add(allow, clk_mulshr(clk_sat_add(dn, dn), tol));
+	/* Midpoints and the line are each rounded to 1 ns. */
+	allow = clk_sat_add(allow, 4);
+	return off > allow;
+}
+
 int hmb_clock_fit(const struct hmb_clock_window *w, uint64_t nominal_mult,
 		  uint32_t tolerance_ppm, struct hmb_clock_fit *f)
 {
@@ -149,9 +187,10 @@ int hmb_clock_fit(const struct hmb_clock_window *w, uint64_t nominal_mult,
 	int64_t rmin = INT64_MAX, rmax = INT64_MIN, c, mid_i;
 	uint64_t dtick, dhost, mult, err = 0, rtt_min = UINT64_MAX, gap = 0;
 	uint64_t tol;
+	bool contradicted = false;
 	uint32_t k;
 
-	if (w->n < 2 || !nominal_mult)
+	if (w->n < 3 || !nominal_mult)
 		return -1;
 	si = clk_at(w, clk_best(w, 0, w->n / 2));
 	sj = clk_at(w, clk_best(w, w->n / 2, w->n));
@@ -165,11 +204,14 @@ int hmb_clock_fit(const struct hmb_clock_window *w, uint64_t nominal_mult,
 	    mult < nominal_mult - nominal_mult / 100)
 		return -1;
 	mid_i = (int64_t)clk_mid(si);
+	tol = clk_muldiv(nominal_mult, tolerance_ppm, 1000000);
 	for (k = 0; k < w->n; k++) {
 		const struct hmb_clock_sample *s = clk_at(w, k);
 		int64_t r = (int64_t)clk_mid(s) -
 			    clk_line(si->tick, mid_i, mult, s->tick);
 
+		if (clk_contradicts(si, sj, s, r, tol))
+			contradicted = true;
 		if (r < rmin)
 			rmin = r;
 		if (r > rmax)
@@ -179,6 +221,12 @@ int hmb_clock_fit(const struct hmb_clock_window *w, uint64_t nominal_mult,
 		if (k + 1 < w->n && clk_at(w, k + 1)->tick - s->tick > gap)
 			gap = clk_at(w, k + 1)->tick - s->tick;
 	}
+	/*
+	 * No clock within the tolerance runs through every sample: the
+	 * chord (and the bound stated from its ends) may rest on a bad one.
+	 */
+	if (contradicted)
+		return HMB_CLOCK_FIT_CONTRADICTED;
 	c = rmin + (rmax - rmin) / 2;
 	for (k = 0; k < w->n; k++) {
 		const struct hmb_clock_sample *s = clk_at(w, k);
@@ -197,7 +245,6 @@ int hmb_clock_fit(const struct hmb_clock_window *w, uint64_t nominal_mult,
 	 * The chord's own doubt (its ends are known to half a round trip
 	 * each) plus how far the rate may wander from it between samples.
 	 */
-	tol = clk_muldiv(nominal_mult, tolerance_ppm, 1000000);
 	f->slope_err = clk_sat_add(clk_muldiv((si->t1 - si->t0 +
 					       sj->t1 - sj->t0 + 1) / 2,
 					      CLK_ONE, dtick), tol);

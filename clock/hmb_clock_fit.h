@@ -16,7 +16,12 @@
  * Its bound at a tick is honest under one assumption: between samples the
  * firmware clock's rate moves from its average over the window by at most
  * the stated tolerance (ppm). The slope uncertainty is that tolerance plus
- * what the two samples the slope comes from allow:
+ * what the two samples the slope comes from allow (half a round trip
+ * each). A window that contradicts the assumption is not fitted: a sample
+ * farther from the slope's line than its own round trip, the two ends'
+ * and the tolerance allow (a firmware clock that jumped, a tick read late,
+ * an answer that is not the device's) means the slope may rest on a bad
+ * sample. Two samples cannot contradict each other; three or more can.
  *
  *   bound(tick) = err_ns + slope_err * distance to the nearest sample
  *
@@ -80,9 +85,12 @@ int hmb_clock_window_add(struct hmb_clock_window *w,
  * Fit the window. @nominal_mult: host ns per tick times 2^32 from the
  * device's stated clock_hz; @tolerance_ppm: how far its rate may drift from
  * the fitted slope between samples (the floor of slope_err).
- * Return: 0, or -1 with fewer than 2 samples or an absurd slope (more than
- * 1% from nominal: not this device's clock).
+ * Return: 0; -1 with fewer than 2 samples or an absurd slope (more than
+ * 1% from nominal: not this device's clock); HMB_CLOCK_FIT_CONTRADICTED
+ * when no clock within the tolerance runs through every sample (above).
  */
+#define HMB_CLOCK_FIT_CONTRADICTED	(-2)
+
 int hmb_clock_fit(const struct hmb_clock_window *w, uint64_t nominal_mult,
 		  uint32_t tolerance_ppm, struct hmb_clock_fit *f);
 

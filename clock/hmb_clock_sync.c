@@ -72,6 +72,7 @@ unsigned int hmb_clock_sync_step(struct hmb_clock_sync *k,
 	const struct hmb_clock_sample *best = NULL;
 	struct hmb_clock_fit f;
 	unsigned int i;
+	int ret;
 
 	k->bursts++;
 	for (i = 0; i < n && i < HMB_CLOCK_SYNC_BURST; i++)
@@ -90,7 +91,15 @@ unsigned int hmb_clock_sync_step(struct hmb_clock_sync *k,
 		hmb_clock_window_reset(&k->win);
 		hmb_clock_window_add(&k->win, best);
 	}
-	if (hmb_clock_fit(&k->win, nominal_mult, tolerance_ppm, &f)) {
+	ret = hmb_clock_fit(&k->win, nominal_mult, tolerance_ppm, &f);
+	if (ret == HMB_CLOCK_FIT_CONTRADICTED) {
+		/* Some sample is bad: start over from the newest. */
+		k->contradicted++;
+		hmb_clock_window_reset(&k->win);
+		hmb_clock_window_add(&k->win, best);
+		return HMB_CLOCK_SYNC_CONTRADICTED;
+	}
+	if (ret) {
 		if (k->win.n >= 2)
 			k->bad_fits++;
 		return 0;

@@ -22,6 +22,10 @@
  *                  preempted) carries ms of doubt that the bound would inherit
  *   refusal        a sample the window refuses (device clock went back or
  *                  stood still) restarts the window with that sample
+ *   contradiction  a window no clock within the tolerance runs through
+ *                  (hmb_clock_fit.h: a clock that jumped, a tick read
+ *                  late, an answer that is not the device's) is not
+ *                  fitted and restarts with its newest sample
  *   fit            the window is fitted again; a plausible fit is the new one
  */
 #ifndef HMB_CLOCK_SYNC_H
@@ -63,12 +67,14 @@ struct hmb_clock_sync {
 	uint64_t refused;		/* samples that restarted the window */
 	uint64_t fits;			/* new fits */
 	uint64_t bad_fits;		/* windows (2+ samples) with no fit */
+	uint64_t contradicted;		/* windows restarted: no clock fits */
 };
 
 /* What a step asks the caller to do (flags). */
 #define HMB_CLOCK_SYNC_NEW_FIT		0x1	/* publish sync->fit */
 #define HMB_CLOCK_SYNC_PUBLISH_STALE	0x2	/* re-publish it, stale */
 #define HMB_CLOCK_SYNC_WENT_STALE	0x4	/* it just became stale */
+#define HMB_CLOCK_SYNC_CONTRADICTED	0x8	/* the window just restarted */
 
 /* Everything zero, no fit. */
 void hmb_clock_sync_init(struct hmb_clock_sync *k);

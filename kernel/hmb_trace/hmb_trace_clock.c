@@ -99,6 +99,11 @@ static void hmb_trace_clock_work(struct work_struct *work)
 	if (act & HMB_CLOCK_SYNC_WENT_STALE)
 		pr_warn_ratelimited("%s: clock sync: no answer for %u bursts: the last fit is stale\n",
 				    a->name, y->failing);
+	if (act & HMB_CLOCK_SYNC_CONTRADICTED)
+		pr_warn_ratelimited("%s: clock sync: no clock within %u ppm runs through the samples (firmware SYNC answers that are not its clock at the request?): window restarted, %llu so far\n",
+				    a->name,
+				    READ_ONCE(a->tun.clock_tolerance_ppm),
+				    y->contradicted);
 	if (act & HMB_CLOCK_SYNC_NEW_FIT)
 		trace_hmb_clock(a->index, k->gen, &y->fit, 0);
 	if (act & HMB_CLOCK_SYNC_PUBLISH_STALE)

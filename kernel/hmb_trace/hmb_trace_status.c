@@ -691,13 +691,14 @@ enum hmb_trace_clock_value {
 	HMB_TRACE_CLK_FITS,
 	HMB_TRACE_CLK_BAD_FITS,
 	HMB_TRACE_CLK_SLOW_BURSTS,
+	HMB_TRACE_CLK_CONTRADICTED,
 	HMB_TRACE_CLK_NR,
 };
 
 static const char *const hmb_trace_clock_names[HMB_TRACE_CLK_NR] = {
 	"have_fit", "stale", "err_ns", "rtt_min_ns", "samples", "tick_ref",
 	"host_ref", "mult", "slope_err", "bursts", "failed_bursts", "fits",
-	"bad_fits", "slow_bursts",
+	"bad_fits", "slow_bursts", "contradicted",
 };
 
 static ssize_t hmb_trace_clock_show(struct device *dev,
@@ -724,6 +725,7 @@ static ssize_t hmb_trace_clock_show(struct device *dev,
 	v[HMB_TRACE_CLK_FITS] = k->sync.fits;
 	v[HMB_TRACE_CLK_BAD_FITS] = k->sync.bad_fits;
 	v[HMB_TRACE_CLK_SLOW_BURSTS] = k->sync.slow;
+	v[HMB_TRACE_CLK_CONTRADICTED] = k->sync.contradicted;
 	mutex_unlock(&k->lock);
 	return sysfs_emit(buf, "%llu\n", v[(uintptr_t)ea->var]);
 }
