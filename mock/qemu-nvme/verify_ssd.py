@@ -247,16 +247,23 @@ def main():
     check(f"at most one admin completion per generation without its fetch (the enable"
           f"{', and START' if scenario == 'ctrl' else ''})",
           len(admin_unfetched) <= len(set(gens)) + (scenario == "ctrl"))
-    check(f"every I/O cmd_fetch joins its cmd_complete on the same core ({join_bad} unmatched)",
-          join_bad == 0)
+    # A record lost (counted: the tail a reset destroyed before it was
+    # drained) can leave one command's fetch or completion alone, and no
+    # more; without losses every command must join.
+    nlost = sum(lost.values())
+    check(f"every I/O cmd_fetch joins its cmd_complete on the same core ({join_bad} "
+          f"unmatched, at most the {nlost} records counted lost)", join_bad <= nlost)
     # The device's own account: which I/O fetches its firmware recorded.
     fw_io_fetch = [c for c in fw_cmds if c[0] == "fetch" and c[1]]
     fw_rec_opc = collections.Counter(c[3] for c in fw_io_fetch if c[5] == 0)
     check(f"the firmware's account covers every I/O command the device fetched "
           f"({len(fw_io_fetch)} of {len(io_cmds)})", len(fw_io_fetch) == len(io_cmds))
+    missing = {o: n - fetch_opc.get(o, 0) for o, n in fw_rec_opc.items()}
     check(f"one cmd_fetch record per I/O fetch the firmware recorded "
-          f"({sum(fetch.values())} records, {sum(fw_rec_opc.values())} recorded), same opcodes",
-          fetch_opc == fw_rec_opc)
+          f"({sum(fetch.values())} records, {sum(fw_rec_opc.values())} recorded, same opcodes; "
+          f"{sum(missing.values())} missing, at most the {nlost} records counted lost)",
+          set(fetch_opc) <= set(fw_rec_opc) and all(v >= 0 for v in missing.values()) and
+          sum(missing.values()) <= nlost)
     unrec = [c for c in fw_io_fetch if c[5] != 0]
     print(f"figures: I/O fetches the firmware did not record (stopped): {len(unrec)}; "
           f"record errors {sum(1 for c in fw_cmds if c[5] < 0)}")
