@@ -51,6 +51,7 @@ TEST_F(ClockSyncPolicy, TheShortestRoundTripOfABurstIsFitted) {
   EXPECT_EQ(Burst(0, {30000, 12000, 50000, 20000}), 0u);  // one sample: no line yet
   EXPECT_EQ(Burst(1, {40000, 25000, 11000, 60000}), 0u);  // two cannot be checked
   EXPECT_EQ(Newest().t1 - Newest().t0, 11000u);
+  EXPECT_EQ(k_.bad_fits, 0u) << "too few samples is not a bad fit";
   EXPECT_EQ(Burst(2, {40000, 25000, 14000, 60000}), unsigned{HMB_CLOCK_SYNC_NEW_FIT});
   EXPECT_EQ(k_.fit.rtt_min_ns, 11000u);
   EXPECT_EQ(k_.fit.samples, 3u);
@@ -129,6 +130,7 @@ TEST_F(ClockSyncPolicy, AContradictedWindowRestartsFromItsNewestSample) {
     if (Burst(i, {30000}) & HMB_CLOCK_SYNC_NEW_FIT)
       made.push_back(k_.fit);
   EXPECT_EQ(k_.contradicted, 2u) << "the late sample and the next two";
+  EXPECT_EQ(k_.bad_fits, 0u);
   ASSERT_FALSE(made.empty());
   EXPECT_EQ(k_.fits, fits + made.size());
   const double nominal = static_cast<double>(hmb_clock_nominal_mult(kHz));

@@ -190,7 +190,7 @@ int hmb_clock_fit(const struct hmb_clock_window *w, uint64_t nominal_mult,
 	bool contradicted = false;
 	uint32_t k;
 
-	if (w->n < 3 || !nominal_mult)
+	if (w->n < HMB_CLOCK_FIT_MIN || !nominal_mult)
 		return -1;
 	si = clk_at(w, clk_best(w, 0, w->n / 2));
 	sj = clk_at(w, clk_best(w, w->n / 2, w->n));

@@ -43,6 +43,7 @@ extern "C" {
 #endif
 
 #define HMB_CLOCK_WINDOW	16	/* samples fitted */
+#define HMB_CLOCK_FIT_MIN	3	/* fewest: two cannot contradict */
 
 struct hmb_clock_sample {
 	uint64_t t0;		/* host ns before the request */
@@ -85,9 +86,10 @@ int hmb_clock_window_add(struct hmb_clock_window *w,
  * Fit the window. @nominal_mult: host ns per tick times 2^32 from the
  * device's stated clock_hz; @tolerance_ppm: how far its rate may drift from
  * the fitted slope between samples (the floor of slope_err).
- * Return: 0; -1 with fewer than 2 samples or an absurd slope (more than
- * 1% from nominal: not this device's clock); HMB_CLOCK_FIT_CONTRADICTED
- * when no clock within the tolerance runs through every sample (above).
+ * Return: 0; -1 with fewer than HMB_CLOCK_FIT_MIN samples or an absurd
+ * slope (more than 1% from nominal: not this device's clock);
+ * HMB_CLOCK_FIT_CONTRADICTED when no clock within the tolerance runs
+ * through every sample (above).
  */
 #define HMB_CLOCK_FIT_CONTRADICTED	(-2)
 

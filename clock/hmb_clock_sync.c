@@ -100,7 +100,7 @@ unsigned int hmb_clock_sync_step(struct hmb_clock_sync *k,
 		return HMB_CLOCK_SYNC_CONTRADICTED;
 	}
 	if (ret) {
-		if (k->win.n >= 2)
+		if (k->win.n >= HMB_CLOCK_FIT_MIN)
 			k->bad_fits++;
 		return 0;
 	}

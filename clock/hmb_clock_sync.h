@@ -66,7 +66,7 @@ struct hmb_clock_sync {
 	uint64_t slow;			/* best sample too slow for the window */
 	uint64_t refused;		/* samples that restarted the window */
 	uint64_t fits;			/* new fits */
-	uint64_t bad_fits;		/* windows (2+ samples) with no fit */
+	uint64_t bad_fits;		/* full enough windows with no fit */
 	uint64_t contradicted;		/* windows restarted: no clock fits */
 };
 
