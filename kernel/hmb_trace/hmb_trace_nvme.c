@@ -91,7 +91,13 @@ static u16 hmb_trace_nvme_status(const struct hmb_trace_nvme *n, u16 status)
 	     sc == NVME_HMB_TRACE_SC_UNSUPPORTED) ||
 	    (!sct && sc == NVME_SC_INVALID_OPCODE))
 		return HMB_CTRL_UNSUPPORTED;
-	if (!(sct == NVME_HMB_TRACE_SCT_VS && sc == NVME_HMB_TRACE_SC_INVALID))
+	if (status == NVME_SC_HOST_PATH_ERROR ||
+	    status == NVME_SC_HOST_ABORTED_CMD)
+		/* Never reached the controller, or cancelled: a reset. */
+		pr_debug("%s: control command not delivered: NVMe status %#x\n",
+			 n->name, status);
+	else if (!(sct == NVME_HMB_TRACE_SCT_VS &&
+		   sc == NVME_HMB_TRACE_SC_INVALID))
 		pr_notice_ratelimited("%s: control command failed: NVMe status %#x\n",
 				      n->name, status);
 	return HMB_CTRL_INVALID;
