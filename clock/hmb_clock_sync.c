@@ -64,6 +64,14 @@ static unsigned int clk_sync_failed(struct hmb_clock_sync *k)
 	return act;
 }
 
+/* The window starts over from @s: the samples before it are of no use. */
+static void clk_sync_start_over(struct hmb_clock_sync *k,
+				const struct hmb_clock_sample *s)
+{
+	hmb_clock_window_reset(&k->win);
+	hmb_clock_window_add(&k->win, s);
+}
+
 unsigned int hmb_clock_sync_step(struct hmb_clock_sync *k,
 				 const struct hmb_clock_sample *s,
 				 unsigned int n, uint64_t nominal_mult,
@@ -88,15 +96,13 @@ unsigned int hmb_clock_sync_step(struct hmb_clock_sync *k,
 	if (hmb_clock_window_add(&k->win, best)) {
 		/* The device clock went back (or stood still): start over. */
 		k->refused++;
-		hmb_clock_window_reset(&k->win);
-		hmb_clock_window_add(&k->win, best);
+		clk_sync_start_over(k, best);
 	}
 	ret = hmb_clock_fit(&k->win, nominal_mult, tolerance_ppm, &f);
 	if (ret == HMB_CLOCK_FIT_CONTRADICTED) {
 		/* Some sample is bad: start over from the newest. */
 		k->contradicted++;
-		hmb_clock_window_reset(&k->win);
-		hmb_clock_window_add(&k->win, best);
+		clk_sync_start_over(k, best);
 		return HMB_CLOCK_SYNC_CONTRADICTED;
 	}
 	if (ret) {
