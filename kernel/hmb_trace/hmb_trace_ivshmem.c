@@ -73,7 +73,7 @@ static bool hmb_trace_ivshmem_named(struct pci_dev *pdev)
  * The mailbox transport: the request half is ours, the response half the
  * device's (hmb-fwsim polls the request's seq).
  */
-static void hmb_trace_mb_post(void *priv, u16 op, u64 seq, const u64 arg[4])
+static int hmb_trace_mb_post(void *priv, u16 op, u64 seq, const u64 arg[4])
 {
 	struct hmb_ctrl_request *req = priv;
 	unsigned int i;
@@ -84,16 +84,22 @@ static void hmb_trace_mb_post(void *priv, u16 op, u64 seq, const u64 arg[4])
 	 * and new arguments mixed.
 	 */
 	WRITE_ONCE(req->seq, 0);
-	/* seq 0 before the new arguments; paired with the device's re-read of seq. */
-	smp_wmb();
+	/*
+	 * seq 0 before the new arguments; paired with the device's re-read
+	 * of seq. virt_wmb(), not smp_wmb(): the device is a process on
+	 * the VM host, on another CPU even when this kernel is not SMP
+	 * (where smp_wmb() is only a compiler barrier).
+	 */
+	virt_wmb();
 	WRITE_ONCE(req->magic, HMB_CTRL_MAGIC);
 	WRITE_ONCE(req->version, HMB_CTRL_VERSION);
 	WRITE_ONCE(req->op, op);
 	for (i = 0; i < ARRAY_SIZE(req->arg); i++)
 		WRITE_ONCE(req->arg[i], arg[i]);
 	/* Paired with the device's acquire after it reads a new seq. */
-	smp_wmb();
+	virt_wmb();
 	WRITE_ONCE(req->seq, seq);
+	return 0;
 }
 
 static bool hmb_trace_mb_answered(void *priv, u64 seq, u16 *status,
@@ -106,7 +112,7 @@ static bool hmb_trace_mb_answered(void *priv, u64 seq, u16 *status,
 	    READ_ONCE(rsp->magic) != HMB_CTRL_MAGIC)
 		return false;
 	/* Paired with the device's release before it writes rsp.seq. */
-	smp_rmb();
+	virt_rmb();
 	*status = READ_ONCE(rsp->status);
 	for (i = 0; i < ARRAY_SIZE(rsp->val); i++)
 		val[i] = READ_ONCE(rsp->val[i]);

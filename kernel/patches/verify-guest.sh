@@ -84,7 +84,7 @@ rmmod nvme && rmmod nvme_core
 check "rmmod nvme nvme_core" nvme_gone
 
 # The nvme backend with an area: nvme_hmb_fake.ko stands in for the patched
-# nvme's API (same four functions, kernel/patches/test) with "fake0", a
+# nvme's API (same five functions, kernel/patches/test) with "fake0", a
 # trace area the reference producer wrote (2 cores, 100 records each).
 area=/sys/class/hmb_trace/fake0
 action=/sys/module/nvme_hmb_fake/parameters/action
@@ -123,7 +123,9 @@ else
 	check "after the reset: the new generation's 50 50 records delivered (150 150 in all)" \
 		wait_for 'delivered_is "150 150"' 50
 	echo free >$action
-	check "FREEING: the area is gone" no_fake_area
+	# FREEING forgets the area; hmb_trace's work unregisters it (a device
+	# removal allocates, which a reset path must not).
+	check "FREEING: the area is gone" wait_for no_fake_area 50
 	check "rmmod hmb_trace, nvme_hmb_fake" sh -c "rmmod hmb_trace && rmmod nvme_hmb_fake"
 fi
 

@@ -4,7 +4,7 @@
  * trace API (include/linux/nvme-hmb-trace.h), so that hmb_trace.ko's nvme
  * backend can be run in the QEMU guest, where no controller has an HMB.
  *
- * It exports the four functions of the series (the patched nvme must not be
+ * It exports the five functions of the series (the patched nvme must not be
  * loaded at the same time) and plays a controller "fake0" whose trace area
  * is a vmalloc'ed buffer written by the reference producer: 2 cores, 100
  * records each at load. The events follow the series' rules: ENABLED
@@ -197,6 +197,13 @@ bool nvme_hmb_trace_ctrl_answered(struct nvme_hmb_trace *t, u64 seq,
 	return done;
 }
 EXPORT_SYMBOL_GPL(nvme_hmb_trace_ctrl_answered);
+
+/* Answered at once: nothing to wait for. */
+void nvme_hmb_trace_ctrl_wait(struct nvme_hmb_trace *t, u64 seq,
+			      u64 timeout_ns)
+{
+}
+EXPORT_SYMBOL_GPL(nvme_hmb_trace_ctrl_wait);
 
 static void fake_disabling(void)
 {
