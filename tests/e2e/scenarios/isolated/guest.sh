@@ -20,6 +20,7 @@ mkdir "$W" || fail "mkdir instance iso"
 echo 4096 >"$W/buffer_size_kb"
 echo 1 >"$W/events/timer/hrtimer_expire_entry/enable" || fail "enable hrtimer_expire_entry"
 echo 1 >"$W/events/workqueue/workqueue_execute_start/enable" || fail "enable workqueue_execute_start"
+touch /mnt/ready
 step "nobody traces: 2 s"
 sleep 2
 step "tracing from CPU 1: 5 s"
