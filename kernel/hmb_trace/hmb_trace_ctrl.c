@@ -14,7 +14,9 @@
  * -ETIMEDOUT and a later answer to the old seq is ignored. The caller
  * sleeps while it waits: on the transport's own wait (nvme-pci: the
  * command's completion), else in short hrtimer sleeps between looks at
- * the mailbox; it never spins. A transport that keeps an unanswered
+ * the mailbox, after looking for at most 50 us without sleeping: the mock
+ * has no interrupt, and a sync sample's doubt is its round trip). The
+ * nvme-pci transport never spins. A transport that keeps an unanswered
  * request in flight (an NVMe admin command lives until it completes, is
  * cancelled by a controller reset, or meets the admin timeout) refuses
  * the next one with -EBUSY, returned at once: after a timeout nothing
@@ -32,7 +34,14 @@
 
 #include "hmb_trace_internal.h"
 
-/* Without a transport's wait: look at the answer this often (us, range). */
+/*
+ * Without a transport's wait (the mock's mailbox: no interrupt), look at
+ * the answer without sleeping for at most this long (a sync sample's
+ * doubt is its round trip, and a sleep's wakeup under load is
+ * milliseconds), ...
+ */
+#define HMB_TRACE_CTRL_SPIN_NS		(50 * NSEC_PER_USEC)
+/* ... then sleep between looks (us, range). */
 #define HMB_TRACE_CTRL_POLL_MIN_US	10
 #define HMB_TRACE_CTRL_POLL_MAX_US	20
 
@@ -94,9 +103,10 @@ EXPORT_SYMBOL_GPL(hmb_trace_set_ctrl);
  * @t1: trace clock right after the answer is seen (out)
  * @timeout_us: give up after this long
  *
- * Sleeps until the answer comes (the transport's wait, or short sleeps
- * between looks): a sync sample's doubt is its round trip plus the
- * wakeup, and the sync policy keeps the best sample of a burst.
+ * Sleeps until the answer comes (the transport's wait; without one, after
+ * at most HMB_TRACE_CTRL_SPIN_NS of looks, short sleeps between looks): a
+ * sync sample's doubt is its round trip plus the wakeup, and the sync
+ * policy keeps the best sample of a burst.
  *
  * Context: process context, sleeps.
  * Return: the answer's status (HMB_CTRL_OK, ...), -ENODEV without a
@@ -138,6 +148,8 @@ int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
 		if (ctrl->ops->wait)
 			ctrl->ops->wait(ctrl->priv, seq,
 					timeout_ns - (now - start));
+		else if (now - start < HMB_TRACE_CTRL_SPIN_NS)
+			cpu_relax();
 		else
 			usleep_range(HMB_TRACE_CTRL_POLL_MIN_US,
 				     HMB_TRACE_CTRL_POLL_MAX_US);

@@ -102,6 +102,9 @@ elif ! insmod /mnt/modules/hmb_trace.ko; then
 else
 	check "late subscriber: the enabled area was replayed (fake0 registered)" \
 		wait_for "[ \"\$(cat $area/state 2>/dev/null)\" = attached ]" 50
+	sleep 1
+	check "nobody traces: no control request, the clock sync idle (requests $(cat $area/ctrl/requests), sync $(cat $area/ctrl/sync))" \
+		sh -c "[ \"\$(cat $area/ctrl/requests)\" = 0 ] && [ \"\$(cat $area/ctrl/sync)\" = idle ]"
 	echo always >$area/consume
 	check "records delivered through the nvme backend: 100 per core" \
 		wait_for 'delivered_is "100 100"' 50
@@ -122,6 +125,15 @@ else
 		[ "$(cat $area/resets)" = 1 ]
 	check "after the reset: the new generation's 50 50 records delivered (150 150 in all)" \
 		wait_for 'delivered_is "150 150"' 50
+	# 20 resets from a WQ_MEM_RECLAIM work (as nvme-pci's reset work),
+	# each after 2000 records per core, while the drains and the clock
+	# sync run: DISABLING must not wait for non-reclaim work (the
+	# dmesg check below: check_flush_dependency() warns).
+	check "20 resets from a WQ_MEM_RECLAIM work while draining" sh -c "echo resets >$action"
+	# Resets closer together than a pass show as one (the consumer counts
+	# those it saw): the last generation is what must be read.
+	check "after 21 resets: the last generation is read (producer_gen $(cat $area/producer_gen 2>/dev/null), resets $(cat $area/resets 2>/dev/null))" \
+		wait_for "[ \"\$(cat $area/producer_gen 2>/dev/null)\" = 22 ] && [ \"\$(cat $area/state 2>/dev/null)\" = attached ]" 100
 	echo free >$action
 	# FREEING forgets the area; hmb_trace's work unregisters it (a device
 	# removal allocates, which a reset path must not).

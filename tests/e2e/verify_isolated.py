@@ -39,6 +39,9 @@ def main():
     cmdline = open(f"{share}/iso-cmdline.txt").read()
     check(f"the guest booted with isolcpus=1 nohz_full=1 ({cmdline.strip()})",
           "isolcpus=1" in cmdline and "nohz_full=1" in cmdline)
+    quiet = open(f"{share}/iso-quiet.txt").read().strip()
+    check(f"nobody tracing (module loaded, 2 s): no control request, sync idle ({quiet})",
+          quiet == "before tracing: requests 0 sync idle")
     cpu0 = hmb_functions(f"{share}/iso-cpu0.txt")
     cpu1 = hmb_functions(f"{share}/iso-cpu1.txt")
     print(f"figures: hmb_trace timers and work on CPU 0: {cpu0}")

@@ -23,6 +23,7 @@ echo 1 >"$W/events/workqueue/workqueue_execute_start/enable" || fail "enable wor
 touch /mnt/ready
 step "nobody traces: 2 s"
 sleep 2
+echo "before tracing: requests $(cat "$S/ctrl/requests") sync $(cat "$S/ctrl/sync")" >/mnt/iso-quiet.txt
 step "tracing from CPU 1: 5 s"
 taskset -c 1 sh -c "echo 1 >$I/events/hmb/enable" || fail "enable the hmb events from CPU 1"
 sleep 5

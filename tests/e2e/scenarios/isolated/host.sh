@@ -8,6 +8,7 @@
 # and traces 5 s. A second instance records every hrtimer expiry and
 # every work item run on each CPU (timer:hrtimer_expire_entry,
 # workqueue:workqueue_execute_start). Checks (verify_isolated.py): no
+# control request while nobody traced (the quiet channel); no
 # hmb_trace timer or work on CPU 1, and on CPU 0 the drain timer, the
 # drain work and the clock work (the method sees them); every drain
 # context on CPU 0 (debugfs drains, core_cpu); records were delivered;
