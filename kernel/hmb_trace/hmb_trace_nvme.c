@@ -244,7 +244,12 @@ static void hmb_trace_nvme_work(struct work_struct *work)
 		if (IS_ERR(area)) {
 			pr_warn("%s: cannot register the trace area: %ld\n",
 				n->name, PTR_ERR(area));
-			/* Stays unregistered; FREEING still tears @n down. */
+			if (n->freed)
+				break;
+			/*
+			 * Stays unregistered: an ENABLED on the same memory
+			 * tries again, FREEING tears @n down.
+			 */
 			n->busy = false;
 			mutex_unlock(&hmb_trace_nvme_lock);
 			return;

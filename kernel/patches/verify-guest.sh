@@ -100,6 +100,10 @@ elif ! insmod /mnt/modules/hmb_trace.ko; then
 	not_ok "insmod hmb_trace.ko over nvme_hmb_fake.ko"
 	rmmod nvme_hmb_fake
 else
+	# WQ_MEM_RECLAIM gives a workqueue its rescuer thread, named after it:
+	# nvme-pci's reset path waits for work on hmb_trace_wq.
+	check "hmb_trace_wq is WQ_MEM_RECLAIM (its rescuer thread hmb_trace exists)" \
+		sh -c "cat /proc/[0-9]*/comm 2>/dev/null | grep -qx hmb_trace"
 	check "late subscriber: the enabled area was replayed (fake0 registered)" \
 		wait_for "[ \"\$(cat $area/state 2>/dev/null)\" = attached ]" 50
 	sleep 1

@@ -52,6 +52,23 @@ def main():
           ("workqueue_execute_start", "hmb_trace_drain_work") in cpu0 and
           ("workqueue_execute_start", "hmb_trace_clock_work") in cpu0)
     check("no hmb_trace timer expired and no hmb_trace work ran on CPU 1", not cpu1)
+    # The reset-path rule: the drain and clock work go to hmb_trace_wq,
+    # which is WQ_MEM_RECLAIM (its rescuer thread carries its name).
+    queues = set()
+    for cpu in (0, 1):
+        with open(f"{share}/iso-cpu{cpu}.txt", errors="replace") as f:
+            for line in f:
+                m = re.search(r"workqueue_queue_work:.*function=(hmb_trace_\S+) "
+                              r"workqueue=(\S+)", line)
+                if m:
+                    queues.add((m[1], m[2]))
+    print(f"figures: hmb_trace work queued on: {sorted(queues)}")
+    check("the drain and the clock work are queued on hmb_trace_wq only",
+          {q for _, q in queues} == {"hmb_trace"} and
+          {f for f, _ in queues} >= {"hmb_trace_drain_work", "hmb_trace_clock_work"})
+    comms = open(f"{share}/iso-comm.txt").read().split()
+    check("hmb_trace_wq is WQ_MEM_RECLAIM (its rescuer thread hmb_trace exists)",
+          "hmb_trace" in comms)
     drains = [line.split() for line in open(f"{share}/iso-drains.txt")
               if line[:1].isdigit()]
     print(f"figures: drain contexts (drain cpu home_cpu ...): "

@@ -20,6 +20,8 @@ mkdir "$W" || fail "mkdir instance iso"
 echo 4096 >"$W/buffer_size_kb"
 echo 1 >"$W/events/timer/hrtimer_expire_entry/enable" || fail "enable hrtimer_expire_entry"
 echo 1 >"$W/events/workqueue/workqueue_execute_start/enable" || fail "enable workqueue_execute_start"
+echo 1 >"$W/events/workqueue/workqueue_queue_work/enable" || fail "enable workqueue_queue_work"
+cat /proc/[0-9]*/comm >/mnt/iso-comm.txt 2>/dev/null
 touch /mnt/ready
 step "nobody traces: 2 s"
 sleep 2
