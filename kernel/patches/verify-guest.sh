@@ -138,6 +138,31 @@ else
 	# those it saw): the last generation is what must be read.
 	check "after 21 resets: the last generation is read (producer_gen $(cat $area/producer_gen 2>/dev/null), resets $(cat $area/resets 2>/dev/null))" \
 		wait_for "[ \"\$(cat $area/producer_gen 2>/dev/null)\" = 22 ] && [ \"\$(cat $area/state 2>/dev/null)\" = attached ]" 100
+	# A firmware that stops answering: its first command stays in
+	# flight, every later one is refused (-EBUSY) as nvme-pci does; the
+	# sync gives up after 10 silent bursts, once in the log, and starts
+	# again only when tracing starts again.
+	silent=/sys/module/nvme_hmb_fake/parameters/silent
+	echo 1 >$silent
+	echo traced >$area/consume
+	echo always >$area/consume
+	# shellcheck disable=SC2016 # evaluated by wait_for
+	check "firmware silent: the clock sync stops (ctrl/sync: stopped: no answer)" \
+		wait_for '[ "$(cat '$area'/ctrl/sync)" = "stopped: no answer" ]' 100
+	check "firmware silent: one log line ($(dmesg | grep -c 'clock sync stopped'))" \
+		[ "$(dmesg | grep -c 'fake0: clock sync stopped: no answer')" = 1 ]
+	check "firmware silent: after the timeout nothing sent (timeouts $(cat $area/ctrl/timeouts), not_sent $(cat $area/ctrl/not_sent))" \
+		sh -c "[ \"\$(cat $area/ctrl/not_sent)\" -gt 0 ] && [ \"\$(cat $area/ctrl/timeouts)\" -le 2 ]"
+	r=$(cat $area/ctrl/requests)
+	sleep 1
+	check "firmware silent, sync stopped: no request in 1 s ($r, then $(cat $area/ctrl/requests))" \
+		[ "$(cat $area/ctrl/requests)" = "$r" ]
+	echo 0 >$silent
+	f=$(cat $area/clock/fits)
+	echo traced >$area/consume
+	echo always >$area/consume
+	check "tracing starts again: the sync runs and fits again ($(cat $area/ctrl/sync))" \
+		wait_for "[ \"\$(cat $area/clock/fits)\" -gt $f ]" 100
 	echo free >$action
 	# FREEING forgets the area; hmb_trace's work unregisters it (a device
 	# removal allocates, which a reset path must not).

@@ -23,10 +23,15 @@
  *   resets   20 times: 2000 records per core (the drains are busy), then
  *            a reset as above
  *   free     DISABLING and FREEING (the sysfs hmb attribute cleared)
+ * and by "silent" (bool): a firmware that stops answering control
+ * commands. The first one posted stays in flight, unanswered; every later
+ * post is -EBUSY, as nvme-pci refuses one while its command is in flight;
+ * clearing it completes the one in flight with a host path error.
  * Unloading: DISABLING and FREEING if still there.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -50,6 +55,7 @@
 
 struct nvme_hmb_trace {
 	spinlock_t lock;	/* the answer below */
+	bool busy;		/* silent: a command in flight */
 	bool done;
 	u64 seq;
 	u16 status;
@@ -61,6 +67,9 @@ static struct hmb_trace_producer *fake_producer;
 static void *fake_area;
 static bool fake_enabled;
 static u64 fake_records;	/* records emitted, for the next timestamps */
+static bool fake_silent;
+module_param_named(silent, fake_silent, bool, 0644);
+MODULE_PARM_DESC(silent, "Leave control commands unanswered (a firmware that stopped answering)");
 
 static DEFINE_MUTEX(fake_lock);
 static RAW_NOTIFIER_HEAD(fake_chain);
@@ -162,6 +171,18 @@ int nvme_hmb_trace_ctrl_post(struct nvme_hmb_trace *t, u64 seq, u16 op,
 	if (!READ_ONCE(fake_enabled))
 		return -ENODEV;
 	spin_lock_irqsave(&t->lock, flags);
+	if (READ_ONCE(fake_silent)) {
+		int ret = t->busy ? -EBUSY : 0;
+
+		if (!t->busy) {
+			t->busy = true;
+			t->done = false;
+			t->seq = seq;
+		}
+		spin_unlock_irqrestore(&t->lock, flags);
+		return ret;
+	}
+	t->busy = false;
 	t->seq = seq;
 	t->done = true;
 	t->result = 0;
@@ -204,10 +225,12 @@ bool nvme_hmb_trace_ctrl_answered(struct nvme_hmb_trace *t, u64 seq,
 }
 EXPORT_SYMBOL_GPL(nvme_hmb_trace_ctrl_answered);
 
-/* Answered at once: nothing to wait for. */
+/* Answered at once, unless silent: then sleep a little (no spinning). */
 void nvme_hmb_trace_ctrl_wait(struct nvme_hmb_trace *t, u64 seq,
 			      u64 timeout_ns)
 {
+	if (READ_ONCE(fake_silent))
+		usleep_range(100, 200);
 }
 EXPORT_SYMBOL_GPL(nvme_hmb_trace_ctrl_wait);
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # measure-idle, guest side (a measurement, not part of run-all.sh): what an
-# idle device costs. hmb-fwsim wrote a few records and stays attached but
-# silent. Three windows of SECS seconds: the module not loaded (baseline),
+# idle device costs. hmb-fwsim writes 1 record per second per core and
+# answers the control channel. Three windows of SECS seconds: the module not loaded (baseline),
 # loaded with the events off (not consuming: the meta page is checked every
 # 50 ms), loaded with the events on (drains back off to idle_interval_us).
 # Per window: /proc/stat's busy jiffies of all CPUs (user+nice+system+irq+
@@ -51,7 +51,7 @@ window() {
 }
 
 touch /mnt/ready
-wait_truth 30 || fail "hmb-fwsim did not finish"
+sleep 2
 step "window: module not loaded"
 window "" unloaded
 setup

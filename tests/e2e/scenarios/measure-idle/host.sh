@@ -14,7 +14,9 @@ secs=${E2E_IDLE_SECONDS:-10}
 e2e_prepare
 echo "$secs" >"$HMBQ_SHARE/idle-seconds"
 hmbq_mailbox
-hmbq_fwsim_start --cores 4 --rate 1000 --count 10 --quiet --mailbox "$HMBQ_MAILBOX" \
+# A nearly idle firmware (1 record/s per core) that keeps answering the
+# control channel for the whole run (hmb-fwsim serves it until it exits).
+hmbq_fwsim_start --cores 4 --rate 1 --duration 600 --quiet --mailbox "$HMBQ_MAILBOX" \
 	--truth "$HMBQ_SHARE/truth.json" ||
 	{ echo "FAIL: hmb-fwsim"; exit 1; }
 HMBQ_TIMEOUT=$((HMBQ_TIMEOUT > 200 ? HMBQ_TIMEOUT : 200))
