@@ -58,7 +58,7 @@ def main():
     for cpu in (0, 1):
         with open(f"{share}/iso-cpu{cpu}.txt", errors="replace") as f:
             for line in f:
-                m = re.search(r"workqueue_queue_work:.*function=(hmb_trace_\S+) "
+                m = re.search(r"workqueue_queue_work:.*function=(hmb_trace_\S+)(?: \[\S+\])? "
                               r"workqueue=(\S+)", line)
                 if m:
                     queues.add((m[1], m[2]))
