@@ -60,7 +60,7 @@ def main():
     fw_core = {}                            # (gen, core) -> (next_seq, dropped), last told
     fw_prev = {}                            # (gen, core) -> (prev_gen, prev_next_seq)
     fw_gens = []
-    marks = []                              # (block, time, C1h commands before it)
+    dev_marks = []                          # (block, time, C1h commands before it)
     c1_at = []                              # time of every C1h command
     with open(f"{run}/qemu-nvme.log", errors="replace") as f:
         for line in f:
@@ -70,7 +70,7 @@ def main():
             if m:
                 lba = int(m[1], 16)
                 if lba % 8 == 0 and lba // 8 in MARKS:
-                    marks.append((lba // 8, t, len(c1_at)))
+                    dev_marks.append((lba // 8, t, len(c1_at)))
                 continue
             m = re.search(r"pci_nvme_hmbt_cmd (\w+) qid (\d+) cid (\d+) opc 0x(\w+) tick (\d+) "
                           r"rc (-?\d+)", line)
@@ -326,7 +326,7 @@ def main():
         check(f"8 resets: 9 producer generations, each drained (generations in order {gens})",
               gens == list(range(1, 10)))
     if scenario == "quiet":
-        at = {b: (t, n) for b, t, n in marks}
+        at = {b: (t, n) for b, t, n in dev_marks}
         check(f"the guest's 6 marks are in the device's log ({sorted(at)})",
               sorted(at) == list(MARKS))
         if sorted(at) == list(MARKS):
