@@ -2,8 +2,9 @@
 /*
  * hmb_consumer_port.h - the few primitives the consumer core needs, for the
  * kernel and for user space. Reads of words the producer may be writing are
- * single loads (READ_ONCE); ordering is an acquire fence (smp_rmb), paired
- * with the producer's release fences.
+ * single loads (READ_ONCE); ordering is a read fence, hmb_rmb(), paired
+ * with the producer's release fences (hmb-trace-abi.rst, "Memory
+ * ordering", "Fence summary").
  */
 #ifndef HMB_CONSUMER_PORT_H
 #define HMB_CONSUMER_PORT_H
@@ -14,7 +15,22 @@
 #include <asm/barrier.h>
 #include <asm/byteorder.h>
 
-#define hmb_rmb()		smp_rmb()
+/*
+ * The fence orders our loads against the area's writer, which is one of:
+ *  - a device writing by DMA into coherent host memory (nvme-pci's HMB
+ *    trace area): dma_rmb() (arm64: dmb oshld, the outer shareable
+ *    domain; smp_rmb()'s dmb ishld does not order against a DMA writer);
+ *  - a process on the VM host writing the shared memory of an
+ *    ivshmem-plain BAR (the mock): another CPU, even when this kernel is
+ *    built without SMP, where smp_rmb() is only a compiler barrier:
+ *    virt_rmb().
+ * The core is compiled once for both backends, so it issues both. The
+ * kernel promises no implication between them on every architecture
+ * (parisc's dma_rmb() without SMP is a compiler barrier, its virt_rmb()
+ * is mb()); on x86 both are compiler barriers, on arm64 the second is a
+ * dmb ishld the first already covers.
+ */
+#define hmb_rmb()		do { dma_rmb(); virt_rmb(); } while (0)
 #define hmb_memcpy(d, s, n)	memcpy((d), (s), (n))
 #define hmb_memset(d, v, n)	memset((d), (v), (n))
 /* User-space test hooks (below): never in the kernel. */

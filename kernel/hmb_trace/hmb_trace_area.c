@@ -18,6 +18,7 @@
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/topology.h>
@@ -72,7 +73,18 @@ static int hmb_trace_dict_refresh(struct hmb_trace_drain *d)
 		return -EINVAL;
 	snap = hmb_consumer_dict_len(&d->c, &len);
 	if (snap == HMB_DICT_OK) {
+		unsigned int noio;
+
+		/*
+		 * No I/O from reclaim here: this pass holds the drain's lock,
+		 * and nvme-pci's reset path (DISABLING) waits for the pass;
+		 * reclaim writing back to the very disk being reset would
+		 * wait for that reset. The scope also covers kvmalloc()'s
+		 * vmalloc fallback, which GFP_NOIO alone would not allow.
+		 */
+		noio = memalloc_noio_save();
 		buf = kvmalloc(len, GFP_KERNEL);
+		memalloc_noio_restore(noio);
 		if (!buf)
 			return -ENOMEM;
 		snap = hmb_consumer_dict_copy(&d->c, buf, len);
@@ -127,6 +139,11 @@ int hmb_trace_dict_emit(struct hmb_trace_drain *d)
 
 static struct dentry *hmb_trace_debugfs_root;
 
+static struct hmb_trace_area *
+hmb_trace_area_create(const char *name, struct device *parent,
+		      const void *const *pages, unsigned int nr_pages,
+		      unsigned int page_shift, bool start);
+
 /**
  * hmb_trace_register_area() - start publishing an HMB trace area.
  * @name: the area's identity, e.g. dev_name() of the device that owns it;
@@ -152,6 +169,42 @@ struct hmb_trace_area *hmb_trace_register_area(const char *name,
 					       const void *const *pages,
 					       unsigned int nr_pages,
 					       unsigned int page_shift)
+{
+	return hmb_trace_area_create(name, parent, pages, nr_pages, page_shift,
+				     true);
+}
+EXPORT_SYMBOL_GPL(hmb_trace_register_area);
+
+/**
+ * hmb_trace_register_area_suspended() - register an area that is not read
+ * yet: as hmb_trace_register_area(), then hmb_trace_suspend_area().
+ * @name: as hmb_trace_register_area()
+ * @parent: as hmb_trace_register_area()
+ * @pages: as hmb_trace_register_area()
+ * @nr_pages: as hmb_trace_register_area()
+ * @page_shift: as hmb_trace_register_area()
+ *
+ * For a backend that prepares the registration (allocations, the status
+ * device, debugfs) away from a path that must not allocate, and starts
+ * reading with hmb_trace_resume_area() once it knows the area is still
+ * enabled (hmb_trace_nvme.c).
+ *
+ * Context: process context, may sleep.
+ * Return: a handle, or an ERR_PTR().
+ */
+struct hmb_trace_area *
+hmb_trace_register_area_suspended(const char *name, struct device *parent,
+				  const void *const *pages,
+				  unsigned int nr_pages, unsigned int page_shift)
+{
+	return hmb_trace_area_create(name, parent, pages, nr_pages, page_shift,
+				     false);
+}
+
+static struct hmb_trace_area *
+hmb_trace_area_create(const char *name, struct device *parent,
+		      const void *const *pages, unsigned int nr_pages,
+		      unsigned int page_shift, bool start)
 {
 	struct hmb_trace_area *a;
 	unsigned int i;
@@ -199,7 +252,10 @@ struct hmb_trace_area *hmb_trace_register_area(const char *name,
 
 	mutex_lock(&hmb_trace_areas_lock);
 	list_add_tail(&a->node, &hmb_trace_areas);
-	hmb_trace_drains_start(a);
+	if (start)
+		hmb_trace_drains_start(a);
+	else
+		hmb_trace_drains_pause(a);
 	mutex_unlock(&hmb_trace_areas_lock);
 
 	pr_info("%s: area %u registered: %llu bytes, %u drain CPUs\n",
@@ -220,7 +276,6 @@ err_free_area:
 	kfree(a);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_GPL(hmb_trace_register_area);
 
 /**
  * hmb_trace_unregister_area() - stop publishing an area and free it.
@@ -247,9 +302,12 @@ void hmb_trace_unregister_area(struct hmb_trace_area *area)
 	/* No status reader runs once the device is gone. */
 	hmb_trace_status_remove(a);
 	debugfs_remove_recursive(a->debugfs);
-	/* No request after this: the backend's transport may go. */
-	hmb_trace_clock_stop(a);
+	/*
+	 * Drains first: a pass may ask the clock for a burst. No request
+	 * after this: the backend's transport may go.
+	 */
 	hmb_trace_drains_stop(a);
+	hmb_trace_clock_stop(a);
 
 	trace_hmb_state(a->index, HMB_TRACE_EV_DETACHED, &a->drains[0]->c.geo,
 			a->name);
@@ -282,13 +340,19 @@ EXPORT_SYMBOL_GPL(hmb_trace_unregister_area);
  * "Producer reset"): a new registration would know nothing of them. The
  * area's status and trace events stay.
  *
+ * Safe on a reset path that the memory reclaim may wait for (nvme-pci's
+ * DISABLING): it allocates nothing and waits only for work on
+ * hmb_trace_wq (WQ_MEM_RECLAIM), whose passes allocate in a no-I/O scope,
+ * and for a control request, which gives up at once.
+ *
  * Context: process context, may sleep.
  */
 void hmb_trace_suspend_area(struct hmb_trace_area *area)
 {
+	hmb_trace_ctrl_going(area);
 	hmb_trace_set_ctrl(area, NULL, NULL);
-	hmb_trace_clock_stop(area);
 	hmb_trace_drains_pause(area);
+	hmb_trace_clock_stop(area);
 }
 EXPORT_SYMBOL_GPL(hmb_trace_suspend_area);
 
@@ -335,8 +399,10 @@ void hmb_trace_drains_kick_all(void)
 	struct hmb_trace_area *a;
 
 	mutex_lock(&hmb_trace_areas_lock);
-	list_for_each_entry(a, &hmb_trace_areas, node)
+	list_for_each_entry(a, &hmb_trace_areas, node) {
 		hmb_trace_drains_kick(a);
+		hmb_trace_clock_kick(a, true);
+	}
 	mutex_unlock(&hmb_trace_areas_lock);
 }
 

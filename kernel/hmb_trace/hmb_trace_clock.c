@@ -14,12 +14,37 @@
  * answered) is re-published as such once a second: its bound still grows
  * with the distance from its window, and converters say it is stale.
  *
- * Samples are taken whether or not anyone traces: a capture that starts
- * needs a window already full. The cost is one burst per period.
+ * When. The control channel is quiet unless asked: bursts run only while
+ * the area is consumed (a tracer has hmb_record enabled in the instance,
+ * or consume mode "always"; hmb_trace_area_consuming()), so a device
+ * nobody traces gets no command from us. A run starts when tracing starts
+ * (hmb_trace_clock_kick() from the tracepoint's reg callback, consume
+ * "always", a new control channel while tracing): its first
+ * HMB_TRACE_SYNC_FAST_BURSTS bursts come every HMB_TRACE_SYNC_FAST_MS
+ * (jiffies: 8 ms at HZ=250), enough for the fit's HMB_CLOCK_FIT_MIN
+ * samples, then one every HMB_TRACE_SYNC_PERIOD_MS. Meanwhile the drains
+ * hold their first records back (hmb_trace_clock_ready(), at most
+ * HMB_TRACE_FIRST_FIT_MS), so a capture has its fit before its first
+ * record. The same happens after a firmware reset (a new generation needs
+ * its own fit). The run ends at the first burst after tracing stopped.
+ * Between runs the window and the last fit are kept: a fit stays true
+ * while the device is not reset, its bound growing with the distance from
+ * its window (clock/hmb_clock_fit.h), and the next run's samples join the
+ * same window.
+ *
+ * A device that stops answering: after HMB_TRACE_SYNC_GIVE_UP bursts in
+ * a row with no answer (or none sent: nvme-pci keeps an unanswered
+ * command in flight and refuses the next until it completes or the
+ * controller resets) the sync stops, says so once in the kernel log and
+ * in ctrl/sync, and starts again only when tracing starts again.
+ *
+ * The work runs on hmb_trace_wq (WQ_MEM_RECLAIM: nvme-pci's reset path
+ * cancels it), on the first drain's CPU, a housekeeping CPU.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
+#include <linux/sched/clock.h>
 #include <linux/workqueue.h>
 
 #include "hmb_clock_sync.h"
@@ -28,6 +53,24 @@
 
 #define HMB_TRACE_SYNC_PERIOD_MS	100
 #define HMB_TRACE_SYNC_TIMEOUT_US	5000
+/* The first bursts of a run, this often: a fit needs HMB_CLOCK_FIT_MIN. */
+#define HMB_TRACE_SYNC_FAST_MS		5
+#define HMB_TRACE_SYNC_FAST_BURSTS	(HMB_CLOCK_FIT_MIN + 1)
+/* Bursts in a row with no answer: the sync stops until tracing restarts. */
+#define HMB_TRACE_SYNC_GIVE_UP		10
+/*
+ * A tracer's reg callback runs before its event is marked enabled: a run
+ * kicked then keeps going this long before it believes nobody traces.
+ */
+#define HMB_TRACE_SYNC_GRACE_NS		(50 * NSEC_PER_MSEC)
+/* The drains hold their first records back at most this long for a fit. */
+#define HMB_TRACE_FIRST_FIT_NS		(100 * NSEC_PER_MSEC)
+
+static const char *const hmb_trace_sync_state_names[] = {
+	[HMB_TRACE_SYNC_IDLE] = "idle",
+	[HMB_TRACE_SYNC_RUNNING] = "running",
+	[HMB_TRACE_SYNC_NO_ANSWER] = "stopped: no answer",
+};
 
 /* The generation and clock rate drains[0] is attached to; false if none. */
 static bool hmb_trace_clock_geometry(struct hmb_trace_area *a, u32 *gen,
@@ -44,23 +87,55 @@ static bool hmb_trace_clock_geometry(struct hmb_trace_area *a, u32 *gen,
 	return attached;
 }
 
-/* One burst: its answered samples into @s; how many. */
+/*
+ * One burst: its answered samples into @s; how many. A request the
+ * transport did not send (one still in flight) or a channel that went
+ * ends the burst.
+ */
 static unsigned int hmb_trace_clock_burst(struct hmb_trace_area *a,
 					  struct hmb_clock_sample *s)
 {
 	static const u64 arg[4];
 	unsigned int i, n = 0;
+	int ret;
 
 	for (i = 0; i < HMB_CLOCK_SYNC_BURST; i++) {
 		u64 val[4];
 
-		if (hmb_trace_ctrl_call(a, HMB_CTRL_OP_SYNC, arg, val, &s[n].t0,
-					&s[n].t1, HMB_TRACE_SYNC_TIMEOUT_US) !=
-		    HMB_CTRL_OK)
+		ret = hmb_trace_ctrl_call(a, HMB_CTRL_OP_SYNC, arg, val,
+					  &s[n].t0, &s[n].t1,
+					  HMB_TRACE_SYNC_TIMEOUT_US);
+		if (ret == -EBUSY || ret == -ENODEV)
+			break;
+		if (ret != HMB_CTRL_OK)
 			continue;
 		s[n++].tick = val[0];
 	}
 	return n;
+}
+
+/* The CPU the work runs on: the first drain's, a housekeeping CPU. */
+static int hmb_trace_clock_cpu(struct hmb_trace_area *a)
+{
+	return READ_ONCE(a->drains[0]->cpu);
+}
+
+/*
+ * Is a run still wanted? Under k->lock. Ends it (state idle) when nobody
+ * has traced since the grace after its kick.
+ */
+static bool hmb_trace_clock_wanted(struct hmb_trace_area *a)
+{
+	struct hmb_trace_clock *k = &a->clock;
+
+	lockdep_assert_held(&k->lock);
+	if (k->state != HMB_TRACE_SYNC_RUNNING)
+		return false;
+	if (hmb_trace_area_consuming(a) ||
+	    local_clock() - k->started < HMB_TRACE_SYNC_GRACE_NS)
+		return true;
+	WRITE_ONCE(k->state, HMB_TRACE_SYNC_IDLE);
+	return false;
 }
 
 static void hmb_trace_clock_work(struct work_struct *work)
@@ -72,10 +147,16 @@ static void hmb_trace_clock_work(struct work_struct *work)
 						clock);
 	struct hmb_clock_sample s[HMB_CLOCK_SYNC_BURST];
 	struct hmb_clock_sync *y = &k->sync;
-	unsigned int n, act;
+	unsigned int n, act, ms;
+	bool wanted;
 	u64 clock_hz;
 	u32 gen;
 
+	mutex_lock(&k->lock);
+	wanted = hmb_trace_clock_wanted(a);
+	mutex_unlock(&k->lock);
+	if (!wanted)
+		return;
 	if (!hmb_trace_clock_geometry(a, &gen, &clock_hz))
 		goto again;
 	n = hmb_trace_clock_burst(a, s);
@@ -93,6 +174,9 @@ static void hmb_trace_clock_work(struct work_struct *work)
 		hmb_clock_sync_restart(y);
 		k->have_gen = true;
 		k->gen = gen;
+		/* The new generation's first fit comes as fast as a run's. */
+		k->run_bursts = 0;
+		WRITE_ONCE(k->started, local_clock());
 	}
 	act = hmb_clock_sync_step(y, s, n, hmb_clock_nominal_mult(clock_hz),
 				  READ_ONCE(a->tun.clock_tolerance_ppm));
@@ -108,11 +192,105 @@ static void hmb_trace_clock_work(struct work_struct *work)
 		trace_hmb_clock(a->index, k->gen, &y->fit, 0);
 	if (act & HMB_CLOCK_SYNC_PUBLISH_STALE)
 		trace_hmb_clock(a->index, k->gen, &y->fit, HMB_CLOCK_FL_STALE);
+	k->run_bursts++;
+	k->silent = n ? 0 : k->silent + 1;
+	if (k->silent >= HMB_TRACE_SYNC_GIVE_UP &&
+	    k->state == HMB_TRACE_SYNC_RUNNING) {
+		WRITE_ONCE(k->state, HMB_TRACE_SYNC_NO_ANSWER);
+		pr_warn("%s: clock sync stopped: no answer to %u bursts in a row; it starts again when tracing starts\n",
+			a->name, k->silent);
+	}
 	mutex_unlock(&k->lock);
 again:
-	if (!READ_ONCE(k->stopping))
-		queue_delayed_work(system_wq, &k->work,
-				   msecs_to_jiffies(HMB_TRACE_SYNC_PERIOD_MS));
+	ms = k->run_bursts < HMB_TRACE_SYNC_FAST_BURSTS ?
+	     HMB_TRACE_SYNC_FAST_MS : HMB_TRACE_SYNC_PERIOD_MS;
+	if (!READ_ONCE(k->stopping) &&
+	    READ_ONCE(k->state) == HMB_TRACE_SYNC_RUNNING)
+		queue_delayed_work_on(hmb_trace_clock_cpu(a), hmb_trace_wq,
+				      &k->work, msecs_to_jiffies(ms));
+}
+
+/**
+ * hmb_trace_clock_kick() - tracing started (or the area got a channel):
+ * start a run of the sync if someone traces and none runs.
+ * @a: the area
+ * @tracing_started: a tracer enabled hmb_record or consume became
+ *	"always": start even though the event may not be marked enabled
+ *	yet, and after a sync that gave up
+ *
+ * Context: process context (takes the clock's mutex).
+ */
+void hmb_trace_clock_kick(struct hmb_trace_area *a, bool tracing_started)
+{
+	struct hmb_trace_clock *k = &a->clock;
+	bool queue = false;
+
+	if (READ_ONCE(k->stopping) || !READ_ONCE(a->ctrl.ops))
+		return;
+	if (!tracing_started && !hmb_trace_area_consuming(a))
+		return;
+	mutex_lock(&k->lock);
+	if (k->state == HMB_TRACE_SYNC_IDLE ||
+	    (tracing_started && k->state == HMB_TRACE_SYNC_NO_ANSWER)) {
+		k->run_bursts = 0;
+		k->silent = 0;
+		WRITE_ONCE(k->started, local_clock());
+		WRITE_ONCE(k->state, HMB_TRACE_SYNC_RUNNING);
+		queue = true;
+	}
+	mutex_unlock(&k->lock);
+	if (queue)
+		queue_delayed_work_on(hmb_trace_clock_cpu(a), hmb_trace_wq,
+				      &k->work, 0);
+}
+
+/**
+ * hmb_trace_clock_ready() - may a drain deliver records of @gen now?
+ * @a: the area
+ * @gen: the generation the drain is attached to
+ *
+ * While a run of the sync has no fit of @gen yet and began less than
+ * HMB_TRACE_FIRST_FIT_NS ago, no: a capture's first records would have no
+ * fit before them. Always yes without a channel or a running sync.
+ *
+ * Context: process context, under the drain's lock (lock order: a drain's
+ * lock, then the clock's).
+ * Return: true if the drain may deliver.
+ */
+bool hmb_trace_clock_ready(struct hmb_trace_area *a, u32 gen)
+{
+	struct hmb_trace_clock *k = &a->clock;
+	bool ready, other_gen;
+
+	if (!READ_ONCE(a->ctrl.ops) ||
+	    READ_ONCE(k->state) != HMB_TRACE_SYNC_RUNNING)
+		return true;
+	mutex_lock(&k->lock);
+	other_gen = k->have_gen && k->gen != gen;
+	ready = k->sync.have_fit && k->have_gen && k->gen == gen;
+	if (!ready && !other_gen &&
+	    local_clock() - k->started >= HMB_TRACE_FIRST_FIT_NS)
+		ready = true;
+	mutex_unlock(&k->lock);
+	/* The sync has not seen the new generation yet: a burst now. */
+	if (other_gen)
+		mod_delayed_work_on(hmb_trace_clock_cpu(a), hmb_trace_wq,
+				    &k->work, 0);
+	return ready;
+}
+
+/**
+ * hmb_trace_clock_sync_state() - what ctrl/sync shows.
+ * @a: the area
+ * Return: "idle", "running" or "stopped: no answer".
+ */
+const char *hmb_trace_clock_sync_state(struct hmb_trace_area *a)
+{
+	int state = READ_ONCE(a->clock.state);
+
+	if (!READ_ONCE(a->ctrl.ops))
+		return "idle";
+	return hmb_trace_sync_state_names[state];
 }
 
 /**
@@ -140,20 +318,22 @@ void hmb_trace_clock_init(struct hmb_trace_area *a)
 	hmb_clock_sync_init(&a->clock.sync);
 }
 
-/** hmb_trace_clock_start() - sample from now on (the control channel is set). */
-void hmb_trace_clock_start(struct hmb_trace_area *a)
-{
-	queue_delayed_work(system_wq, &a->clock.work, 0);
-}
-
-/** hmb_trace_clock_stop() - no sample after this returns. */
+/**
+ * hmb_trace_clock_stop() - no sample after this returns.
+ * @a: the area
+ *
+ * Context: may be called from nvme-pci's reset path: it waits only for
+ * the work on hmb_trace_wq (WQ_MEM_RECLAIM), whose request gives up when
+ * the channel goes (hmb_trace_ctrl_going()).
+ */
 void hmb_trace_clock_stop(struct hmb_trace_area *a)
 {
 	WRITE_ONCE(a->clock.stopping, true);
 	cancel_delayed_work_sync(&a->clock.work);
+	WRITE_ONCE(a->clock.state, HMB_TRACE_SYNC_IDLE);
 }
 
-/** hmb_trace_clock_resume() - after a stop: sample from the next start on. */
+/** hmb_trace_clock_resume() - after a stop: a run at the next kick. */
 void hmb_trace_clock_resume(struct hmb_trace_area *a)
 {
 	WRITE_ONCE(a->clock.stopping, false);

@@ -11,7 +11,19 @@
  *
  * One request at a time per area (@lock). A request not answered within
  * its timeout is an error, counted, never a hang: the caller gets
- * -ETIMEDOUT and a later answer to the old seq is ignored.
+ * -ETIMEDOUT and a later answer to the old seq is ignored. The caller
+ * sleeps while it waits: on the transport's own wait (nvme-pci: the
+ * command's completion), else in short hrtimer sleeps between looks at
+ * the mailbox, after looking for at most 50 us without sleeping: the mock
+ * has no interrupt, and a sync sample's doubt is its round trip). The
+ * nvme-pci transport never spins. A transport that keeps an unanswered
+ * request in flight (an NVMe admin command lives until it completes, is
+ * cancelled by a controller reset, or meets the admin timeout) refuses
+ * the next one with -EBUSY, returned at once: after a timeout nothing
+ * more is sent until that request has ended.
+ *
+ * Nothing is sent unless asked: a user's write in ctrl/, or the clock
+ * sync, which runs only while someone traces (hmb_trace_clock.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,8 +34,16 @@
 
 #include "hmb_trace_internal.h"
 
-/* Spin this long for an answer (a sync's round trip is its precision) ... */
-#define HMB_TRACE_CTRL_SPIN_NS		(2 * NSEC_PER_MSEC)
+/*
+ * Without a transport's wait (the mock's mailbox: no interrupt), look at
+ * the answer without sleeping for at most this long (a sync sample's
+ * doubt is its round trip, and a sleep's wakeup under load is
+ * milliseconds), ...
+ */
+#define HMB_TRACE_CTRL_SPIN_NS		(50 * NSEC_PER_USEC)
+/* ... then sleep between looks (us, range). */
+#define HMB_TRACE_CTRL_POLL_MIN_US	10
+#define HMB_TRACE_CTRL_POLL_MAX_US	20
 
 static const char *const hmb_trace_ctrl_op_names[HMB_CTRL_OP_NR] = {
 	[HMB_CTRL_OP_NOP] = "nop",
@@ -52,7 +72,9 @@ const char *hmb_trace_ctrl_op_name(unsigned int op)
  * @priv: passed to @ops
  *
  * @ops and @priv must stay valid until hmb_trace_unregister_area(), which
- * stops every request first. Clock sync starts at once.
+ * stops every request first. Clock sync starts if someone traces (else
+ * when tracing starts); setting NULL stops it and makes a request that
+ * waits give up (hmb_trace_suspend_area()).
  *
  * Context: process context, may sleep.
  */
@@ -64,9 +86,10 @@ void hmb_trace_set_ctrl(struct hmb_trace_area *area,
 	mutex_lock(&ctrl->lock);
 	ctrl->ops = ops;
 	ctrl->priv = priv;
+	WRITE_ONCE(ctrl->going, !ops);
 	mutex_unlock(&ctrl->lock);
 	if (ops)
-		hmb_trace_clock_start(area);
+		hmb_trace_clock_kick(area, false);
 }
 EXPORT_SYMBOL_GPL(hmb_trace_set_ctrl);
 
@@ -80,22 +103,26 @@ EXPORT_SYMBOL_GPL(hmb_trace_set_ctrl);
  * @t1: trace clock right after the answer is seen (out)
  * @timeout_us: give up after this long
  *
- * The answer is spun for (a sync's precision is its round trip), then
- * polled with sleeps.
+ * Sleeps until the answer comes (the transport's wait; without one, after
+ * at most HMB_TRACE_CTRL_SPIN_NS of looks, short sleeps between looks): a
+ * sync sample's doubt is its round trip plus the wakeup, and the sync
+ * policy keeps the best sample of a burst.
  *
+ * Context: process context, sleeps.
  * Return: the answer's status (HMB_CTRL_OK, ...), -ENODEV without a
- * control channel, -ETIMEDOUT.
+ * control channel, -EBUSY if the transport did not send it (an earlier
+ * request is still in flight), -ETIMEDOUT.
  */
 int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
 			u64 val[4], u64 *t0, u64 *t1, unsigned int timeout_us)
 {
 	struct hmb_trace_ctrl *ctrl = &a->ctrl;
-	u64 start, now, seq;
+	u64 start, now, seq, timeout_ns = (u64)timeout_us * NSEC_PER_USEC;
 	u16 status;
 	int ret;
 
 	mutex_lock(&ctrl->lock);
-	if (!ctrl->ops) {
+	if (!ctrl->ops || READ_ONCE(ctrl->going)) {
 		ret = -ENODEV;
 		goto out;
 	}
@@ -104,20 +131,28 @@ int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
 		ctrl->requests[op]++;
 	start = local_clock();
 	*t0 = trace_clock_local();
-	ctrl->ops->post(ctrl->priv, op, seq, arg);
+	ret = ctrl->ops->post(ctrl->priv, op, seq, arg);
+	if (ret) {
+		ctrl->not_sent++;
+		goto out;
+	}
 	for (;;) {
 		if (ctrl->ops->answered(ctrl->priv, seq, &status, val))
 			break;
 		now = local_clock();
-		if (now - start > (u64)timeout_us * NSEC_PER_USEC) {
+		if (now - start >= timeout_ns || READ_ONCE(ctrl->going)) {
 			ctrl->timeouts++;
 			ret = -ETIMEDOUT;
 			goto out;
 		}
-		if (now - start < HMB_TRACE_CTRL_SPIN_NS)
+		if (ctrl->ops->wait)
+			ctrl->ops->wait(ctrl->priv, seq,
+					timeout_ns - (now - start));
+		else if (now - start < HMB_TRACE_CTRL_SPIN_NS)
 			cpu_relax();
 		else
-			usleep_range(100, 200);
+			usleep_range(HMB_TRACE_CTRL_POLL_MIN_US,
+				     HMB_TRACE_CTRL_POLL_MAX_US);
 	}
 	*t1 = trace_clock_local();
 	if (status != HMB_CTRL_OK)
@@ -126,6 +161,20 @@ int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
 out:
 	mutex_unlock(&ctrl->lock);
 	return ret;
+}
+
+/**
+ * hmb_trace_ctrl_going() - the channel is about to be unset: a request that
+ * waits gives up now instead of at its timeout, and none is sent until
+ * hmb_trace_set_ctrl() gives the area a channel again.
+ * @a: the area
+ *
+ * Context: any; does not sleep. A transport with a wait of its own is
+ * woken by its driver (nvme-pci wakes the waiter before DISABLING).
+ */
+void hmb_trace_ctrl_going(struct hmb_trace_area *a)
+{
+	WRITE_ONCE(a->ctrl.going, true);
 }
 
 /** hmb_trace_ctrl_init() - an area without a control channel yet. */

@@ -9,7 +9,14 @@
  *
  *   area --+-- drains[0] on CPU a: cores 0, D, 2D, ...   --> cpu a buffer
  *          +-- drains[1] on CPU b: cores 1, D+1, ...     --> cpu b buffer
- *          +-- ...          (D = nr_drains = min(online CPUs, MAX_CORES))
+ *          +-- ...  (D = nr_drains = min(housekeeping CPUs, MAX_CORES))
+ *
+ * Only housekeeping CPUs drain: a CPU isolated with isolcpus= (domain) or
+ * nohz_full= (timers, unbound work) gets neither a drain's timer nor its
+ * work, and a hand-over on hotplug goes to another housekeeping CPU
+ * (hmb_trace_cpu_housekeeping()). Every timer is armed and every pass
+ * queued from the context's own CPU, or queued there directly
+ * (queue_work_on()), never armed on the CPU of whoever kicked it.
  *
  * Each drain context owns a complete struct hmb_consumer over the whole
  * area, with its own scratch buffer, and only ever drains its own cores:
@@ -17,8 +24,9 @@
  * each polls itself (and so notices attach/reset/broken in its own CPU
  * buffer, right where its records change generation).
  *
- * A CPU that goes offline hands its contexts to another online CPU
- * (hmb_trace_cpu_offline()); they come back when it returns. A context
+ * A CPU that goes offline hands its contexts to another online
+ * housekeeping CPU (hmb_trace_cpu_offline()); they come back when it
+ * returns. A context
  * keeps its consumer, so nothing is lost or delivered twice; its records
  * land in the stand-in CPU's buffer meanwhile.
  *
@@ -48,9 +56,16 @@
  *
  * Metadata: a context that carries records (and always drains[0]) emits
  * hmb_state then the whole dictionary as hmb_dict chunks on attach and on
- * reset, again every dict_interval_ms (trace-cmd resets the buffers after
- * enabling the events: a one-off emission would be lost), and before the
- * first record after a quiet spell or a refusal.
+ * reset (the dictionary changed), when tracing starts (a reader starts:
+ * owed until the buffer takes the next record, since trace-cmd resets the
+ * buffers after enabling the events and a one-off emission would be lost),
+ * before the first record after a quiet spell or a refusal, and every
+ * dict_interval_ms if set (0 by default: for a buffer read after it
+ * wrapped).
+ *
+ * Clock: while the sync's run has no fit of the generation yet, a pass
+ * delivers nothing (hmb_trace_clock_ready(), bounded): the records wait in
+ * the firmware ring, and a capture has its fit before its first record.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -65,6 +80,7 @@
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/sched/isolation.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
@@ -90,8 +106,13 @@
  * done at least this often.
  */
 #define HMB_TRACE_PEEK_NS	NSEC_PER_MSEC
-/* After a tracer enabled hmb_record: the first pass (its flag is set). */
+/*
+ * After a tracer enabled hmb_record: a pass at once, and if its flag is
+ * not set yet (the reg callback runs first), another this much later.
+ */
 #define HMB_TRACE_KICK_NS	NSEC_PER_MSEC
+/* A pass that waits for the clock's first fit looks again this soon. */
+#define HMB_TRACE_CLOCK_WAIT_NS	(2 * NSEC_PER_MSEC)
 /*
  * Records after this long without any on a drain are "the first after a
  * quiet spell": see hmb_trace_on_record().
@@ -99,6 +120,28 @@
 #define HMB_TRACE_QUIET_MS	250
 
 static enum cpuhp_state hmb_trace_cpuhp_state;
+
+/*
+ * May @cpu run drains? Not if it is isolated from scheduler domains
+ * (isolcpus=) or from timers and unbound work (nohz_full=).
+ */
+static bool hmb_trace_cpu_housekeeping(int cpu)
+{
+	return housekeeping_cpu(cpu, HK_TYPE_DOMAIN) &&
+	       housekeeping_cpu(cpu, HK_TYPE_TIMER) &&
+	       housekeeping_cpu(cpu, HK_TYPE_WQ);
+}
+
+/* An online housekeeping CPU other than @but, else any online one. */
+static unsigned int hmb_trace_cpu_stand_in(unsigned int but)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu)
+		if (cpu != but && hmb_trace_cpu_housekeeping(cpu))
+			return cpu;
+	return cpumask_any_but(cpu_online_mask, but);
+}
 
 /**
  * hmb_trace_area_consuming() - are @a's rings drained now?
@@ -446,6 +489,7 @@ struct hmb_trace_pass {
 	bool consuming;		/* someone traces (or mode "always") */
 	bool more;		/* a core filled its budget */
 	bool refused;		/* the buffer did not take a record */
+	bool held;		/* waiting for the clock's first fit */
 	u32 got;		/* records delivered */
 };
 
@@ -460,9 +504,17 @@ static u64 hmb_trace_pace(struct hmb_trace_drain *d,
 	if (!p->consuming) {
 		d->busy_since = 0;
 		d->interval_us = poll;
+		/* Kicked before the tracer's flag was set: look again soon. */
+		if (d->kicked) {
+			d->kicked = false;
+			return HMB_TRACE_KICK_NS;
+		}
 		return max_t(u64, HMB_TRACE_GATE_NS,
 			     (u64)idle * NSEC_PER_USEC);
 	}
+	d->kicked = false;
+	if (p->held)
+		return HMB_TRACE_CLOCK_WAIT_NS;
 	if (p->more && !p->refused) {
 		/* A backlog: no idle time, but bounded by time spent. */
 		d->last_data = now;
@@ -498,7 +550,8 @@ static void hmb_trace_peek_prepare(struct hmb_trace_drain *d,
 
 	lockdep_assert_held(&d->lock);
 
-	armed = p->consuming && !p->more && !p->refused && !d->dict_due &&
+	armed = p->consuming && !p->more && !p->refused && !p->held &&
+		!d->dict_due &&
 		!d->meta_due && d->c.state == HMB_CONSUMER_ATTACHED &&
 		d->index < d->c.geo.nr_cores &&
 		delay_ns == (u64)READ_ONCE(d->area->tun.poll_interval_us) *
@@ -539,6 +592,10 @@ static void hmb_trace_drain_pass(struct hmb_trace_drain *d,
 	if (hmb_consumer_poll(&d->c) != HMB_CONSUMER_ATTACHED ||
 	    !p->consuming)
 		return;
+	if (!hmb_trace_clock_ready(a, d->c.geo.producer_gen)) {
+		p->held = true;
+		return;
+	}
 	if (d->reset_owed && !hmb_trace_owed_reset(d)) {
 		p->refused = true;
 		return;
@@ -606,6 +663,16 @@ static void hmb_trace_drain_work(struct work_struct *work)
 	 * answer costs one interval, the next pass or look is right.
 	 */
 	WRITE_ONCE(d->peek_armed, false);
+	/*
+	 * Tracing started (a reader starts): the metadata goes before the
+	 * next record this buffer takes, whatever was emitted before.
+	 */
+	if (READ_ONCE(d->kick_pending)) {
+		WRITE_ONCE(d->kick_pending, false);
+		d->kicked = true;
+		if (hmb_trace_drain_emits(d))
+			d->meta_due = true;
+	}
 	hmb_trace_drain_pass(d, &p);
 	end = local_clock();
 	if (p.consuming) {
@@ -672,8 +739,8 @@ static struct hmb_trace_drain *hmb_trace_drain_alloc(struct hmb_trace_area *a,
 }
 
 /**
- * hmb_trace_drains_create() - one context per online CPU, at most one per
- * possible firmware core, and their hotplug hook.
+ * hmb_trace_drains_create() - one context per online housekeeping CPU, at
+ * most one per possible firmware core, and their hotplug hook.
  * @a: the area
  *
  * Return: 0 or a negative errno.
@@ -683,14 +750,26 @@ int hmb_trace_drains_create(struct hmb_trace_area *a)
 	unsigned int nr, i = 0;
 	int cpu, ret = -ENOMEM;
 
+	bool any_hk = false;
+
 	cpus_read_lock();
-	nr = min(num_online_cpus(), HMB_TRACE_MAX_CORES);
+	nr = 0;
+	for_each_online_cpu(cpu)
+		if (hmb_trace_cpu_housekeeping(cpu))
+			nr++;
+	/* Every online CPU isolated (not a setup the kernel allows): all. */
+	any_hk = nr > 0;
+	if (!any_hk)
+		nr = num_online_cpus();
+	nr = min(nr, HMB_TRACE_MAX_CORES);
 	a->drains = kcalloc(nr, sizeof(*a->drains), GFP_KERNEL);
 	if (!a->drains)
 		goto err_unlock;
 	for_each_online_cpu(cpu) {
 		if (i == nr)
 			break;
+		if (any_hk && !hmb_trace_cpu_housekeeping(cpu))
+			continue;
 		a->drains[i] = hmb_trace_drain_alloc(a, i, cpu);
 		if (!a->drains[i])
 			goto err_free;
@@ -717,7 +796,8 @@ int hmb_trace_drains_create(struct hmb_trace_area *a)
 	cpus_read_lock();
 	for (i = 0; i < a->nr_drains; i++)
 		if (!cpu_online(a->drains[i]->cpu))
-			a->drains[i]->cpu = cpumask_first(cpu_online_mask);
+			a->drains[i]->cpu =
+				hmb_trace_cpu_stand_in(a->drains[i]->cpu);
 	cpus_read_unlock();
 	return 0;
 
@@ -806,20 +886,28 @@ void hmb_trace_drains_destroy(struct hmb_trace_area *a)
 
 /**
  * hmb_trace_drains_kick() - a tracer enabled hmb_record: a pass soon on
- * every context of @a, instead of at the next gate check.
+ * every context of @a, instead of at the next gate check, with the
+ * metadata owed to the trace.
  * @a: the area
+ *
+ * The pass is queued on the context's own CPU: a timer armed here would
+ * run on the kicker's CPU, which may be an isolated one.
  */
 void hmb_trace_drains_kick(struct hmb_trace_area *a)
 {
 	unsigned int i;
 
-	/*
-	 * Not while the timer's callback runs: it queues a pass or looks
-	 * again within the interval anyway.
-	 */
-	for (i = 0; i < a->nr_drains; i++)
-		if (hrtimer_try_to_cancel(&a->drains[i]->timer) >= 0)
-			hmb_trace_drain_arm(a->drains[i], HMB_TRACE_KICK_NS);
+	for (i = 0; i < a->nr_drains; i++) {
+		struct hmb_trace_drain *d = a->drains[i];
+
+		WRITE_ONCE(d->kick_pending, true);
+		/*
+		 * Not while the timer's callback runs: it queues a pass or
+		 * looks again within the interval anyway.
+		 */
+		if (hrtimer_try_to_cancel(&d->timer) >= 0)
+			hmb_trace_drain_arm(d, 0);
+	}
 }
 
 /* Run @d on @cpu from now on, and have a pass there at once. */
@@ -850,7 +938,7 @@ static int hmb_trace_cpu_offline(unsigned int cpu, struct hlist_node *node)
 					       cpuhp_node);
 	unsigned int i, to;
 
-	to = cpumask_any_but(cpu_online_mask, cpu);
+	to = hmb_trace_cpu_stand_in(cpu);
 	if (to >= nr_cpu_ids)
 		return 0;
 	for (i = 0; i < a->nr_drains; i++)

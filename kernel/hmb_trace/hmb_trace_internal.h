@@ -44,6 +44,9 @@ struct hmb_trace_pending_lost {
  * @timer: paces the passes (high resolution, not bound to jiffies)
  * @work: one pass, queued on @cpu by @timer or by itself
  * @stopping: set before the area is unregistered; nothing is re-armed
+ * @kick_pending: tracing started (hmb_trace_drains_kick()); the next pass
+ *	takes it
+ * @kicked: the pass took a kick: if nobody traces yet, look again soon
  * @lock: protects @c and the pass state; held for a whole pass and by
  *	status readers
  * @c: this context's own consumer over the whole area (hmb_trace_drain.c)
@@ -84,6 +87,8 @@ struct hmb_trace_drain {
 	struct hmb_consumer_peek peek;
 	struct work_struct work;
 	bool stopping;
+	bool kick_pending;
+	bool kicked;
 	struct mutex lock;		/* protects @c and the pass state */
 	struct hmb_consumer c;
 	u8 *scratch;
@@ -151,7 +156,9 @@ struct hmb_trace_tunables {
  * @seq: the last request's sequence number
  * @requests: requests sent, by op
  * @timeouts: requests with no answer in time
+ * @not_sent: requests the transport refused to send (one still in flight)
  * @failed: answers with a status other than OK
+ * @going: the channel is being unset: send nothing, stop waiting
  * @tracing: what the device acknowledged: 1 started, 0 stopped, -1 unknown
  * @ring_mode: acknowledged HMB_CTRL_RING_*, -1 unknown
  * @mask_base: first event id of the last acknowledged event mask
@@ -165,7 +172,9 @@ struct hmb_trace_ctrl {
 	u64 seq;
 	u64 requests[HMB_CTRL_OP_NR];
 	u64 timeouts;
+	u64 not_sent;
 	u64 failed;
+	bool going;
 	int tracing;
 	int ring_mode;
 	u64 mask_base;
@@ -173,14 +182,26 @@ struct hmb_trace_ctrl {
 	bool have_mask;
 };
 
+/* Why the clock sync is not running: hmb_trace_clock.halted. */
+enum hmb_trace_sync_halt {
+	HMB_TRACE_SYNC_IDLE,		/* nobody traces (or no channel) */
+	HMB_TRACE_SYNC_RUNNING,		/* a burst every period */
+	HMB_TRACE_SYNC_NO_ANSWER,	/* gave up: bursts unanswered */
+};
+
 /**
  * struct hmb_trace_clock - firmware time on the host clock (hmb_trace_clock.c).
- * @work: a burst of sync requests every period
+ * @work: a burst of sync requests every period, on hmb_trace_wq
  * @lock: protects the rest
  * @sync: the sync policy's window, fit and counters (clock/hmb_clock_sync.h)
  * @gen: the producer generation @sync's window and fit belong to
  * @have_gen: @gen is valid
  * @stopping: set before the area goes; the work does not re-arm
+ * @state: enum hmb_trace_sync_halt; written by the work and the kick,
+ *	read without the lock (status, the drains' first-fit gate)
+ * @started: local_clock() when this run of the sync started
+ * @run_bursts: bursts since @started (the first ones come faster)
+ * @silent: bursts in a row with no request answered or sent
  */
 struct hmb_trace_clock {
 	struct delayed_work work;
@@ -189,6 +210,10 @@ struct hmb_trace_clock {
 	u32 gen;
 	bool have_gen;
 	bool stopping;
+	int state;
+	u64 started;
+	unsigned int run_bursts;
+	unsigned int silent;
 };
 
 /**
@@ -264,6 +289,10 @@ enum hmb_trace_write hmb_trace_write_state(u16 dev, u8 state,
 					   const char *name);
 
 /* hmb_trace_area.c */
+struct hmb_trace_area *
+hmb_trace_register_area_suspended(const char *name, struct device *parent,
+				  const void *const *pages,
+				  unsigned int nr_pages, unsigned int page_shift);
 int hmb_trace_dict_emit(struct hmb_trace_drain *d);
 void hmb_trace_drains_kick_all(void);
 void hmb_trace_areas_init(void);
@@ -273,12 +302,15 @@ void hmb_trace_areas_exit(void);
 const char *hmb_trace_ctrl_op_name(unsigned int op);
 int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
 			u64 val[4], u64 *t0, u64 *t1, unsigned int timeout_us);
+void hmb_trace_ctrl_going(struct hmb_trace_area *a);
 void hmb_trace_ctrl_init(struct hmb_trace_area *a);
 void hmb_trace_ctrl_destroy(struct hmb_trace_area *a);
 
 /* hmb_trace_clock.c */
 void hmb_trace_clock_init(struct hmb_trace_area *a);
-void hmb_trace_clock_start(struct hmb_trace_area *a);
+void hmb_trace_clock_kick(struct hmb_trace_area *a, bool tracing_started);
+bool hmb_trace_clock_ready(struct hmb_trace_area *a, u32 gen);
+const char *hmb_trace_clock_sync_state(struct hmb_trace_area *a);
 void hmb_trace_clock_stop(struct hmb_trace_area *a);
 void hmb_trace_clock_resume(struct hmb_trace_area *a);
 void hmb_trace_clock_destroy(struct hmb_trace_area *a);

@@ -14,8 +14,12 @@
  * The control channel of the mock (include/hmb_trace_ctrl_abi.h) is a
  * mailbox in BAR2 of another ivshmem-plain device, named after the area's
  * in the parameter: ivshmem=AREA+MAILBOX (e.g. 0000:00:04.0+0000:00:05.0).
- * The mailbox device is not bound: the area's probe maps it, and it is
- * the only memory of the mock the host writes (the trace area never).
+ * The mailbox device is bound to this driver too, as a mailbox: its probe
+ * enables and maps it (it is the only memory of the mock the host
+ * writes; the trace area never). The area's probe waits for it
+ * (-EPROBE_DEFER) and links itself to it as a consumer (device link), so
+ * unbinding the mailbox unbinds the area first, and nothing uses a device
+ * that no driver owns.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -41,12 +45,19 @@ module_param_array_named(ivshmem, hmb_trace_ivshmem_names, charp,
 MODULE_PARM_DESC(ivshmem,
 		 "ivshmem-plain devices to bind, by PCI name (0000:00:04.0,...), each optionally +MAILBOX (the PCI name of its control channel's device); others only with driver_override=hmb_trace");
 
+/*
+ * drvdata of a bound device: an area, or a mailbox (@mailbox set, only
+ * @mb valid).
+ */
 struct hmb_trace_ivshmem {
+	bool mailbox;
 	void *base;
 	struct hmb_trace_area *area;
-	struct pci_dev *mb_dev;		/* the mailbox's device, or NULL */
+	struct pci_dev *mb_dev;		/* area: the mailbox's device, or NULL */
 	void *mb;			/* its BAR2, HMB_CTRL_MAILBOX_SIZE bytes */
 };
+
+static struct pci_driver hmb_trace_ivshmem_driver;
 
 /* The parameter entry naming @pdev ("NAME" or "NAME+MAILBOX"), or NULL. */
 static const char *hmb_trace_ivshmem_entry(struct pci_dev *pdev)
@@ -69,11 +80,25 @@ static bool hmb_trace_ivshmem_named(struct pci_dev *pdev)
 	return hmb_trace_ivshmem_entry(pdev);
 }
 
+/* Is @pdev named as an area's mailbox ("AREA+MAILBOX")? */
+static bool hmb_trace_ivshmem_is_mailbox(struct pci_dev *pdev)
+{
+	const char *name = pci_name(pdev), *e;
+	unsigned int i;
+
+	for (i = 0; i < hmb_trace_ivshmem_nr_names; i++) {
+		e = strchr(hmb_trace_ivshmem_names[i], '+');
+		if (e && !strcasecmp(e + 1, name))
+			return true;
+	}
+	return false;
+}
+
 /*
  * The mailbox transport: the request half is ours, the response half the
  * device's (hmb-fwsim polls the request's seq).
  */
-static void hmb_trace_mb_post(void *priv, u16 op, u64 seq, const u64 arg[4])
+static int hmb_trace_mb_post(void *priv, u16 op, u64 seq, const u64 arg[4])
 {
 	struct hmb_ctrl_request *req = priv;
 	unsigned int i;
@@ -84,16 +109,22 @@ static void hmb_trace_mb_post(void *priv, u16 op, u64 seq, const u64 arg[4])
 	 * and new arguments mixed.
 	 */
 	WRITE_ONCE(req->seq, 0);
-	/* seq 0 before the new arguments; paired with the device's re-read of seq. */
-	smp_wmb();
+	/*
+	 * seq 0 before the new arguments; paired with the device's re-read
+	 * of seq. virt_wmb(), not smp_wmb(): the device is a process on
+	 * the VM host, on another CPU even when this kernel is not SMP
+	 * (where smp_wmb() is only a compiler barrier).
+	 */
+	virt_wmb();
 	WRITE_ONCE(req->magic, HMB_CTRL_MAGIC);
 	WRITE_ONCE(req->version, HMB_CTRL_VERSION);
 	WRITE_ONCE(req->op, op);
 	for (i = 0; i < ARRAY_SIZE(req->arg); i++)
 		WRITE_ONCE(req->arg[i], arg[i]);
 	/* Paired with the device's acquire after it reads a new seq. */
-	smp_wmb();
+	virt_wmb();
 	WRITE_ONCE(req->seq, seq);
+	return 0;
 }
 
 static bool hmb_trace_mb_answered(void *priv, u64 seq, u16 *status,
@@ -106,7 +137,7 @@ static bool hmb_trace_mb_answered(void *priv, u64 seq, u16 *status,
 	    READ_ONCE(rsp->magic) != HMB_CTRL_MAGIC)
 		return false;
 	/* Paired with the device's release before it writes rsp.seq. */
-	smp_rmb();
+	virt_rmb();
 	*status = READ_ONCE(rsp->status);
 	for (i = 0; i < ARRAY_SIZE(rsp->val); i++)
 		val[i] = READ_ONCE(rsp->val[i]);
@@ -118,15 +149,70 @@ static const struct hmb_trace_ctrl_ops hmb_trace_mb_ops = {
 	.answered = hmb_trace_mb_answered,
 };
 
-/* Map the mailbox named after '+' in @pdev's entry, if any. */
+/* Bind a mailbox device: enable it and map its BAR2. */
+static int hmb_trace_ivshmem_mb_probe(struct pci_dev *pdev)
+{
+	const int bar = HMB_TRACE_IVSHMEM_BAR;
+	struct hmb_trace_ivshmem *iv;
+	int ret;
+
+	iv = devm_kzalloc(&pdev->dev, sizeof(*iv), GFP_KERNEL);
+	if (!iv)
+		return -ENOMEM;
+	iv->mailbox = true;
+	ret = pci_enable_device_mem(pdev);
+	if (ret)
+		return ret;
+	if (!(pci_resource_flags(pdev, bar) & IORESOURCE_MEM) ||
+	    pci_resource_len(pdev, bar) < HMB_CTRL_MAILBOX_SIZE) {
+		dev_err(&pdev->dev, "control mailbox: BAR%d smaller than %u bytes\n",
+			bar, HMB_CTRL_MAILBOX_SIZE);
+		ret = -ENODEV;
+		goto err_disable;
+	}
+	ret = pci_request_region(pdev, bar, KBUILD_MODNAME "_ctrl");
+	if (ret)
+		goto err_disable;
+	iv->mb = memremap(pci_resource_start(pdev, bar), HMB_CTRL_MAILBOX_SIZE,
+			  MEMREMAP_WB);
+	if (!iv->mb) {
+		ret = -ENOMEM;
+		goto err_release;
+	}
+	pci_set_drvdata(pdev, iv);
+	dev_info(&pdev->dev, "control mailbox bound\n");
+	return 0;
+
+err_release:
+	pci_release_region(pdev, bar);
+err_disable:
+	pci_disable_device(pdev);
+	return ret;
+}
+
+/* The area's consumers were unbound first (device link). */
+static void hmb_trace_ivshmem_mb_remove(struct pci_dev *pdev)
+{
+	struct hmb_trace_ivshmem *iv = pci_get_drvdata(pdev);
+
+	memunmap(iv->mb);
+	pci_release_region(pdev, HMB_TRACE_IVSHMEM_BAR);
+	pci_disable_device(pdev);
+}
+
+/*
+ * The mailbox named after '+' in @pdev's entry, if any: bound to this
+ * driver (else -EPROBE_DEFER: its probe has not run yet), and linked as
+ * our supplier.
+ */
 static int hmb_trace_ivshmem_mailbox(struct pci_dev *pdev,
 				     struct hmb_trace_ivshmem *iv)
 {
 	const char *e = hmb_trace_ivshmem_entry(pdev);
-	const int bar = HMB_TRACE_IVSHMEM_BAR;
 	unsigned int dom, bus, slot, fn;
+	struct hmb_trace_ivshmem *mbv;
 	struct pci_dev *mb;
-	int ret;
+	int ret = 0;
 
 	e = e ? strchr(e, '+') : NULL;
 	if (!e)
@@ -141,47 +227,35 @@ static int hmb_trace_ivshmem_mailbox(struct pci_dev *pdev,
 			e + 1);
 		return -ENODEV;
 	}
-	ret = pci_enable_device_mem(mb);
-	if (ret)
-		goto err_put;
-	if (!(pci_resource_flags(mb, bar) & IORESOURCE_MEM) ||
-	    pci_resource_len(mb, bar) < HMB_CTRL_MAILBOX_SIZE) {
-		dev_err(&pdev->dev, "control mailbox %s: BAR%d smaller than %u bytes\n",
-			e + 1, bar, HMB_CTRL_MAILBOX_SIZE);
-		ret = -ENODEV;
-		goto err_disable;
+	device_lock(&mb->dev);
+	mbv = mb->dev.driver == &hmb_trace_ivshmem_driver.driver ?
+	      pci_get_drvdata(mb) : NULL;
+	if (!mbv || !mbv->mailbox) {
+		ret = -EPROBE_DEFER;
+	} else if (!device_link_add(&pdev->dev, &mb->dev,
+				    DL_FLAG_AUTOREMOVE_CONSUMER)) {
+		ret = -EINVAL;
+	} else {
+		iv->mb_dev = mb;
+		iv->mb = mbv->mb;
 	}
-	ret = pci_request_region(mb, bar, KBUILD_MODNAME "_ctrl");
-	if (ret)
-		goto err_disable;
-	iv->mb = memremap(pci_resource_start(mb, bar), HMB_CTRL_MAILBOX_SIZE,
-			  MEMREMAP_WB);
-	if (!iv->mb) {
-		ret = -ENOMEM;
-		goto err_release;
+	device_unlock(&mb->dev);
+	if (ret) {
+		pci_dev_put(mb);
+		return dev_err_probe(&pdev->dev, ret,
+				     "control mailbox %s not usable\n", e + 1);
 	}
-	iv->mb_dev = mb;
 	dev_info(&pdev->dev, "control channel: mailbox in %s\n", pci_name(mb));
 	return 0;
-
-err_release:
-	pci_release_region(mb, bar);
-err_disable:
-	pci_disable_device(mb);
-err_put:
-	pci_dev_put(mb);
-	return ret;
 }
 
 static void hmb_trace_ivshmem_mailbox_put(struct hmb_trace_ivshmem *iv)
 {
 	if (!iv->mb_dev)
 		return;
-	memunmap(iv->mb);
-	pci_release_region(iv->mb_dev, HMB_TRACE_IVSHMEM_BAR);
-	pci_disable_device(iv->mb_dev);
 	pci_dev_put(iv->mb_dev);
 	iv->mb_dev = NULL;
+	iv->mb = NULL;
 }
 
 /*
@@ -199,7 +273,8 @@ static bool hmb_trace_ivshmem_wanted(struct pci_dev *pdev)
 			 pdev->vendor, pdev->device);
 		return false;
 	}
-	if (pdev->driver_override || hmb_trace_ivshmem_named(pdev))
+	if (pdev->driver_override || hmb_trace_ivshmem_named(pdev) ||
+	    hmb_trace_ivshmem_is_mailbox(pdev))
 		return true;
 	dev_info(&pdev->dev,
 		 "ivshmem device not bound (it may not be a trace area): load with ivshmem=%s, or echo %s > /sys/bus/pci/devices/%s/driver_override; echo %s > /sys/bus/pci/drivers_probe\n",
@@ -221,6 +296,8 @@ static int hmb_trace_ivshmem_probe(struct pci_dev *pdev,
 
 	if (!hmb_trace_ivshmem_wanted(pdev))
 		return -ENODEV;
+	if (hmb_trace_ivshmem_is_mailbox(pdev))
+		return hmb_trace_ivshmem_mb_probe(pdev);
 
 	iv = devm_kzalloc(dev, sizeof(*iv), GFP_KERNEL);
 	if (!iv)
@@ -293,6 +370,10 @@ static void hmb_trace_ivshmem_remove(struct pci_dev *pdev)
 {
 	struct hmb_trace_ivshmem *iv = pci_get_drvdata(pdev);
 
+	if (iv->mailbox) {
+		hmb_trace_ivshmem_mb_remove(pdev);
+		return;
+	}
 	/*
 	 * Stops every drain and request synchronously: nothing reads BAR2 or
 	 * the mailbox after this.
@@ -329,7 +410,17 @@ static struct pci_driver hmb_trace_ivshmem_driver = {
  */
 int hmb_trace_ivshmem_init(void)
 {
-	return pci_register_driver(&hmb_trace_ivshmem_driver);
+	int ret;
+
+	ret = pci_register_driver(&hmb_trace_ivshmem_driver);
+	/*
+	 * An area probed before its mailbox was deferred; the deferred
+	 * probe runs from a work item: have every area bound when insmod
+	 * returns.
+	 */
+	if (!ret)
+		wait_for_device_probe();
+	return ret;
 }
 
 /**

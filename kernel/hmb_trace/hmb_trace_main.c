@@ -8,6 +8,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bug.h>
+#include <linux/err.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/trace.h>
@@ -24,6 +25,8 @@
 struct workqueue_struct *hmb_trace_wq;
 
 static struct trace_array *hmb_trace_tr;
+/* The instance existed before the module loaded: the user's; never removed. */
+static bool hmb_trace_adopted;
 
 /*
  * Defaults of every new area's tunables; each area's own are in
@@ -36,7 +39,7 @@ struct hmb_trace_tunables hmb_trace_default_tunables = {
 	.poll_interval_us = 200,
 	.idle_interval_us = 50000,
 	.budget = 512,
-	.dict_interval_ms = 1000,
+	.dict_interval_ms = 0,
 	.consume = HMB_TRACE_CONSUME_TRACED,
 };
 
@@ -54,7 +57,7 @@ MODULE_PARM_DESC(budget,
 module_param_named(dict_interval_ms,
 		   hmb_trace_default_tunables.dict_interval_ms, uint, 0444);
 MODULE_PARM_DESC(dict_interval_ms,
-		 "Default period of hmb_state + dictionary re-emission in ms; 0 = on changes only (default 1000)");
+		 "Default period of hmb_state + dictionary re-emission in ms; 0 = only when it changes, when tracing starts and after a quiet spell (default 0)");
 module_param_named(max_rate, hmb_trace_default_tunables.max_rate, uint, 0444);
 MODULE_PARM_DESC(max_rate,
 		 "Default most records per second a firmware core can produce; a claimed loss beyond a ring plus this rate since the core was last confirmed is counted implausible, not charged; 0 = no time bound (default 100000000)");
@@ -108,10 +111,29 @@ void hmb_trace_record_unreg(void)
 }
 
 /*
- * Drop our reference and remove the instance. A reader holding it open
- * (trace_pipe_raw, trace-cmd record) makes trace_array_destroy() return
- * -EBUSY: the instance is then left in place, without our events (the
- * tracing core removes a module's events when it unloads); "rmdir
+ * Does the instance exist already (made by the user with mkdir, or left
+ * busy by an earlier load)? Our events exist in every instance from the
+ * module's load on, so looking up one of them finds the instance without
+ * creating it (trace_array_get_by_name() would).
+ */
+static bool hmb_trace_instance_exists(void)
+{
+	struct trace_event_file *file;
+
+	file = trace_get_event_file(HMB_TRACE_INSTANCE, HMB_TRACE_SYSTEM,
+				    "hmb_record");
+	if (IS_ERR(file))
+		return false;
+	trace_put_event_file(file);
+	return true;
+}
+
+/*
+ * Drop our reference and remove the instance, unless it was there before
+ * us (adopted: the user's, left with its settings). A reader holding it
+ * open (trace_pipe_raw, trace-cmd record) makes trace_array_destroy()
+ * return -EBUSY: the instance is then left in place, without our events
+ * (the tracing core removes a module's events when it unloads); "rmdir
  * /sys/kernel/tracing/instances/hmb" removes it later, and loading the
  * module again adopts it.
  */
@@ -121,6 +143,11 @@ static void hmb_trace_instance_put(struct trace_array *tr)
 
 	trace_array_set_clr_event(tr, HMB_TRACE_SYSTEM, NULL, false);
 	trace_array_put(tr);
+	if (hmb_trace_adopted) {
+		pr_info("instance %s was there before the module: left in place\n",
+			HMB_TRACE_INSTANCE);
+		return;
+	}
 	ret = trace_array_destroy(tr);
 	if (ret == -EBUSY)
 		pr_notice("instance %s is busy (open by a reader): left in place\n",
@@ -142,10 +169,18 @@ static int __init hmb_trace_init(void)
 		return ret;
 	}
 
-	hmb_trace_wq = alloc_workqueue("hmb_trace", WQ_HIGHPRI, 0);
+	/*
+	 * WQ_MEM_RECLAIM: nvme-pci's reset work (itself on a reclaim
+	 * workqueue, since reclaim may wait for the disk) waits for our
+	 * drain passes and clock bursts when it says DISABLING; they must
+	 * be able to run without a new worker (hmb_trace_nvme.c).
+	 */
+	hmb_trace_wq = alloc_workqueue("hmb_trace",
+				       WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!hmb_trace_wq)
 		return -ENOMEM;
 
+	hmb_trace_adopted = hmb_trace_instance_exists();
 	hmb_trace_tr = hmb_trace_array_get_by_name(HMB_TRACE_INSTANCE);
 	if (!hmb_trace_tr) {
 		ret = -ENOMEM;

@@ -8,27 +8,45 @@
  * nvme never imports from this module: it offers a notifier, we subscribe.
  *
  *   nvme-pci                           this backend
- *   ENABLED (after HMB enable) ------> register the area (+ control channel),
- *                                      or resume it if suspended on the
+ *   ENABLED (after HMB enable) ------> queue the registration (work), or
+ *                                      resume the area if suspended on the
  *                                      same memory
  *   DISABLING (reset, suspend, sysfs,  suspend it: every drain and
  *     removal; before HMB disable) --> control request has stopped when
  *                                      the callback returns
- *   FREEING (before the free) -------> unregister it; an area never
- *                                      enabled is not ours
+ *   FREEING (before the free) -------> forget it; the work unregisters it
+ *
+ * The rule for the callbacks. nvme-pci sends DISABLING and FREEING from
+ * nvme_reset_work() and nvme_timeout() (nvme_dev_disable()), which run on
+ * WQ_MEM_RECLAIM workqueues because memory reclaim may be waiting for the
+ * disk they reset, and ENABLED from the reset work too. So no callback
+ * may wait for anything that reclaim or that reset may be waiting for:
+ *
+ *  - no allocation that may do I/O: ENABLED allocates only this small
+ *    record, in a no-I/O scope; everything heavy (the area's allocations,
+ *    its status device, debugfs, the CPU hotplug instance, the per-CPU
+ *    drain contexts) is done by hmb_trace_nvme_work(), which holds no lock
+ *    a callback takes while it allocates;
+ *  - no wait for work of a workqueue without WQ_MEM_RECLAIM: DISABLING
+ *    cancels drains and clock bursts, which run on hmb_trace_wq
+ *    (WQ_MEM_RECLAIM), allocate in a no-I/O scope, and a control request
+ *    under way gives up at once (nvme-pci wakes it before DISABLING);
+ *  - FREEING only forgets the area (its drains stopped at DISABLING) and
+ *    leaves the unregistration, which removes a device and so allocates
+ *    for its uevent, to the work.
  *
  * An area kept across a reset (Memory Return) comes back as an ENABLED on
  * the same memory: the suspended registration resumes, and its consumers,
  * which kept their positions, see the producer's new generation as a
  * reset: what the device wrote after the last drain before DISABLING is
  * charged as lost to "reset" from the new generation's prev_next_seq,
- * exactly. An ENABLED on other memory unregisters the old area first.
+ * exactly. An ENABLED on other memory forgets the old area first.
  *
  * nvme-pci serialises its callbacks (one lock for all controllers, also
- * around the replay of enabled areas when we subscribe). Our own lock is
- * for the module's exit: it removes every area while still subscribed
- * (an area nvme-pci frees must never be read after its DISABLING), and
- * ENABLED is refused from then on.
+ * around the replay of enabled areas when we subscribe). Our own lock
+ * orders them with the work and the module's exit, which stops every area
+ * while still subscribed (an area nvme-pci frees must never be read after
+ * its DISABLING); ENABLED is refused from then on.
  *
  * Built only against headers that have the series (Kbuild); without an
  * HMB-capable controller nothing is registered.
@@ -43,40 +61,66 @@
 #include <linux/notifier.h>
 #include <linux/nvme.h>
 #include <linux/nvme-hmb-trace.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "hmb_trace_internal.h"
 
-/* One controller's area while its HMB is enabled. */
+/*
+ * One controller's area, from its ENABLED to the work's teardown after
+ * FREEING. Under hmb_trace_nvme_lock except where said.
+ */
 struct hmb_trace_nvme {
-	struct list_head node;
+	struct list_head node;		/* in hmb_trace_nvme_areas until freed */
 	struct nvme_hmb_trace *trace;	/* nvme-pci's handle: the key */
-	struct hmb_trace_area *area;
+	struct device *dev;		/* a reference on the controller's */
+	struct hmb_trace_area *area;	/* NULL until the work registered it */
+	struct work_struct work;	/* registration, resume, teardown */
 	const void *virt;		/* the memory registered */
 	size_t size;
-	bool suspended;			/* between DISABLING and ENABLED */
+	bool has_ctrl;
+	bool enabled;			/* between ENABLED and DISABLING */
+	bool suspended;			/* @area is not read */
+	bool freed;			/* FREEING came: the work tears down */
+	bool busy;			/* @work queued or running */
 	char name[32];
 };
 
 static DEFINE_MUTEX(hmb_trace_nvme_lock);
 static LIST_HEAD(hmb_trace_nvme_areas);		/* under hmb_trace_nvme_lock */
 static bool hmb_trace_nvme_stopping;		/* under hmb_trace_nvme_lock */
+/* Registrations and teardowns; flushed at init (replay) and exit. */
+static struct workqueue_struct *hmb_trace_nvme_wq;
 
 /*
  * The control transport: one vendor admin command per request. nvme-pci
  * carries two arguments (every operation of include/hmb_trace_ctrl_abi.h
  * version 1 uses at most two) and one 64-bit answer, val[0].
  */
-static void hmb_trace_nvme_post(void *priv, u16 op, u64 seq, const u64 arg[4])
+static int hmb_trace_nvme_post(void *priv, u16 op, u64 seq, const u64 arg[4])
 {
 	struct hmb_trace_nvme *n = priv;
 	int ret;
 
+	/*
+	 * -EBUSY: the previous command has not completed (it timed out
+	 * here, and lives until it completes, a reset cancels it, or the
+	 * admin timeout resets the controller): nothing more is sent.
+	 */
 	ret = nvme_hmb_trace_ctrl_post(n->trace, seq, op, arg[0], arg[1]);
-	/* Not sent: never answered, counted as a timeout by the caller. */
 	if (ret)
 		pr_debug("%s: control request %llu (op %u) not sent: %d\n",
 			 n->name, seq, op, ret);
+	return ret;
+}
+
+/* Sleep until the command completes, or DISABLING wakes us. */
+static void hmb_trace_nvme_wait(void *priv, u64 seq, u64 timeout_ns)
+{
+	struct hmb_trace_nvme *n = priv;
+
+	nvme_hmb_trace_ctrl_wait(n->trace, seq, timeout_ns);
 }
 
 /* NVMe completion status (SCT, SC) to the control channel's status. */
@@ -123,6 +167,7 @@ static bool hmb_trace_nvme_answered(void *priv, u64 seq, u16 *status,
 static const struct hmb_trace_ctrl_ops hmb_trace_nvme_ctrl_ops = {
 	.post = hmb_trace_nvme_post,
 	.answered = hmb_trace_nvme_answered,
+	.wait = hmb_trace_nvme_wait,
 };
 
 static struct hmb_trace_nvme *hmb_trace_nvme_find(struct nvme_hmb_trace *t)
@@ -136,79 +181,171 @@ static struct hmb_trace_nvme *hmb_trace_nvme_find(struct nvme_hmb_trace *t)
 	return NULL;
 }
 
-/* Stops every drain and control request before it returns. */
-static void hmb_trace_nvme_remove(struct hmb_trace_nvme *n)
+static struct hmb_trace_area *hmb_trace_nvme_register(struct hmb_trace_nvme *n);
+
+/* Start reading a registered, suspended area that is enabled. */
+static void hmb_trace_nvme_resume(struct hmb_trace_nvme *n)
 {
-	list_del(&n->node);
-	hmb_trace_unregister_area(n->area);
-	kfree(n);
+	lockdep_assert_held(&hmb_trace_nvme_lock);
+	hmb_trace_resume_area(n->area);
+	if (n->has_ctrl)
+		hmb_trace_set_ctrl(n->area, &hmb_trace_nvme_ctrl_ops, n);
+	n->suspended = false;
 }
 
-static int hmb_trace_nvme_enabled(const struct nvme_hmb_trace_info *info)
+/* Stop reading it: nothing reads the area when this returns. */
+static void hmb_trace_nvme_suspend(struct hmb_trace_nvme *n)
+{
+	lockdep_assert_held(&hmb_trace_nvme_lock);
+	if (n->area && !n->suspended)
+		hmb_trace_suspend_area(n->area);
+	n->suspended = true;
+}
+
+/* Have the work look at @n (it re-reads every flag under the lock). */
+static void hmb_trace_nvme_queue(struct hmb_trace_nvme *n)
+{
+	lockdep_assert_held(&hmb_trace_nvme_lock);
+	if (!n->busy) {
+		n->busy = true;
+		queue_work(hmb_trace_nvme_wq, &n->work);
+	}
+}
+
+/* FREEING, or ENABLED on other memory: the memory goes; forget @n. */
+static void hmb_trace_nvme_forget(struct hmb_trace_nvme *n)
+{
+	lockdep_assert_held(&hmb_trace_nvme_lock);
+	hmb_trace_nvme_suspend(n);
+	n->enabled = false;
+	n->freed = true;
+	list_del(&n->node);
+	hmb_trace_nvme_queue(n);
+}
+
+/*
+ * Registration, resume and teardown, away from nvme-pci's reset path. The
+ * lock is dropped while registering (it allocates) and unregistering; the
+ * area is registered suspended, and read only if it is still enabled when
+ * the lock is taken again. Loops until nothing is left to do, then clears
+ * @busy, so every flag a callback set meanwhile is seen.
+ */
+static void hmb_trace_nvme_work(struct work_struct *work)
+{
+	struct hmb_trace_nvme *n = container_of(work, struct hmb_trace_nvme,
+						work);
+	struct hmb_trace_area *area;
+
+	mutex_lock(&hmb_trace_nvme_lock);
+	while (!n->freed && !n->area) {
+		mutex_unlock(&hmb_trace_nvme_lock);
+		area = hmb_trace_nvme_register(n);
+		mutex_lock(&hmb_trace_nvme_lock);
+		if (IS_ERR(area)) {
+			pr_warn("%s: cannot register the trace area: %ld\n",
+				n->name, PTR_ERR(area));
+			if (n->freed)
+				break;
+			/*
+			 * Stays unregistered: an ENABLED on the same memory
+			 * tries again, FREEING tears @n down.
+			 */
+			n->busy = false;
+			mutex_unlock(&hmb_trace_nvme_lock);
+			return;
+		}
+		n->area = area;
+		n->suspended = true;
+	}
+	if (n->freed) {
+		mutex_unlock(&hmb_trace_nvme_lock);
+		/* Stops what DISABLING left (nothing) and frees everything. */
+		hmb_trace_unregister_area(n->area);
+		put_device(n->dev);
+		kfree(n);
+		return;
+	}
+	if (n->enabled && n->suspended)
+		hmb_trace_nvme_resume(n);
+	n->busy = false;
+	mutex_unlock(&hmb_trace_nvme_lock);
+}
+
+/*
+ * The registration proper: the area suspended (hmb_trace_nvme_work()
+ * resumes it). Process context, no lock held.
+ */
+static struct hmb_trace_area *hmb_trace_nvme_register(struct hmb_trace_nvme *n)
+{
+	struct hmb_trace_area *area;
+	unsigned long i, nr = n->size >> PAGE_SHIFT;
+	const void **pages;
+
+	pages = kvmalloc_array(nr, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return ERR_PTR(-ENOMEM);
+	for (i = 0; i < nr; i++)
+		pages[i] = n->virt + (i << PAGE_SHIFT);
+	area = hmb_trace_register_area_suspended(n->name, n->dev, pages, nr,
+						 PAGE_SHIFT);
+	kvfree(pages);
+	return area;
+}
+
+static void hmb_trace_nvme_enabled(const struct nvme_hmb_trace_info *info)
 {
 	struct hmb_trace_nvme *n;
-	const void **pages;
-	unsigned long i, nr;
-	int ret;
+	unsigned int noio;
 
+	lockdep_assert_held(&hmb_trace_nvme_lock);
 	n = hmb_trace_nvme_find(info->trace);
-	if (n && !n->suspended) {
+	if (n && n->enabled) {
 		pr_warn("%s: trace area enabled twice: ignored\n", info->name);
-		return -EEXIST;
+		return;
 	}
 	if (n && n->virt == info->virt && n->size == info->size) {
-		hmb_trace_resume_area(n->area);
-		if (info->has_ctrl)
-			hmb_trace_set_ctrl(n->area, &hmb_trace_nvme_ctrl_ops, n);
-		n->suspended = false;
+		n->enabled = true;
+		/*
+		 * Cheap (flags, queued work); else the work resumes it, or
+		 * registers it if that failed before.
+		 */
+		if (n->area && !n->busy)
+			hmb_trace_nvme_resume(n);
+		else
+			hmb_trace_nvme_queue(n);
 		pr_info("%s: HMB trace area enabled again on the same memory: resumed\n",
 			n->name);
-		return 0;
+		return;
 	}
 	if (n)
-		hmb_trace_nvme_remove(n);
+		hmb_trace_nvme_forget(n);
 	/* The area is contiguous and page aligned (nvme-pci allocates it). */
 	if (!info->virt || !PAGE_ALIGNED(info->virt) || !info->size ||
 	    !PAGE_ALIGNED(info->size) || (info->size >> PAGE_SHIFT) > UINT_MAX) {
 		pr_warn("%s: unusable trace area (%zu bytes at %p): ignored\n",
 			info->name, info->size, info->virt);
-		return -EINVAL;
+		return;
 	}
+	/* Possibly in nvme-pci's reset work: no I/O from reclaim. */
+	noio = memalloc_noio_save();
 	n = kzalloc(sizeof(*n), GFP_KERNEL);
+	memalloc_noio_restore(noio);
 	if (!n)
-		return -ENOMEM;
+		return;
 	n->trace = info->trace;
+	n->dev = get_device(info->dev);
 	n->virt = info->virt;
 	n->size = info->size;
+	n->has_ctrl = info->has_ctrl;
+	n->enabled = true;
+	n->suspended = true;
 	strscpy(n->name, info->name, sizeof(n->name));
-
-	nr = info->size >> PAGE_SHIFT;
-	pages = kvmalloc_array(nr, sizeof(*pages), GFP_KERNEL);
-	if (!pages) {
-		ret = -ENOMEM;
-		goto err_free;
-	}
-	for (i = 0; i < nr; i++)
-		pages[i] = info->virt + (i << PAGE_SHIFT);
-	n->area = hmb_trace_register_area(n->name, info->dev, pages, nr,
-					  PAGE_SHIFT);
-	kvfree(pages);
-	if (IS_ERR(n->area)) {
-		ret = PTR_ERR(n->area);
-		goto err_free;
-	}
-	if (info->has_ctrl)
-		hmb_trace_set_ctrl(n->area, &hmb_trace_nvme_ctrl_ops, n);
+	INIT_WORK(&n->work, hmb_trace_nvme_work);
 	list_add_tail(&n->node, &hmb_trace_nvme_areas);
+	hmb_trace_nvme_queue(n);
 	pr_info("%s: HMB trace area of %zu KiB at HMB offset %llu KiB%s\n",
 		n->name, info->size >> 10, info->hmb_offset >> 10,
 		info->has_ctrl ? ", with control channel" : "");
-	return 0;
-
-err_free:
-	pr_warn("%s: cannot register the trace area: %d\n", info->name, ret);
-	kfree(n);
-	return ret;
 }
 
 static int hmb_trace_nvme_event(struct notifier_block *nb,
@@ -225,15 +362,15 @@ static int hmb_trace_nvme_event(struct notifier_block *nb,
 		break;
 	case NVME_HMB_TRACE_DISABLING:
 		n = hmb_trace_nvme_find(info->trace);
-		if (n && !n->suspended) {
-			hmb_trace_suspend_area(n->area);
-			n->suspended = true;
+		if (n) {
+			n->enabled = false;
+			hmb_trace_nvme_suspend(n);
 		}
 		break;
 	case NVME_HMB_TRACE_FREEING:
 		n = hmb_trace_nvme_find(info->trace);
 		if (n)
-			hmb_trace_nvme_remove(n);
+			hmb_trace_nvme_forget(n);
 		break;
 	}
 	mutex_unlock(&hmb_trace_nvme_lock);
@@ -252,11 +389,24 @@ static struct notifier_block hmb_trace_nvme_nb = {
  */
 int hmb_trace_nvme_init(void)
 {
-	return nvme_hmb_trace_register_notifier(&hmb_trace_nvme_nb);
+	int ret;
+
+	hmb_trace_nvme_wq = alloc_workqueue("hmb_trace_nvme", 0, 0);
+	if (!hmb_trace_nvme_wq)
+		return -ENOMEM;
+	ret = nvme_hmb_trace_register_notifier(&hmb_trace_nvme_nb);
+	if (ret) {
+		destroy_workqueue(hmb_trace_nvme_wq);
+		return ret;
+	}
+	/* The replayed areas: registered when insmod returns. */
+	flush_workqueue(hmb_trace_nvme_wq);
+	return 0;
 }
 
 /**
- * hmb_trace_nvme_exit() - unsubscribe, and remove every area.
+ * hmb_trace_nvme_exit() - stop every area while still subscribed, remove
+ * them, and unsubscribe.
  */
 void hmb_trace_nvme_exit(void)
 {
@@ -265,7 +415,10 @@ void hmb_trace_nvme_exit(void)
 	mutex_lock(&hmb_trace_nvme_lock);
 	hmb_trace_nvme_stopping = true;
 	list_for_each_entry_safe(n, tmp, &hmb_trace_nvme_areas, node)
-		hmb_trace_nvme_remove(n);
+		hmb_trace_nvme_forget(n);
 	mutex_unlock(&hmb_trace_nvme_lock);
+	/* Every teardown, including those FREEING queued before. */
+	flush_workqueue(hmb_trace_nvme_wq);
 	nvme_hmb_trace_unregister_notifier(&hmb_trace_nvme_nb);
+	destroy_workqueue(hmb_trace_nvme_wq);
 }

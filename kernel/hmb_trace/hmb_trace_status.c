@@ -404,8 +404,10 @@ static ssize_t consume_store(struct device *dev, struct device_attribute *attr,
 	if (v < 0)
 		return v;
 	WRITE_ONCE(hmb_trace_dev_area(dev)->tun.consume, v);
-	if (v == HMB_TRACE_CONSUME_ALWAYS)
+	if (v == HMB_TRACE_CONSUME_ALWAYS) {
 		hmb_trace_drains_kick(hmb_trace_dev_area(dev));
+		hmb_trace_clock_kick(hmb_trace_dev_area(dev), true);
+	}
 	return count;
 }
 static DEVICE_ATTR_RW(consume);
@@ -483,7 +485,7 @@ static ssize_t ctrl_available_show(struct device *dev,
 	return sysfs_emit(buf, "%d\n", on);
 }
 
-/* requests, timeouts, failed: one value each. */
+/* requests, timeouts, failed, not_sent: one value each. */
 static ssize_t hmb_trace_ctrl_counter(struct device *dev, char *buf, int which)
 {
 	struct hmb_trace_ctrl *c = &hmb_trace_dev_area(dev)->ctrl;
@@ -494,8 +496,12 @@ static ssize_t hmb_trace_ctrl_counter(struct device *dev, char *buf, int which)
 	if (which == 0)
 		for (i = 0; i < HMB_CTRL_OP_NR; i++)
 			v += c->requests[i];
+	else if (which == 1)
+		v = c->timeouts;
+	else if (which == 2)
+		v = c->failed;
 	else
-		v = which == 1 ? c->timeouts : c->failed;
+		v = c->not_sent;
 	mutex_unlock(&c->lock);
 	return sysfs_emit(buf, "%llu\n", v);
 }
@@ -516,6 +522,20 @@ static ssize_t ctrl_failed_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
 	return hmb_trace_ctrl_counter(dev, buf, 2);
+}
+
+static ssize_t ctrl_not_sent_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	return hmb_trace_ctrl_counter(dev, buf, 3);
+}
+
+/* The clock sync: "idle", "running" or "stopped: no answer". */
+static ssize_t ctrl_sync_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  hmb_trace_clock_sync_state(hmb_trace_dev_area(dev)));
 }
 
 /* "started", "stopped" or "unknown"; write start|stop. */
@@ -656,6 +676,8 @@ static struct device_attribute hmb_trace_ctrl_dev_attrs[] = {
 	__ATTR(ring_mode, 0644, ctrl_ring_mode_show, ctrl_ring_mode_store),
 	__ATTR(event_mask, 0644, ctrl_event_mask_show, ctrl_event_mask_store),
 	__ATTR(echo, 0200, NULL, ctrl_echo_store),
+	__ATTR(not_sent, 0444, ctrl_not_sent_show, NULL),
+	__ATTR(sync, 0444, ctrl_sync_show, NULL),
 };
 
 static struct attribute *hmb_trace_ctrl_attrs[] = {
@@ -667,6 +689,8 @@ static struct attribute *hmb_trace_ctrl_attrs[] = {
 	&hmb_trace_ctrl_dev_attrs[5].attr,
 	&hmb_trace_ctrl_dev_attrs[6].attr,
 	&hmb_trace_ctrl_dev_attrs[7].attr,
+	&hmb_trace_ctrl_dev_attrs[8].attr,
+	&hmb_trace_ctrl_dev_attrs[9].attr,
 	NULL
 };
 

@@ -84,7 +84,7 @@ rmmod nvme && rmmod nvme_core
 check "rmmod nvme nvme_core" nvme_gone
 
 # The nvme backend with an area: nvme_hmb_fake.ko stands in for the patched
-# nvme's API (same four functions, kernel/patches/test) with "fake0", a
+# nvme's API (same five functions, kernel/patches/test) with "fake0", a
 # trace area the reference producer wrote (2 cores, 100 records each).
 area=/sys/class/hmb_trace/fake0
 action=/sys/module/nvme_hmb_fake/parameters/action
@@ -100,8 +100,15 @@ elif ! insmod /mnt/modules/hmb_trace.ko; then
 	not_ok "insmod hmb_trace.ko over nvme_hmb_fake.ko"
 	rmmod nvme_hmb_fake
 else
+	# WQ_MEM_RECLAIM gives a workqueue its rescuer thread, named after it:
+	# nvme-pci's reset path waits for work on hmb_trace_wq.
+	check "hmb_trace_wq is WQ_MEM_RECLAIM (its rescuer thread hmb_trace exists)" \
+		sh -c "cat /proc/[0-9]*/comm 2>/dev/null | grep -qx hmb_trace"
 	check "late subscriber: the enabled area was replayed (fake0 registered)" \
 		wait_for "[ \"\$(cat $area/state 2>/dev/null)\" = attached ]" 50
+	sleep 1
+	check "nobody traces: no control request, the clock sync idle (requests $(cat $area/ctrl/requests), sync $(cat $area/ctrl/sync))" \
+		sh -c "[ \"\$(cat $area/ctrl/requests)\" = 0 ] && [ \"\$(cat $area/ctrl/sync)\" = idle ]"
 	echo always >$area/consume
 	check "records delivered through the nvme backend: 100 per core" \
 		wait_for 'delivered_is "100 100"' 50
@@ -122,8 +129,44 @@ else
 		[ "$(cat $area/resets)" = 1 ]
 	check "after the reset: the new generation's 50 50 records delivered (150 150 in all)" \
 		wait_for 'delivered_is "150 150"' 50
+	# 20 resets from a WQ_MEM_RECLAIM work (as nvme-pci's reset work),
+	# each after 2000 records per core, while the drains and the clock
+	# sync run: DISABLING must not wait for non-reclaim work (the
+	# dmesg check below: check_flush_dependency() warns).
+	check "20 resets from a WQ_MEM_RECLAIM work while draining" sh -c "echo resets >$action"
+	# Resets closer together than a pass show as one (the consumer counts
+	# those it saw): the last generation is what must be read.
+	check "after 21 resets: the last generation is read (producer_gen $(cat $area/producer_gen 2>/dev/null), resets $(cat $area/resets 2>/dev/null))" \
+		wait_for "[ \"\$(cat $area/producer_gen 2>/dev/null)\" = 22 ] && [ \"\$(cat $area/state 2>/dev/null)\" = attached ]" 100
+	# A firmware that stops answering: its first command stays in
+	# flight, every later one is refused (-EBUSY) as nvme-pci does; the
+	# sync gives up after 10 silent bursts, once in the log, and starts
+	# again only when tracing starts again.
+	silent=/sys/module/nvme_hmb_fake/parameters/silent
+	echo 1 >$silent
+	echo traced >$area/consume
+	echo always >$area/consume
+	# shellcheck disable=SC2016 # evaluated by wait_for
+	check "firmware silent: the clock sync stops (ctrl/sync: stopped: no answer)" \
+		wait_for '[ "$(cat '$area'/ctrl/sync)" = "stopped: no answer" ]' 100
+	check "firmware silent: one log line ($(dmesg | grep -c 'clock sync stopped'))" \
+		[ "$(dmesg | grep -c 'fake0: clock sync stopped: no answer')" = 1 ]
+	check "firmware silent: after the timeout nothing sent (timeouts $(cat $area/ctrl/timeouts), not_sent $(cat $area/ctrl/not_sent))" \
+		sh -c "[ \"\$(cat $area/ctrl/not_sent)\" -gt 0 ] && [ \"\$(cat $area/ctrl/timeouts)\" -le 2 ]"
+	r=$(cat $area/ctrl/requests)
+	sleep 1
+	check "firmware silent, sync stopped: no request in 1 s ($r, then $(cat $area/ctrl/requests))" \
+		[ "$(cat $area/ctrl/requests)" = "$r" ]
+	echo 0 >$silent
+	f=$(cat $area/clock/fits)
+	echo traced >$area/consume
+	echo always >$area/consume
+	check "tracing starts again: the sync runs and fits again ($(cat $area/ctrl/sync))" \
+		wait_for "[ \"\$(cat $area/clock/fits)\" -gt $f ]" 100
 	echo free >$action
-	check "FREEING: the area is gone" no_fake_area
+	# FREEING forgets the area; hmb_trace's work unregisters it (a device
+	# removal allocates, which a reset path must not).
+	check "FREEING: the area is gone" wait_for no_fake_area 50
 	check "rmmod hmb_trace, nvme_hmb_fake" sh -c "rmmod hmb_trace && rmmod nvme_hmb_fake"
 fi
 

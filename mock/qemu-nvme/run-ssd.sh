@@ -10,8 +10,11 @@
 # against what the device did (QEMU's own trace of the commands it
 # processed and the admin commands the driver sent).
 #
-# Usage: mock/qemu-nvme/run-ssd.sh record|reset|ctrl|maxd1 [--keep]
-# (maxd1: the device reports HMMAXD = 1, so the host drops the trace area)
+# Usage: mock/qemu-nvme/run-ssd.sh record|reset|ctrl|maxd1|quiet|resets [--keep]
+# (maxd1: the device reports HMMAXD = 1, so the host drops the trace area;
+# quiet: 20 s nobody tracing, then tracing, then not: the device's control
+# commands counted in each phase; resets: 8 controller resets in a row
+# while tracing a busy firmware, with I/O and memory pressure)
 # HMB_SSD_MODULES=DIR: the modules scripts/install-nvme-hmb-trace.sh
 # installed (DIR = .../lib/modules/KVER/updates/hmbtrace) instead of
 # kernel/patches/verify.sh's build; the guest also loads nvme-fabrics and
@@ -28,7 +31,7 @@ repo=$(cd "$here/../.." && pwd)
 source "$repo/mock/qemu/lib.sh"
 
 scenario=${1:?usage: run-ssd.sh record|reset|ctrl [--keep]}
-case "$scenario" in record | reset | ctrl | maxd1) ;; *) echo "run-ssd.sh: unknown scenario $scenario" >&2; exit 2 ;; esac
+case "$scenario" in record | reset | ctrl | maxd1 | quiet | resets) ;; *) echo "run-ssd.sh: unknown scenario $scenario" >&2; exit 2 ;; esac
 keep=0
 [[ ${2:-} == --keep ]] && keep=1
 
@@ -103,11 +106,15 @@ events=pci_nvme_io_cmd,pci_nvme_admin_cmd,pci_nvme_enqueue_req_completion,pci_nv
 events+=",pci_nvme_mmio_shutdown_set,pci_nvme_hmbt_*"
 maxd=""
 [[ $scenario != maxd1 ]] || maxd=,hmb.maxd=1
+# resets: a busy firmware (its background mix 20 times the default).
+[[ $scenario != resets ]] || maxd=,hmb.trace.mix_hz=2000
+# quiet: the marks the guest reads (pci_nvme_read: their lba).
+[[ $scenario != quiet ]] || events+=",pci_nvme_read"
 # shellcheck disable=SC2054 # commas belong to QEMU's option syntax
 qargs=(--qemu-arg -drive --qemu-arg "file=$disk,if=none,id=nvm0,format=raw"
 	--qemu-arg -device
 	--qemu-arg "nvme,serial=hmbssd,drive=nvm0,max_ioqpairs=4,hmb=on,hmb.trace=on,hmb.trace.cores=4,hmb.trace.drift_ppm=$drift$maxd"
-	--qemu-arg -D --qemu-arg "$run/qemu-nvme.log")
+	--qemu-arg -D --qemu-arg "$run/qemu-nvme.log" --qemu-arg -msg --qemu-arg timestamp=on)
 IFS=, read -ra evs <<<"$events"
 for e in "${evs[@]}"; do
 	qargs+=(--qemu-arg -trace --qemu-arg "enable=$e")

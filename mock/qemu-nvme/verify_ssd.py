@@ -17,6 +17,10 @@ import json
 import re
 import sys
 
+# guest-ssd.sh's device_mark blocks (quiet): 1001 modules loaded, nobody
+# tracing; 1002 20 s later; 1003 tracing starts; 1004 tracing ends; 1005
+# 1 s after that; 1006 10 s later.
+MARKS = range(1001, 1007)
 # guest-ssd.sh's io_round: 2 CPUs x 2 x (128 reads + 32 writes).
 IO_ROUND = 2 * 2 * (128 + 32)
 FETCH, COMPLETE, NAND_READ, NAND_PROG, THERMAL, ECHO = 1, 2, 3, 4, 8, 11
@@ -56,8 +60,18 @@ def main():
     fw_core = {}                            # (gen, core) -> (next_seq, dropped), last told
     fw_prev = {}                            # (gen, core) -> (prev_gen, prev_next_seq)
     fw_gens = []
+    dev_marks = []                          # (block, time, C1h commands before it)
+    c1_at = []                              # time of every C1h command
     with open(f"{run}/qemu-nvme.log", errors="replace") as f:
         for line in f:
+            t = re.match(r"\d+@(\d+\.\d+):", line)
+            t = float(t[1]) if t else None
+            m = re.search(r"pci_nvme_read cid \d+ nsid \d+ nlb \d+ count \d+ lba 0x(\w+)", line)
+            if m:
+                lba = int(m[1], 16)
+                if lba % 8 == 0 and lba // 8 in MARKS:
+                    dev_marks.append((lba // 8, t, len(c1_at)))
+                continue
             m = re.search(r"pci_nvme_hmbt_cmd (\w+) qid (\d+) cid (\d+) opc 0x(\w+) tick (\d+) "
                           r"rc (-?\d+)", line)
             if m:
@@ -86,6 +100,8 @@ def main():
             m = re.search(r"pci_nvme_admin_cmd cid \d+ sqid \d+ opc 0x(\w+)", line)
             if m:
                 admin_opc[int(m[1], 16)] += 1
+                if int(m[1], 16) == 0xc1:
+                    c1_at.append(t)
                 continue
             m = re.search(r"pci_nvme_setfeat cid \d+ nsid 0x\w+ fid 0x(\w+) save 0x\w+ cdw11 0x(\w+)", line)
             if m:
@@ -306,6 +322,32 @@ def main():
               f"generation 1's final next_seq {want}")
         check("generation 2's prev_gen is 1 and prev_next_seq each core's final next_seq "
               "of generation 1, on every core", bool(prev) and prev == want)
+    if scenario == "resets":
+        check(f"8 resets: 9 producer generations, each drained (generations in order {gens})",
+              gens == list(range(1, 10)))
+    if scenario == "quiet":
+        at = {b: (t, n) for b, t, n in dev_marks}
+        check(f"the guest's 6 marks are in the device's log ({sorted(at)})",
+              sorted(at) == list(MARKS))
+        if sorted(at) == list(MARKS):
+            def c1(a, b):
+                return at[b][1] - at[a][1]
+            idle = at[1002][0] - at[1001][0]
+            traced = at[1004][0] - at[1003][0]
+            after = at[1006][0] - at[1005][0]
+            before = at[1001][1]
+            print(f"figures: C1h control commands: {before} before the first mark (modules "
+                  f"loading), {c1(1001, 1002)} in {idle:.1f} s nobody tracing, "
+                  f"{c1(1003, 1004)} in {traced:.1f} s tracing "
+                  f"({c1(1003, 1004) / traced:.1f}/s), {c1(1004, 1005)} while tracing "
+                  f"stopped, {c1(1005, 1006)} in {after:.1f} s after")
+            check(f"nobody tracing for {idle:.1f} s after the modules loaded: no C1h command "
+                  f"({before + c1(1001, 1002)}, from the load on)",
+                  before + c1(1001, 1002) == 0 and idle >= 19)
+            check(f"tracing: the clock sync sends C1h commands ({c1(1003, 1004)})",
+                  c1(1003, 1004) > 0)
+            check(f"tracing stopped: no C1h command in the {after:.1f} s after "
+                  f"({c1(1005, 1006)})", c1(1005, 1006) == 0)
     if scenario == "ctrl":
         echoes = [(c, le(p, 0, 8)) for (g, c), v in recs.items() for s, ev, p, ts in v
                   if ev == ECHO]

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """What an idle device costs (measure-idle): per window, busy CPU from
 /proc/stat against the window without the module, and from the module's
-debugfs drains file the passes per second and the time inside them."""
+debugfs drains file the passes per second and the time inside them, the
+module's timer expiries and work items per second (timer and workqueue
+tracepoints) and its control requests per second."""
 import os
 import re
 import sys
@@ -24,19 +26,21 @@ def main(share):
     windows = {}
     with open(os.path.join(share, "idle.txt")) as fh:
         for line in fh:
-            m = re.match(r"(\w+): busy_jiffies (\d+) seconds ([\d.]+) ([\d.]+)", line)
+            m = re.match(r"(\w+): busy_jiffies (\d+) seconds ([\d.]+) ([\d.]+)"
+                         r"(?: timers (\d+) works (\d+) requests (\d+))?", line)
             if m:
-                windows[m.group(1)] = (int(m.group(2)), float(m.group(4)) - float(m.group(3)))
+                windows[m.group(1)] = (int(m.group(2)), float(m.group(4)) - float(m.group(3)),
+                                       [int(m.group(i) or 0) for i in (5, 6, 7)])
     if "unloaded" not in windows or "on" not in windows:
         print("FAIL: missing windows in idle.txt")
         return 1
     base = windows["unloaded"][0] / USER_HZ / windows["unloaded"][1]
     print(f"{'window':8} {'busy CPU':>9} {'vs unloaded':>12} {'passes/s':>9} {'ns/pass':>8} "
-          f"{'in passes':>10}")
+          f"{'in passes':>10} {'timers/s':>9} {'works/s':>8} {'requests/s':>10}")
     for name in ("unloaded", "off", "on"):
         if name not in windows:
             continue
-        jiffies, secs = windows[name]
+        jiffies, secs, (timers, works, requests) = windows[name]
         busy = jiffies / USER_HZ / secs
         passes = ns = 0
         d0 = os.path.join(share, f"idle-{name}-drains0.txt")
@@ -48,10 +52,12 @@ def main(share):
         per = f"{ns / passes:8.0f}" if passes else f"{'-':>8}"
         inside = f"{ns / 1e9 / secs * 100:9.4f}%" if passes else f"{'-':>10}"
         print(f"{name:8} {busy * 100:8.3f}% {(busy - base) * 100:+11.3f}% "
-              f"{passes / secs:9.1f} {per} {inside}")
+              f"{passes / secs:9.1f} {per} {inside} {timers / secs:9.1f} {works / secs:8.1f} "
+              f"{requests / secs:10.1f}")
     print("busy CPU: /proc/stat user+nice+system+irq+softirq of all CPUs per second of "
           "wall time (1 CPU = 100%); 'in passes': the drains' own time (ktime around a pass; "
-          "passes are counted only while consuming)")
+          "passes are counted only while consuming); timers/s, works/s: the module's hrtimer "
+          "expiries and work items (all CPUs); requests/s: control requests (the clock sync)")
     return 0
 
 

@@ -4,7 +4,7 @@
  * trace API (include/linux/nvme-hmb-trace.h), so that hmb_trace.ko's nvme
  * backend can be run in the QEMU guest, where no controller has an HMB.
  *
- * It exports the four functions of the series (the patched nvme must not be
+ * It exports the five functions of the series (the patched nvme must not be
  * loaded at the same time) and plays a controller "fake0" whose trace area
  * is a vmalloc'ed buffer written by the reference producer: 2 cores, 100
  * records each at load. The events follow the series' rules: ENABLED
@@ -13,15 +13,25 @@
  * (Documentation/nvme-hmb-trace.rst): SYNC with the host's clock in ns,
  * RING_MODE stop with SCT 7h SC 01h, ECHO with Invalid Opcode.
  *
- * Driven by the write-only parameter "action":
+ * Driven by the write-only parameter "action", run like nvme-pci's reset
+ * work: from a work item on a WQ_MEM_RECLAIM workqueue (the writer waits
+ * for it), so that a subscriber that waits there for work of a workqueue
+ * without WQ_MEM_RECLAIM trips check_flush_dependency()'s warning:
  *   reset    DISABLING, the producer re-initialised (a new generation) and
  *            50 records per core, ENABLED (a controller reset with Memory
  *            Return)
+ *   resets   20 times: 2000 records per core (the drains are busy), then
+ *            a reset as above
  *   free     DISABLING and FREEING (the sysfs hmb attribute cleared)
+ * and by "silent" (bool): a firmware that stops answering control
+ * commands. The first one posted stays in flight, unanswered; every later
+ * post is -EBUSY, as nvme-pci refuses one while its command is in flight;
+ * clearing it completes the one in flight with a host path error.
  * Unloading: DISABLING and FREEING if still there.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -33,6 +43,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "hmb_trace_producer.h"
 
@@ -44,6 +55,7 @@
 
 struct nvme_hmb_trace {
 	spinlock_t lock;	/* the answer below */
+	bool busy;		/* silent: a command in flight */
 	bool done;
 	u64 seq;
 	u16 status;
@@ -55,6 +67,9 @@ static struct hmb_trace_producer *fake_producer;
 static void *fake_area;
 static bool fake_enabled;
 static u64 fake_records;	/* records emitted, for the next timestamps */
+static bool fake_silent;
+module_param_named(silent, fake_silent, bool, 0644);
+MODULE_PARM_DESC(silent, "Leave control commands unanswered (a firmware that stopped answering)");
 
 static DEFINE_MUTEX(fake_lock);
 static RAW_NOTIFIER_HEAD(fake_chain);
@@ -156,6 +171,18 @@ int nvme_hmb_trace_ctrl_post(struct nvme_hmb_trace *t, u64 seq, u16 op,
 	if (!READ_ONCE(fake_enabled))
 		return -ENODEV;
 	spin_lock_irqsave(&t->lock, flags);
+	if (READ_ONCE(fake_silent)) {
+		int ret = t->busy ? -EBUSY : 0;
+
+		if (!t->busy) {
+			t->busy = true;
+			t->done = false;
+			t->seq = seq;
+		}
+		spin_unlock_irqrestore(&t->lock, flags);
+		return ret;
+	}
+	t->busy = false;
 	t->seq = seq;
 	t->done = true;
 	t->result = 0;
@@ -198,6 +225,15 @@ bool nvme_hmb_trace_ctrl_answered(struct nvme_hmb_trace *t, u64 seq,
 }
 EXPORT_SYMBOL_GPL(nvme_hmb_trace_ctrl_answered);
 
+/* Answered at once, unless silent: then sleep a little (no spinning). */
+void nvme_hmb_trace_ctrl_wait(struct nvme_hmb_trace *t, u64 seq,
+			      u64 timeout_ns)
+{
+	if (READ_ONCE(fake_silent))
+		usleep_range(100, 200);
+}
+EXPORT_SYMBOL_GPL(nvme_hmb_trace_ctrl_wait);
+
 static void fake_disabling(void)
 {
 	if (fake_enabled) {
@@ -206,20 +242,43 @@ static void fake_disabling(void)
 	}
 }
 
-static int fake_action_set(const char *val, const struct kernel_param *kp)
+/* Like nvme-pci's nvme_reset_wq. */
+static struct workqueue_struct *fake_wq;
+
+struct fake_action {
+	struct work_struct work;
+	const char *val;
+	int ret;
+};
+
+static int fake_reset(void)
 {
-	int ret = 0;
+	int ret;
+
+	fake_disabling();
+	ret = hmb_trace_producer_init(fake_producer, fake_area,
+				      FAKE_AREA_SIZE, &fake_config);
+	if (!ret)
+		ret = fake_produce(50);
+	if (!ret) {
+		WRITE_ONCE(fake_enabled, true);
+		fake_notify(NVME_HMB_TRACE_ENABLED);
+	}
+	return ret;
+}
+
+static int fake_action_run(const char *val)
+{
+	int ret = 0, i;
 
 	mutex_lock(&fake_lock);
 	if (sysfs_streq(val, "reset") && fake_area) {
-		fake_disabling();
-		ret = hmb_trace_producer_init(fake_producer, fake_area,
-					      FAKE_AREA_SIZE, &fake_config);
-		if (!ret)
-			ret = fake_produce(50);
-		if (!ret) {
-			WRITE_ONCE(fake_enabled, true);
-			fake_notify(NVME_HMB_TRACE_ENABLED);
+		ret = fake_reset();
+	} else if (sysfs_streq(val, "resets") && fake_area) {
+		for (i = 0; !ret && i < 20; i++) {
+			ret = fake_produce(2000);
+			if (!ret)
+				ret = fake_reset();
 		}
 	} else if (sysfs_streq(val, "free") && fake_area) {
 		fake_disabling();
@@ -233,20 +292,39 @@ static int fake_action_set(const char *val, const struct kernel_param *kp)
 	return ret ? -EINVAL : 0;
 }
 
+static void fake_action_work(struct work_struct *work)
+{
+	struct fake_action *a = container_of(work, struct fake_action, work);
+
+	a->ret = fake_action_run(a->val);
+}
+
+static int fake_action_set(const char *val, const struct kernel_param *kp)
+{
+	struct fake_action a = { .val = val };
+
+	INIT_WORK_ONSTACK(&a.work, fake_action_work);
+	queue_work(fake_wq, &a.work);
+	flush_work(&a.work);
+	destroy_work_on_stack(&a.work);
+	return a.ret;
+}
+
 static const struct kernel_param_ops fake_action_ops = {
 	.set = fake_action_set,
 };
 module_param_cb(action, &fake_action_ops, NULL, 0200);
-MODULE_PARM_DESC(action, "reset | free");
+MODULE_PARM_DESC(action, "reset | resets | free");
 
 static int __init fake_init(void)
 {
 	int ret;
 
 	spin_lock_init(&fake_trace.lock);
+	fake_wq = alloc_workqueue("nvme_hmb_fake_reset", WQ_MEM_RECLAIM, 0);
 	fake_producer = kzalloc(sizeof(*fake_producer), GFP_KERNEL);
 	fake_area = vzalloc(FAKE_AREA_SIZE);
-	if (!fake_producer || !fake_area) {
+	if (!fake_wq || !fake_producer || !fake_area) {
 		ret = -ENOMEM;
 		goto err;
 	}
@@ -269,6 +347,8 @@ static int __init fake_init(void)
 err:
 	vfree(fake_area);
 	kfree(fake_producer);
+	if (fake_wq)
+		destroy_workqueue(fake_wq);
 	return ret;
 }
 module_init(fake_init);
@@ -283,6 +363,7 @@ static void __exit fake_exit(void)
 	mutex_unlock(&fake_lock);
 	vfree(fake_area);
 	kfree(fake_producer);
+	destroy_workqueue(fake_wq);
 }
 module_exit(fake_exit);
 

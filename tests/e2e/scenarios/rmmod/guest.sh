@@ -74,5 +74,18 @@ echo 0 >"$I/events/hmb/enable" || fail "echo 0 > events/hmb/enable"
 rmmod hmb_trace || fail "second rmmod hmb_trace"
 grep -q '^hmb_trace ' /proc/modules && fail "hmb_trace in /proc/modules after the second rmmod"
 [ -d "$I" ] && fail "instance $I not removed by rmmod without a reader"
+
+step "a user's instance: adopted at insmod, left in place by rmmod"
+mkdir "$I" || fail "mkdir $I"
+echo 1234 >"$I/buffer_size_kb"
+S=""
+load_module || finish
+rmmod hmb_trace || fail "rmmod hmb_trace (adopted instance)"
+if [ -d "$I" ] && [ "$(cat "$I/buffer_size_kb")" = 1234 ]; then
+	echo "adopted_kept: yes" >>/mnt/rmmod-load.txt
+else
+	fail "rmmod removed the user's instance $I (or its buffer_size_kb)"
+fi
+rmdir "$I"
 alive
 finish

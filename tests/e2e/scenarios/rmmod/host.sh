@@ -6,7 +6,8 @@
 # succeeds, the module is gone from /proc/modules, the guest keeps running
 # (the scenario's final command ran), no Oops/WARN/BUG in the kernel log;
 # records were really flowing when it was removed; the module loads again,
-# delivers, and unloads cleanly (instance removed) without a reader.
+# delivers, and unloads cleanly (instance removed) without a reader; an
+# instance the user made before insmod is adopted and left by rmmod.
 # shellcheck source=tests/e2e/e2e-lib.sh
 source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
 
@@ -28,5 +29,7 @@ e2e_check "rmmod under load with readers returned 0" hmbq_grep '^rmmod_status: 0
 e2e_check "guest ran commands after rmmod" hmbq_nonempty after-rmmod.txt
 e2e_check "final command ran (guest alive)" hmbq_nonempty alive
 e2e_check "reloaded module delivered records" hmbq_grep '^reload_delivered: [1-9]' rmmod-load.txt
+e2e_check "a user's instance (mkdir before insmod) is left in place by rmmod" \
+	hmbq_grep '^adopted_kept: yes' rmmod-load.txt
 e2e_check "reloaded module's events reached the ftrace buffer" hmbq_grep '^reload_cpu0_entries: [1-9]' rmmod-load.txt
 e2e_finish
