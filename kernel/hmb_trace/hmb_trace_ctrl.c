@@ -18,7 +18,6 @@
 #include <linux/delay.h>
 #include <linux/export.h>
 #include <linux/sched/clock.h>
-#include <linux/trace_clock.h>
 
 #include "hmb_trace_internal.h"
 
@@ -76,8 +75,8 @@ EXPORT_SYMBOL_GPL(hmb_trace_set_ctrl);
  * @op: HMB_CTRL_OP_*
  * @arg: the request's four arguments
  * @val: the answer's four values (out)
- * @t0: trace clock (local) right before the request is posted (out)
- * @t1: trace clock right after the answer is seen (out)
+ * @t0: the trace clocks right before the request is posted (out)
+ * @t1: the trace clocks right after the answer is seen (out)
  * @timeout_us: give up after this long
  *
  * The answer is spun for (a sync's precision is its round trip), then
@@ -87,7 +86,8 @@ EXPORT_SYMBOL_GPL(hmb_trace_set_ctrl);
  * control channel, -ETIMEDOUT.
  */
 int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
-			u64 val[4], u64 *t0, u64 *t1, unsigned int timeout_us)
+			u64 val[4], struct hmb_trace_stamps *t0,
+			struct hmb_trace_stamps *t1, unsigned int timeout_us)
 {
 	struct hmb_trace_ctrl *ctrl = &a->ctrl;
 	u64 start, now, seq;
@@ -103,7 +103,7 @@ int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
 	if (op < HMB_CTRL_OP_NR)
 		ctrl->requests[op]++;
 	start = local_clock();
-	*t0 = trace_clock_local();
+	hmb_trace_clock_stamp(t0, false);
 	ctrl->ops->post(ctrl->priv, op, seq, arg);
 	for (;;) {
 		if (ctrl->ops->answered(ctrl->priv, seq, &status, val))
@@ -119,7 +119,7 @@ int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
 		else
 			usleep_range(100, 200);
 	}
-	*t1 = trace_clock_local();
+	hmb_trace_clock_stamp(t1, true);
 	if (status != HMB_CTRL_OK)
 		ctrl->failed++;
 	ret = status;
