@@ -64,10 +64,76 @@ std::string_view ClockMissName(ClockMiss miss) {
       return "no clock fit of its producer_gen";
     case ClockMiss::kOutOfRange:
       return "outside the clock fit's range";
+    case ClockMiss::kOtherClock:
+      return "no clock fit for the capture's trace clock";
     case ClockMiss::kCount:
       break;
   }
   return "?";
+}
+
+std::string TraceClockName(uint8_t clock) {
+  static constexpr const char* kNames[] = {HMB_ABI_NAMES(HMB_TRACE_CLOCK_LIST)};
+  if (clock < HMB_TRACE_CLOCK_NR)
+    return kNames[clock];
+  return "clock " + std::to_string(clock);
+}
+
+std::optional<uint8_t> TraceClockId(std::string_view name) {
+  for (uint8_t id = 0; id < HMB_TRACE_CLOCK_NR; id++)
+    if (name == TraceClockName(id))
+      return id;
+  return std::nullopt;
+}
+
+namespace {
+
+// "local, global, ..., perf": the clocks the module fits.
+std::string FittedClocks() {
+  std::string out;
+  for (uint8_t id = 0; id < HMB_TRACE_CLOCK_NR; id++)
+    out += (id ? ", " : "") + TraceClockName(id);
+  return out;
+}
+
+// Why a capture on `clock` has no converted time, and what to do.
+std::string UnfittedClockText(const std::string& clock) {
+  return "the capture's trace clock \"" + clock +
+         "\" is not one hmb_trace fits firmware time to (" + FittedClocks() +
+         "): firmware times are not converted; record again on one of them, e.g. "
+         "trace-cmd record -C mono (for the top buffer and after -B hmb), or hmbtrace-cmd "
+         "record --clock mono";
+}
+
+}  // namespace
+
+std::string ClockSet::SetTraceClock(std::string_view name) {
+  trace_clock_ = name.empty() ? "local" : std::string(name);
+  clock_ = TraceClockId(trace_clock_);
+  return clock_ ? std::string{} : UnfittedClockText(trace_clock_);
+}
+
+std::string ClockSet::ClockProblem() const {
+  if (!clock_)
+    return UnfittedClockText(trace_clock_);
+  if (any_fit_ || other_clock_fits_ == 0)
+    return {};
+  std::string others, first;
+  for (uint8_t id = 0; id < 32; id++)
+    if (other_clocks_ & (1u << id)) {
+      others += (others.empty() ? "" : ", ") + TraceClockName(id);
+      if (first.empty())
+        first = TraceClockName(id);
+    }
+  return "the capture's trace clock is \"" + trace_clock_ + "\" but its " +
+         std::to_string(other_clock_fits_) + " clock fits (hmb_clock) are for " + others +
+         (other_clocks_ == 1u << HMB_TRACE_CLOCK_LOCAL
+              ? " only (an hmb_trace that fits no other clock)"
+              : "") +
+         ": firmware times are not converted, a fit for another clock would misplace them; "
+         "record again with an hmb_trace that fits \"" + trace_clock_ +
+         "\", or on trace clock " + first + " (trace-cmd record -C " + first +
+         " for the top buffer and after -B hmb)";
 }
 
 std::string ClockFitProblem(const struct hmb_clock_fit& f) {
@@ -115,6 +181,12 @@ ClockSet::Generation* ClockSet::Slot(uint16_t dev, uint32_t gen) {
 }
 
 std::string ClockSet::Add(const ClockFit& f) {
+  if (!Wants(f)) {
+    other_clock_fits_++;
+    if (f.clock < 32)
+      other_clocks_ |= 1u << f.clock;
+    return {};
+  }
   std::string problem = ClockFitProblem(f.fit);
   Generation* g = problem.empty() ? Slot(f.dev, f.producer_gen) : nullptr;
   if (problem.empty() && !g)
@@ -127,6 +199,7 @@ std::string ClockSet::Add(const ClockFit& f) {
   g->have_fit = true;
   g->fit = f;
   devices_[f.dev].any_fit = true;
+  any_fit_ = true;
   return {};
 }
 
@@ -155,6 +228,10 @@ FwTime ClockSet::Convert(uint16_t dev, uint32_t gen, uint64_t fw_ts) const {
   FwTime t;
   t.producer_gen = gen;
   auto it = devices_.find(dev);
+  if (!clock_ || (!any_fit_ && other_clock_fits_)) {
+    t.miss = ClockMiss::kOtherClock;
+    return t;
+  }
   if (it == devices_.end() || !it->second.any_fit) {
     t.miss = ClockMiss::kNoFit;
     return t;
@@ -234,6 +311,8 @@ std::string ClockFitText(const ClockFit& f, uint64_t clock_hz) {
   const struct hmb_clock_fit& c = f.fit;
   std::string out =
       "dev=" + std::to_string(f.dev) + " producer_gen=" + std::to_string(f.producer_gen);
+  if (f.clock != HMB_TRACE_CLOCK_LOCAL)  // as before per-clock fits, for "local"
+    out += " clock=" + TraceClockName(f.clock);
   const std::string problem = ClockFitProblem(c);
   if (!problem.empty()) {
     // Not a fit to describe: the numbers as they came.

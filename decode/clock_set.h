@@ -10,9 +10,20 @@
 // The module publishes every fit of a firmware clock in-band, as hmb_clock
 // events: per (dev, producer_gen), on every CPU that carries the area's
 // records, about 10 times a second and before the first record after a
-// quiet spell. The fit's host side is the instance's trace clock ("local",
-// the capture's ftrace timestamps); the arithmetic is clock/hmb_clock_fit.h,
-// the module's own.
+// quiet spell, one per host trace clock it fits to (hmb_clock.clock:
+// HMB_TRACE_CLOCK_LIST of hmb_trace_events_abi.h; "local" when the event
+// has no such field, a module before it); the arithmetic is
+// clock/hmb_clock_fit.h, the module's own.
+//
+// The clock. A set converts to one trace clock, the capture's
+// (SetTraceClock(): trace.dat names it; "local", ftrace's default, when
+// not told): fits of other clocks are counted and skipped. A capture on a
+// clock the module does not fit ("counter", "uptime", "x86-tsc") or whose
+// fits are all for another clock (a module before per-clock fits, on a
+// capture made with trace-cmd record -C mono) has no converted time, and
+// ClockProblem() says why and what to do: converting with another clock's
+// fit would place every firmware record wrongly (e.g. seconds away from
+// the host events it belongs with).
 //
 // The rule. A record of `dev` whose generation is `gen` (the dictionary
 // set's rule, dictionary_set.h: the last hmb_state of the dev on the
@@ -37,6 +48,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -56,8 +68,14 @@ struct ClockFit {
   uint32_t producer_gen = 0;
   uint8_t flags = 0;
   struct hmb_clock_fit fit {};
+  uint8_t clock = HMB_TRACE_CLOCK_LOCAL;  // hmb_clock.clock
   bool stale() const { return flags & kClockStale; }
 };
+
+// The name of a trace clock id ("local", ...), "clock N" if unknown.
+std::string TraceClockName(uint8_t clock);
+// The id of a trace clock name; nullopt for one the module does not fit.
+std::optional<uint8_t> TraceClockId(std::string_view name);
 
 // Why a record has no converted time.
 enum class ClockMiss : uint8_t {
@@ -66,6 +84,7 @@ enum class ClockMiss : uint8_t {
   kNoFit,              // no fit of its dev yet
   kNoFitOfGeneration,  // fits of its dev, none of its generation yet
   kOutOfRange,         // too far from the fit to convert
+  kOtherClock,         // fits, none for the capture's trace clock
   kCount,
 };
 // "producer_gen unknown", "no clock fit", ...: what fw_time=? says.
@@ -83,8 +102,23 @@ struct FwTime {
 
 class ClockSet {
  public:
+  // The trace clock of the capture's timestamps ("" is ftrace's default,
+  // "local"), before any Add(). Returns "" if the module fits firmware
+  // time to it, else why not and what to do.
+  std::string SetTraceClock(std::string_view name);
+  const std::string& trace_clock() const { return trace_clock_; }
+  // Fits are used only if their clock is this one.
+  bool Wants(const ClockFit& f) const { return clock_ && f.clock == *clock_; }
+  // "" if the set converts (or has seen no fit at all); else why records
+  // are not converted and what to do: the capture's clock is not one the
+  // module fits, or every fit seen is for another clock.
+  std::string ClockProblem() const;
+  // Fits skipped for being of another trace clock.
+  uint64_t other_clock_fits() const { return other_clock_fits_; }
+
   // Feeds one hmb_clock event. Returns "" if the fit is now the one of its
-  // (dev, producer_gen), else why it was refused.
+  // (dev, producer_gen) or is skipped for being of another clock (Wants()),
+  // else why it was refused.
   std::string Add(const ClockFit& f);
   // Feeds the clock rate an hmb_state states for (dev, producer_gen): the
   // nominal rate the fit's ppm is printed against.
@@ -118,6 +152,11 @@ class ClockSet {
   Generation* Slot(uint16_t dev, uint32_t gen);
 
   std::map<uint16_t, Device> devices_;
+  std::string trace_clock_ = "local";
+  std::optional<uint8_t> clock_ = HMB_TRACE_CLOCK_LOCAL;
+  uint64_t other_clock_fits_ = 0;
+  uint32_t other_clocks_ = 0;  // bit per clock id (< 32) of skipped fits
+  bool any_fit_ = false;       // of the wanted clock
   uint64_t refused_ = 0;
   uint64_t forgotten_ = 0;
 };

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "decode_c.h"
@@ -180,7 +181,7 @@ TEST(ClockSet, TheCInterfaceGivesThePluginTheSameText) {
   set.AddState(0, 1, 1000000000u);
   hmb_clock_set_add_state(c, 0, 1, 1000000000u);
   char line[512];
-  EXPECT_EQ(hmb_clock_set_add_fit(c, 0, 1, &f.fit, f.flags, line, sizeof(line)),
+  EXPECT_EQ(hmb_clock_set_add_fit(c, 0, 1, &f.fit, f.flags, f.clock, line, sizeof(line)),
             HMB_CLOCK_SET_USED);
   EXPECT_EQ(line, ClockFitText(f, 1000000000u));
   EXPECT_NE(std::string(line).find("rate=+0.000ppm"), std::string::npos) << line;
@@ -191,7 +192,7 @@ TEST(ClockSet, TheCInterfaceGivesThePluginTheSameText) {
   }
   ClockFit bad = f;
   bad.fit.mult = 0;
-  EXPECT_EQ(hmb_clock_set_add_fit(c, 0, 1, &bad.fit, 0, line, sizeof(line)), HMB_CLOCK_SET_REFUSED);
+  EXPECT_EQ(hmb_clock_set_add_fit(c, 0, 1, &bad.fit, 0, bad.clock, line, sizeof(line)), HMB_CLOCK_SET_REFUSED);
   EXPECT_NE(
       std::string(line).find(" [dev 0 producer_gen 1: clock fit refused: mult 0 out of range]"),
       std::string::npos)
@@ -201,6 +202,99 @@ TEST(ClockSet, TheCInterfaceGivesThePluginTheSameText) {
   EXPECT_STREQ(out, "fw_time");
   hmb_clock_set_free(c);
   EXPECT_EQ(hmb_clock_set_record_time(nullptr, 0, 1, 0, out, sizeof(out)), -1);
+}
+
+// The module publishes a fit per host trace clock (hmb_clock.clock): a set
+// converts with the fits of the capture's clock only.
+ClockFit FitOn(uint8_t clock, uint64_t host_ref) {
+  ClockFit f = Fit(0, 1, host_ref);
+  f.clock = clock;
+  return f;
+}
+
+TEST(ClockSetTraceClock, ACaptureOnMonoConvertsWithTheMonoFitNotTheLocalOne) {
+  ClockSet set;
+  ASSERT_EQ(set.SetTraceClock("mono"), "");
+  ASSERT_EQ(set.Add(FitOn(HMB_TRACE_CLOCK_LOCAL, 5000000000u)), "");
+  ASSERT_EQ(set.Add(FitOn(HMB_TRACE_CLOCK_MONO, 7000000000u)), "");
+  ASSERT_EQ(set.Add(FitOn(HMB_TRACE_CLOCK_BOOT, 9000000000u)), "");
+  const FwTime t = set.Convert(0, 1, 1200000000u);
+  ASSERT_TRUE(t.converted());
+  EXPECT_EQ(t.host_ns, 7200000000u);
+  EXPECT_EQ(set.other_clock_fits(), 2u);
+  EXPECT_EQ(set.ClockProblem(), "");
+  EXPECT_EQ(set.Find(0, 1)->clock, HMB_TRACE_CLOCK_MONO);
+}
+
+TEST(ClockSetTraceClock, WithoutATraceClockTheSetConvertsToLocalAsBefore) {
+  // An old capture: no clock field, every fit is "local"; a file that names
+  // no clock is on ftrace's default.
+  ClockSet set;
+  ASSERT_EQ(set.Add(FitOn(HMB_TRACE_CLOCK_MONO, 7000000000u)), "");
+  ASSERT_EQ(set.Add(FitOn(HMB_TRACE_CLOCK_LOCAL, 5000000000u)), "");
+  EXPECT_EQ(set.Convert(0, 1, 1200000000u).host_ns, 5200000000u);
+  ClockSet unnamed;
+  ASSERT_EQ(unnamed.SetTraceClock(""), "");
+  EXPECT_EQ(unnamed.trace_clock(), "local");
+}
+
+TEST(ClockSetTraceClock, OnlyFitsOfAnotherClockAreRefusedWithTheReasonAndTheFix) {
+  // trace-cmd record -C mono with a module that fits "local" only.
+  ClockSet set;
+  ASSERT_EQ(set.SetTraceClock("mono"), "");
+  ASSERT_EQ(set.Add(FitOn(HMB_TRACE_CLOCK_LOCAL, 5000000000u)), "");
+  const FwTime t = set.Convert(0, 1, 1200000000u);
+  EXPECT_FALSE(t.converted());
+  EXPECT_EQ(t.miss, ClockMiss::kOtherClock);
+  EXPECT_EQ(FwTimeText(t), "fw_time=? (no clock fit for the capture's trace clock)");
+  const std::string why = set.ClockProblem();
+  EXPECT_NE(why.find("trace clock is \"mono\""), std::string::npos) << why;
+  EXPECT_NE(why.find("are for local only"), std::string::npos) << why;
+  EXPECT_NE(why.find("-C local"), std::string::npos) << why;
+}
+
+TEST(ClockSetTraceClock, AClockTheModuleDoesNotFitIsRefusedWithTheReasonAndTheFix) {
+  for (const char* clock : {"counter", "x86-tsc", "uptime"}) {
+    ClockSet set;
+    const std::string why = set.SetTraceClock(clock);
+    EXPECT_NE(why.find(std::string("\"") + clock + "\" is not one hmb_trace fits"),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find("-C mono"), std::string::npos) << why;
+    ASSERT_EQ(set.Add(FitOn(HMB_TRACE_CLOCK_LOCAL, 5000000000u)), "");
+    EXPECT_EQ(set.Convert(0, 1, 1200000000u).miss, ClockMiss::kOtherClock);
+    EXPECT_EQ(set.ClockProblem(), why);
+  }
+}
+
+TEST(ClockSetTraceClock, EveryClockOfTheAbiHasItsFtraceName) {
+  for (const char* name : {"local", "global", "mono", "mono_raw", "boot", "tai", "perf"}) {
+    const std::optional<uint8_t> id = TraceClockId(name);
+    ASSERT_TRUE(id) << name;
+    EXPECT_EQ(TraceClockName(*id), name);
+  }
+  EXPECT_FALSE(TraceClockId("counter"));
+  EXPECT_EQ(TraceClockName(200), "clock 200");
+}
+
+TEST(ClockSetTraceClock, TheCInterfaceSkipsAFitOfAnotherClock) {
+  hmb_clock_set* c = hmb_clock_set_alloc();
+  ASSERT_NE(c, nullptr);
+  char text[512];
+  ASSERT_EQ(hmb_clock_set_trace_clock(c, "global", text, sizeof(text)), 0);
+  EXPECT_STREQ(text, "");
+  const ClockFit local = FitOn(HMB_TRACE_CLOCK_LOCAL, 5000000000u);
+  const ClockFit global = FitOn(HMB_TRACE_CLOCK_GLOBAL, 6000000000u);
+  EXPECT_EQ(hmb_clock_set_add_fit(c, 0, 1, &local.fit, 0, local.clock, text, sizeof(text)),
+            HMB_CLOCK_SET_OTHER_CLOCK);
+  EXPECT_EQ(hmb_clock_set_add_fit(c, 0, 1, &global.fit, 0, global.clock, text, sizeof(text)),
+            HMB_CLOCK_SET_USED);
+  EXPECT_NE(std::string(text).find(" clock=global "), std::string::npos) << text;
+  ASSERT_EQ(hmb_clock_set_record_time(c, 0, 1, 1200000000u, text, sizeof(text)), 1);
+  EXPECT_EQ(std::string(text).rfind("fw_time=6.200000000 ", 0), 0u) << text;
+  EXPECT_EQ(hmb_clock_set_trace_clock(c, "counter", text, sizeof(text)), -1);
+  EXPECT_NE(std::string(text).find("counter"), std::string::npos);
+  hmb_clock_set_free(c);
 }
 
 }  // namespace

@@ -202,6 +202,7 @@ int hmb_clock_set_add_fit(struct hmb_clock_set* set,
                           uint32_t producer_gen,
                           const struct hmb_clock_fit* fit,
                           uint8_t flags,
+                          uint8_t clock,
                           char* text,
                           size_t textlen) {
   if (!set || !fit) {
@@ -209,16 +210,37 @@ int hmb_clock_set_add_fit(struct hmb_clock_set* set,
     return HMB_CLOCK_SET_REFUSED;
   }
   try {
-    const hmbtrace::ClockFit f{dev, producer_gen, flags, *fit};
+    const hmbtrace::ClockFit f{dev, producer_gen, flags, *fit, clock};
+    const bool wanted = set->set.Wants(f);
     const std::string problem = set->set.Add(f);
     std::string line = hmbtrace::ClockFitText(f, set->set.ClockHz(dev, producer_gen));
     if (!problem.empty())
       line += " [" + problem + "]";
     CopyOut(line, text, textlen);
+    if (!wanted)
+      return HMB_CLOCK_SET_OTHER_CLOCK;
     return problem.empty() ? HMB_CLOCK_SET_USED : HMB_CLOCK_SET_REFUSED;
   } catch (const std::bad_alloc&) {
     CopyOut("out of memory", text, textlen);
     return HMB_CLOCK_SET_REFUSED;
+  }
+}
+
+int hmb_clock_set_trace_clock(struct hmb_clock_set* set,
+                              const char* name,
+                              char* text,
+                              size_t textlen) {
+  if (!set) {
+    CopyOut("bad argument", text, textlen);
+    return -1;
+  }
+  try {
+    const std::string problem = set->set.SetTraceClock(name ? name : "");
+    CopyOut(problem, text, textlen);
+    return problem.empty() ? 0 : -1;
+  } catch (const std::bad_alloc&) {
+    CopyOut("out of memory", text, textlen);
+    return -1;
   }
 }
 

@@ -145,11 +145,26 @@ void hmb_clock_set_free(struct hmb_clock_set *set);
 enum hmb_clock_set_result {
 	HMB_CLOCK_SET_USED = 0,		/* now the fit of its (dev, producer_gen) */
 	HMB_CLOCK_SET_REFUSED = 1,	/* unusable numbers; the previous fit stays */
+	HMB_CLOCK_SET_OTHER_CLOCK = 2,	/* a fit to another trace clock: skipped */
 };
+
+/**
+ * hmb_clock_set_trace_clock() - the trace clock records are converted to
+ * (the capture's; "local" until told), before the first fit.
+ * @name: its trace_clock name, e.g. "mono"; NULL or "" is "local"
+ * @text/@textlen: receives, NUL-terminated, why the module fits no time
+ *       to that clock and what to do, or "".
+ * Return: 0, or -1 if no fit can be for that clock (records are then not
+ * converted: fw_time=? (no clock fit for the capture's trace clock)).
+ */
+int hmb_clock_set_trace_clock(struct hmb_clock_set *set, const char *name,
+			      char *text, size_t textlen);
 
 /**
  * hmb_clock_set_add_fit() - feed one hmb_clock event.
  * @flags: hmb_clock.flags (bit 0: stale).
+ * @clock: hmb_clock.clock (HMB_TRACE_CLOCK_*): a fit to another clock than
+ *       hmb_clock_set_trace_clock()'s is skipped.
  * @text/@textlen: receives, NUL-terminated and truncated to @textlen, the
  *       event made readable (offset, rate against the clock_hz of the
  *       generation's hmb_state, bound, samples, stale), and for a refused
@@ -158,7 +173,8 @@ enum hmb_clock_set_result {
  */
 int hmb_clock_set_add_fit(struct hmb_clock_set *set, uint16_t dev,
 			  uint32_t producer_gen, const struct hmb_clock_fit *fit,
-			  uint8_t flags, char *text, size_t textlen);
+			  uint8_t flags, uint8_t clock, char *text,
+			  size_t textlen);
 
 /**
  * hmb_clock_set_add_state() - feed the clock rate an hmb_state states for

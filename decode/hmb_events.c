@@ -344,6 +344,9 @@ static int decode(const struct hmb_event_set *cap, const struct tep_record *reco
 		NUM("producer_gen", 4, 4, ev->producer_gen);
 		NUM("dev", 2, 2, ev->dev);
 		NUM("flags", 1, 1, ev->clock_flags);
+		ev->clock_id = HMB_TRACE_CLOCK_LOCAL;
+		if (tep_find_field(event, "clock"))
+			NUM("clock", 1, 1, ev->clock_id);
 	} else {
 		ev->kind = HMB_CAPTURE_MARKER;
 		if (read_string(event, record, "buf", &ev->data, &ev->data_len))

@@ -72,6 +72,12 @@ struct hmb_capture_event {
 	struct hmb_clock_fit clock;	/* CLOCK */
 	uint8_t clock_flags;	/* CLOCK: bit 0 stale (clock_set.h) */
 	/*
+	 * CLOCK: the host trace clock of the fit, HMB_TRACE_CLOCK_*;
+	 * HMB_TRACE_CLOCK_LOCAL when the format has no "clock" field (a
+	 * module before per-clock fits fitted to "local" only).
+	 */
+	uint8_t clock_id;
+	/*
 	 * Every kind: the formats define hmb:hmb_clock, so firmware time can
 	 * be converted (a capture made before the module published fits has
 	 * none, and its records are shown without converted time).

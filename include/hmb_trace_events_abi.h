@@ -5,7 +5,7 @@
  * decoder of them.
  *
  * This is the one source of the hmb_lost reasons, the hmb_state
- * states and the hmb_clock flags, and of the names of the consumer's
+ * states, the hmb_clock flags and clocks, and of the names of the consumer's
  * error counters and broken reasons (the module's sysfs errors/<name>
  * files and broken_reason values, hmb-read's and hmbtrace-cmd's words). The module's TRACE_DEFINE_ENUM lines and __print_symbolic
  * tables, the consumer core's loss accounting and sysfs names, the
@@ -80,6 +80,25 @@
  */
 #define HMB_CLOCK_FL_STALE	0x01
 
+/*
+ * hmb_clock.clock: the host trace clock a fit maps firmware time to, by
+ * the name ftrace gives it in trace_clock (and trace-cmd in a trace.dat's
+ * clock option). The module keeps one fit per clock below, because it
+ * cannot learn which clock a capture uses (Documentation/design.rst,
+ * decision 7); a converter uses the fits of the capture's own clock and
+ * converts with none when the capture's clock is not listed ("counter",
+ * "uptime", "x86-tsc": not nanoseconds). An hmb_clock without this field
+ * (a module before it) is a fit to "local".
+ */
+#define HMB_TRACE_CLOCK_LIST(X, SEP)					\
+	X(HMB_TRACE_CLOCK_LOCAL, 0, "local")	/* trace_clock_local(), read on one CPU */ \
+	SEP X(HMB_TRACE_CLOCK_GLOBAL, 1, "global") /* trace_clock_global() */ \
+	SEP X(HMB_TRACE_CLOCK_MONO, 2, "mono")	/* ktime_get_mono_fast_ns() */ \
+	SEP X(HMB_TRACE_CLOCK_MONO_RAW, 3, "mono_raw") /* ktime_get_raw_fast_ns() */ \
+	SEP X(HMB_TRACE_CLOCK_BOOT, 4, "boot")	/* ktime_get_boot_fast_ns() */ \
+	SEP X(HMB_TRACE_CLOCK_TAI, 5, "tai")	/* ktime_get_tai_fast_ns() */ \
+	SEP X(HMB_TRACE_CLOCK_PERF, 6, "perf")	/* trace_clock(): local_clock() */
+
 /* Helpers for expanding the lists. */
 #define HMB_ABI_COMMA ,
 #define HMB_ABI_NOSEP
@@ -109,6 +128,12 @@ enum hmb_consumer_broken_reason {
 enum hmb_trace_ev_state {
 	HMB_TRACE_EV_STATE_LIST(HMB_ABI_ENUMERATOR, HMB_ABI_COMMA),
 	HMB_TRACE_EV_STATE_NR = 0 HMB_TRACE_EV_STATE_LIST(HMB_ABI_PLUS_ONE, HMB_ABI_NOSEP)
+};
+
+/* hmb_clock.clock values. */
+enum hmb_trace_clock_id {
+	HMB_TRACE_CLOCK_LIST(HMB_ABI_ENUMERATOR, HMB_ABI_COMMA),
+	HMB_TRACE_CLOCK_NR = 0 HMB_TRACE_CLOCK_LIST(HMB_ABI_PLUS_ONE, HMB_ABI_NOSEP)
 };
 
 /*

@@ -1,18 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Firmware time on the host clock: sync samples over the control channel,
+ * Firmware time on the host clocks: sync samples over the control channel,
  * the policy (clock/hmb_clock_sync.c: which sample joins the window, when
  * the fit is stale), the fit (clock/hmb_clock_fit.c), and its publication
  * in-band.
  *
  * Every HMB_TRACE_SYNC_PERIOD_MS a burst of HMB_CLOCK_SYNC_BURST sync
- * requests, handed to hmb_clock_sync_step(). Each fit it makes is an
- * hmb_clock event (so every capture can be converted), is repeated with
- * each drain's metadata (so a capture has one before its first record),
- * and is in the status files. A firmware reset (new generation) restarts
- * the policy's window. A fit the policy marks stale (bursts no longer
- * answered) is re-published as such once a second: its bound still grows
- * with the distance from its window, and converters say it is stale.
+ * requests. Each request is bracketed by every trace clock of
+ * HMB_TRACE_CLOCK_LIST (hmb_trace_clock_stamp()), and each clock has its
+ * own policy and fit: a module cannot learn which trace_clock an instance
+ * (or the top level, whose nvme events a capture joins) uses, so it fits
+ * them all and says in each hmb_clock which clock the fit is for; a
+ * converter uses the fits of the capture's clock (Documentation/design.rst,
+ * decision 7). Changing an instance's trace_clock therefore needs no refit:
+ * the fits of the new clock are already there, and are re-published.
+ *
+ * "local" is per CPU (sched_clock(), not synchronised across CPUs where
+ * it is unstable): the work is queued on one CPU (@cpu), and a sample
+ * whose local stamps were not both read there is no local sample. If the
+ * work finds itself elsewhere (its CPU went offline), the local window
+ * restarts on the CPU it runs on.
+ *
+ * Each fit it makes is an hmb_clock event (so every capture can be
+ * converted), is repeated with each drain's metadata (so a capture has one
+ * before its first record), and the local one is in the status files. A
+ * firmware reset (new generation) restarts every window. A fit the policy
+ * marks stale (bursts no longer answered) is re-published as such once a
+ * second: its bound still grows with the distance from its window, and
+ * converters say it is stale.
  *
  * When. The control channel is quiet unless asked: bursts run only while
  * the area is consumed (a tracer has hmb_record enabled in the instance,
@@ -44,7 +59,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
+#include <linux/trace_clock.h>
 #include <linux/workqueue.h>
 
 #include "hmb_clock_sync.h"
@@ -72,6 +90,10 @@ static const char *const hmb_trace_sync_state_names[] = {
 	[HMB_TRACE_SYNC_NO_ANSWER] = "stopped: no answer",
 };
 
+static const char *const hmb_trace_clock_names[HMB_TRACE_CLOCK_NR] = {
+	HMB_ABI_NAMES(HMB_TRACE_CLOCK_LIST)
+};
+
 /* The generation and clock rate drains[0] is attached to; false if none. */
 static bool hmb_trace_clock_geometry(struct hmb_trace_area *a, u32 *gen,
 				     u64 *clock_hz)
@@ -88,28 +110,125 @@ static bool hmb_trace_clock_geometry(struct hmb_trace_area *a, u32 *gen,
 }
 
 /*
- * One burst: its answered samples into @s; how many. A request the
- * transport did not send (one still in flight) or a channel that went
- * ends the burst.
+ * The per-CPU and software clocks, read with preemption off so that
+ * @t->cpu is the CPU of the "local" stamp. @after: reverse order, "local"
+ * first.
  */
-static unsigned int hmb_trace_clock_burst(struct hmb_trace_area *a,
-					  struct hmb_clock_sample *s)
+static void hmb_trace_clock_stamp_cpu(struct hmb_trace_stamps *t, bool after)
+{
+	u64 *ns = t->ns;
+
+	preempt_disable();
+	t->cpu = smp_processor_id();
+	if (after) {
+		ns[HMB_TRACE_CLOCK_LOCAL] = trace_clock_local();
+		ns[HMB_TRACE_CLOCK_PERF] = trace_clock();
+		ns[HMB_TRACE_CLOCK_GLOBAL] = trace_clock_global();
+	} else {
+		ns[HMB_TRACE_CLOCK_GLOBAL] = trace_clock_global();
+		ns[HMB_TRACE_CLOCK_PERF] = trace_clock();
+		ns[HMB_TRACE_CLOCK_LOCAL] = trace_clock_local();
+	}
+	preempt_enable();
+}
+
+/*
+ * The timekeeping clocks. "boot" and "tai" are "mono" plus the
+ * timekeeper's offsets, as ktime_get_boot_fast_ns() and
+ * ktime_get_tai_fast_ns() add them: derived from the one mono read, they
+ * cost no clocksource read of their own (the HPET under TCG: ~2 us each).
+ */
+static void hmb_trace_clock_stamp_tk(struct hmb_trace_stamps *t, bool after)
+{
+	u64 *ns = t->ns;
+	ktime_t mono;
+
+	if (after) {
+		ns[HMB_TRACE_CLOCK_MONO] = ktime_get_mono_fast_ns();
+		ns[HMB_TRACE_CLOCK_MONO_RAW] = ktime_get_raw_fast_ns();
+	} else {
+		ns[HMB_TRACE_CLOCK_MONO_RAW] = ktime_get_raw_fast_ns();
+		ns[HMB_TRACE_CLOCK_MONO] = ktime_get_mono_fast_ns();
+	}
+	mono = ns_to_ktime(ns[HMB_TRACE_CLOCK_MONO]);
+	ns[HMB_TRACE_CLOCK_BOOT] =
+		ktime_to_ns(ktime_mono_to_any(mono, TK_OFFS_BOOT));
+	ns[HMB_TRACE_CLOCK_TAI] =
+		ktime_to_ns(ktime_mono_to_any(mono, TK_OFFS_TAI));
+}
+
+/**
+ * hmb_trace_clock_stamp() - read every trace clock a fit is kept for.
+ * @t: the stamps (out)
+ * @after: false right before a sync request is posted, true right after
+ *	its answer is seen
+ *
+ * Before the request the clocks are read in one order, after it in the
+ * reverse, so that every clock's [t0, t1] contains the moment the device
+ * latched its tick, and "local" (the instances' default, innermost) keeps
+ * the tightest bracket: its round trip is what it was when it was the
+ * only clock read.
+ *
+ * Context: any; does not sleep.
+ */
+void hmb_trace_clock_stamp(struct hmb_trace_stamps *t, bool after)
+{
+	if (after) {
+		hmb_trace_clock_stamp_cpu(t, true);
+		hmb_trace_clock_stamp_tk(t, true);
+	} else {
+		hmb_trace_clock_stamp_tk(t, false);
+		hmb_trace_clock_stamp_cpu(t, false);
+	}
+}
+
+/* One burst's answered requests: host stamps and device ticks. */
+struct hmb_trace_burst {
+	struct hmb_trace_stamps t0[HMB_CLOCK_SYNC_BURST];
+	struct hmb_trace_stamps t1[HMB_CLOCK_SYNC_BURST];
+	u64 tick[HMB_CLOCK_SYNC_BURST];
+	unsigned int n;
+};
+
+static void hmb_trace_clock_burst(struct hmb_trace_area *a,
+				  struct hmb_trace_burst *b)
 {
 	static const u64 arg[4];
-	unsigned int i, n = 0;
+	unsigned int i;
 	int ret;
 
+	b->n = 0;
 	for (i = 0; i < HMB_CLOCK_SYNC_BURST; i++) {
 		u64 val[4];
 
 		ret = hmb_trace_ctrl_call(a, HMB_CTRL_OP_SYNC, arg, val,
-					  &s[n].t0, &s[n].t1,
+					  &b->t0[b->n], &b->t1[b->n],
 					  HMB_TRACE_SYNC_TIMEOUT_US);
 		if (ret == -EBUSY || ret == -ENODEV)
 			break;
 		if (ret != HMB_CTRL_OK)
 			continue;
-		s[n++].tick = val[0];
+		b->tick[b->n++] = val[0];
+	}
+}
+
+/*
+ * The burst's samples of clock @id into @s; how many. A "local" sample
+ * counts only if both its stamps were read on @cpu.
+ */
+static unsigned int hmb_trace_clock_samples(const struct hmb_trace_burst *b,
+					    unsigned int id, int cpu,
+					    struct hmb_clock_sample *s)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < b->n; i++) {
+		if (id == HMB_TRACE_CLOCK_LOCAL &&
+		    (b->t0[i].cpu != cpu || b->t1[i].cpu != cpu))
+			continue;
+		s[n].t0 = b->t0[i].ns[id];
+		s[n].t1 = b->t1[i].ns[id];
+		s[n++].tick = b->tick[i];
 	}
 	return n;
 }
@@ -138,6 +257,36 @@ static bool hmb_trace_clock_wanted(struct hmb_trace_area *a)
 	return false;
 }
 
+/* One step of clock @id's policy, and the hmb_clock it asks for. */
+static void hmb_trace_clock_step(struct hmb_trace_area *a,
+				 const struct hmb_trace_burst *b,
+				 unsigned int id, u64 clock_hz)
+{
+	struct hmb_trace_clock *k = &a->clock;
+	struct hmb_clock_sync *y = &k->sync[id];
+	struct hmb_clock_sample s[HMB_CLOCK_SYNC_BURST];
+	unsigned int n, act;
+
+	lockdep_assert_held(&k->lock);
+	n = hmb_trace_clock_samples(b, id, k->cpu, s);
+	act = hmb_clock_sync_step(y, s, n, hmb_clock_nominal_mult(clock_hz),
+				  READ_ONCE(a->tun.clock_tolerance_ppm));
+	/* Unanswered bursts are unanswered on every clock: warn once. */
+	if (id == HMB_TRACE_CLOCK_LOCAL && (act & HMB_CLOCK_SYNC_WENT_STALE))
+		pr_warn_ratelimited("%s: clock sync: no answer for %u bursts: the last fit is stale\n",
+				    a->name, y->failing);
+	if (act & HMB_CLOCK_SYNC_CONTRADICTED)
+		pr_warn_ratelimited("%s: clock sync: no clock within %u ppm runs through the samples on trace clock %s (firmware SYNC answers that are not its clock at the request?): window restarted, %llu so far\n",
+				    a->name,
+				    READ_ONCE(a->tun.clock_tolerance_ppm),
+				    hmb_trace_clock_names[id], y->contradicted);
+	if (act & HMB_CLOCK_SYNC_NEW_FIT)
+		trace_hmb_clock(a->index, k->gen, id, &y->fit, 0);
+	if (act & HMB_CLOCK_SYNC_PUBLISH_STALE)
+		trace_hmb_clock(a->index, k->gen, id, &y->fit,
+				HMB_CLOCK_FL_STALE);
+}
+
 static void hmb_trace_clock_work(struct work_struct *work)
 {
 	struct hmb_trace_clock *k = container_of(to_delayed_work(work),
@@ -145,9 +294,8 @@ static void hmb_trace_clock_work(struct work_struct *work)
 						 work);
 	struct hmb_trace_area *a = container_of(k, struct hmb_trace_area,
 						clock);
-	struct hmb_clock_sample s[HMB_CLOCK_SYNC_BURST];
-	struct hmb_clock_sync *y = &k->sync;
-	unsigned int n, act, ms;
+	struct hmb_trace_burst b;
+	unsigned int id, ms;
 	bool wanted;
 	u64 clock_hz;
 	u32 gen;
@@ -159,7 +307,7 @@ static void hmb_trace_clock_work(struct work_struct *work)
 		return;
 	if (!hmb_trace_clock_geometry(a, &gen, &clock_hz))
 		goto again;
-	n = hmb_trace_clock_burst(a, s);
+	hmb_trace_clock_burst(a, &b);
 
 	if (k->have_gen && k->gen != gen) {
 		/* A firmware reset restores its defaults: what it acked is gone. */
@@ -171,29 +319,26 @@ static void hmb_trace_clock_work(struct work_struct *work)
 	}
 	mutex_lock(&k->lock);
 	if (!k->have_gen || k->gen != gen) {
-		hmb_clock_sync_restart(y);
+		for (id = 0; id < HMB_TRACE_CLOCK_NR; id++)
+			hmb_clock_sync_restart(&k->sync[id]);
 		k->have_gen = true;
 		k->gen = gen;
 		/* The new generation's first fit comes as fast as a run's. */
 		k->run_bursts = 0;
 		WRITE_ONCE(k->started, local_clock());
 	}
-	act = hmb_clock_sync_step(y, s, n, hmb_clock_nominal_mult(clock_hz),
-				  READ_ONCE(a->tun.clock_tolerance_ppm));
-	if (act & HMB_CLOCK_SYNC_WENT_STALE)
-		pr_warn_ratelimited("%s: clock sync: no answer for %u bursts: the last fit is stale\n",
-				    a->name, y->failing);
-	if (act & HMB_CLOCK_SYNC_CONTRADICTED)
-		pr_warn_ratelimited("%s: clock sync: no clock within %u ppm runs through the samples (firmware SYNC answers that are not its clock at the request?): window restarted, %llu so far\n",
-				    a->name,
-				    READ_ONCE(a->tun.clock_tolerance_ppm),
-				    y->contradicted);
-	if (act & HMB_CLOCK_SYNC_NEW_FIT)
-		trace_hmb_clock(a->index, k->gen, &y->fit, 0);
-	if (act & HMB_CLOCK_SYNC_PUBLISH_STALE)
-		trace_hmb_clock(a->index, k->gen, &y->fit, HMB_CLOCK_FL_STALE);
+	if (b.n && b.t0[0].cpu != k->cpu) {
+		/*
+		 * The first burst, or the first drain moved (its CPU went
+		 * offline): "local" is another CPU's clock from here on.
+		 */
+		WRITE_ONCE(k->cpu, b.t0[0].cpu);
+		hmb_clock_sync_restart(&k->sync[HMB_TRACE_CLOCK_LOCAL]);
+	}
+	for (id = 0; id < HMB_TRACE_CLOCK_NR; id++)
+		hmb_trace_clock_step(a, &b, id, clock_hz);
 	k->run_bursts++;
-	k->silent = n ? 0 : k->silent + 1;
+	k->silent = b.n ? 0 : k->silent + 1;
 	if (k->silent >= HMB_TRACE_SYNC_GIVE_UP &&
 	    k->state == HMB_TRACE_SYNC_RUNNING) {
 		WRITE_ONCE(k->state, HMB_TRACE_SYNC_NO_ANSWER);
@@ -267,7 +412,8 @@ bool hmb_trace_clock_ready(struct hmb_trace_area *a, u32 gen)
 		return true;
 	mutex_lock(&k->lock);
 	other_gen = k->have_gen && k->gen != gen;
-	ready = k->sync.have_fit && k->have_gen && k->gen == gen;
+	ready = k->sync[HMB_TRACE_CLOCK_LOCAL].have_fit && k->have_gen &&
+		k->gen == gen;
 	if (!ready && !other_gen &&
 	    local_clock() - k->started >= HMB_TRACE_FIRST_FIT_NS)
 		ready = true;
@@ -294,28 +440,37 @@ const char *hmb_trace_clock_sync_state(struct hmb_trace_area *a)
 }
 
 /**
- * hmb_trace_clock_emit() - the current fit of @gen into this CPU's buffer
- * (with a drain's metadata), if there is one.
+ * hmb_trace_clock_emit() - the current fits of @gen, one per trace clock,
+ * into this CPU's buffer (with a drain's metadata), if there are any.
  * @a: the area
  * @gen: the generation the drain is in
  */
 void hmb_trace_clock_emit(struct hmb_trace_area *a, u32 gen)
 {
 	struct hmb_trace_clock *k = &a->clock;
+	unsigned int id;
 
 	mutex_lock(&k->lock);
-	if (k->sync.have_fit && k->gen == gen)
-		trace_hmb_clock(a->index, k->gen, &k->sync.fit,
-				k->sync.stale ? HMB_CLOCK_FL_STALE : 0);
+	for (id = 0; id < HMB_TRACE_CLOCK_NR; id++) {
+		struct hmb_clock_sync *y = &k->sync[id];
+
+		if (y->have_fit && k->gen == gen)
+			trace_hmb_clock(a->index, k->gen, id, &y->fit,
+					y->stale ? HMB_CLOCK_FL_STALE : 0);
+	}
 	mutex_unlock(&k->lock);
 }
 
 /** hmb_trace_clock_init() - no samples, no fit. */
 void hmb_trace_clock_init(struct hmb_trace_area *a)
 {
+	unsigned int id;
+
 	mutex_init(&a->clock.lock);
 	INIT_DELAYED_WORK(&a->clock.work, hmb_trace_clock_work);
-	hmb_clock_sync_init(&a->clock.sync);
+	for (id = 0; id < HMB_TRACE_CLOCK_NR; id++)
+		hmb_clock_sync_init(&a->clock.sync[id]);
+	a->clock.cpu = -1;
 }
 
 /**

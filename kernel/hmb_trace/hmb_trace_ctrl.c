@@ -30,7 +30,6 @@
 #include <linux/delay.h>
 #include <linux/export.h>
 #include <linux/sched/clock.h>
-#include <linux/trace_clock.h>
 
 #include "hmb_trace_internal.h"
 
@@ -99,8 +98,8 @@ EXPORT_SYMBOL_GPL(hmb_trace_set_ctrl);
  * @op: HMB_CTRL_OP_*
  * @arg: the request's four arguments
  * @val: the answer's four values (out)
- * @t0: trace clock (local) right before the request is posted (out)
- * @t1: trace clock right after the answer is seen (out)
+ * @t0: the trace clocks right before the request is posted (out)
+ * @t1: the trace clocks right after the answer is seen (out)
  * @timeout_us: give up after this long
  *
  * Sleeps until the answer comes (the transport's wait; without one, after
@@ -114,7 +113,8 @@ EXPORT_SYMBOL_GPL(hmb_trace_set_ctrl);
  * request is still in flight), -ETIMEDOUT.
  */
 int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
-			u64 val[4], u64 *t0, u64 *t1, unsigned int timeout_us)
+			u64 val[4], struct hmb_trace_stamps *t0,
+			struct hmb_trace_stamps *t1, unsigned int timeout_us)
 {
 	struct hmb_trace_ctrl *ctrl = &a->ctrl;
 	u64 start, now, seq, timeout_ns = (u64)timeout_us * NSEC_PER_USEC;
@@ -130,7 +130,7 @@ int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
 	if (op < HMB_CTRL_OP_NR)
 		ctrl->requests[op]++;
 	start = local_clock();
-	*t0 = trace_clock_local();
+	hmb_trace_clock_stamp(t0, false);
 	ret = ctrl->ops->post(ctrl->priv, op, seq, arg);
 	if (ret) {
 		ctrl->not_sent++;
@@ -154,7 +154,7 @@ int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
 			usleep_range(HMB_TRACE_CTRL_POLL_MIN_US,
 				     HMB_TRACE_CTRL_POLL_MAX_US);
 	}
-	*t1 = trace_clock_local();
+	hmb_trace_clock_stamp(t1, true);
 	if (status != HMB_CTRL_OK)
 		ctrl->failed++;
 	ret = status;

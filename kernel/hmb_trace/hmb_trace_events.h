@@ -90,11 +90,15 @@ void hmb_trace_record_unreg(void);
 #define HMB_TRACE_DEFINE_ENUM(e, v, n)	TRACE_DEFINE_ENUM(e);
 HMB_LOST_REASON_LIST(HMB_TRACE_DEFINE_ENUM, HMB_ABI_NOSEP)
 HMB_TRACE_EV_STATE_LIST(HMB_TRACE_DEFINE_ENUM, HMB_ABI_NOSEP)
+HMB_TRACE_CLOCK_LIST(HMB_TRACE_DEFINE_ENUM, HMB_ABI_NOSEP)
 
 #define HMB_TRACE_SYMBOL(e, v, n)	{ e, n }
 
 #define hmb_trace_show_lost_reason(r)					\
 	__print_symbolic(r, HMB_LOST_REASON_LIST(HMB_TRACE_SYMBOL, HMB_ABI_COMMA))
+
+#define hmb_trace_show_clock(c)						\
+	__print_symbolic(c, HMB_TRACE_CLOCK_LIST(HMB_TRACE_SYMBOL, HMB_ABI_COMMA))
 
 #define hmb_trace_show_state(s)						\
 	__print_symbolic(s, HMB_TRACE_EV_STATE_LIST(HMB_TRACE_SYMBOL, HMB_ABI_COMMA))
@@ -205,16 +209,19 @@ TRACE_EVENT(hmb_dict,
 
 /*
  * hmb_clock - a fit of the firmware clock of @dev, generation
- * @producer_gen, to the host's trace clock (trace_clock_local(), the
- * instance's default "local"): host ns = host_ref + (fw_ts - tick_ref) *
- * mult / 2^32, within err_ns + slope_err * distance / 2^32 (distance:
- * half_gap ticks inside [tick_first, tick_last], the distance to it
- * outside); clock/hmb_clock_fit.h. @flags: HMB_CLOCK_FL_*.
+ * @producer_gen, to the host's trace clock @clock (HMB_TRACE_CLOCK_*, by
+ * its trace_clock name; one fit per clock, hmb_trace_clock.c): host ns =
+ * host_ref + (fw_ts - tick_ref) * mult / 2^32, within err_ns + slope_err *
+ * distance / 2^32 (distance: half_gap ticks inside [tick_first,
+ * tick_last], the distance to it outside); clock/hmb_clock_fit.h.
+ * @flags: HMB_CLOCK_FL_*. A capture converts with the fits of its own
+ * trace clock; an hmb_clock without @clock (a module before it) is for
+ * "local".
  */
 TRACE_EVENT(hmb_clock,
-	    TP_PROTO(u16 dev, u32 producer_gen, const struct hmb_clock_fit *f,
-		     u8 flags),
-	    TP_ARGS(dev, producer_gen, f, flags),
+	    TP_PROTO(u16 dev, u32 producer_gen, u8 clock,
+		     const struct hmb_clock_fit *f, u8 flags),
+	    TP_ARGS(dev, producer_gen, clock, f, flags),
 	    TP_STRUCT__entry(__field(u64, tick_ref)
 			     __field(u64, host_ref)
 			     __field(u64, mult)
@@ -227,7 +234,8 @@ TRACE_EVENT(hmb_clock,
 			     __field(u32, samples)
 			     __field(u32, producer_gen)
 			     __field(u16, dev)
-			     __field(u8, flags)),
+			     __field(u8, flags)
+			     __field(u8, clock)),
 	    TP_fast_assign(__entry->tick_ref = f->tick_ref;
 			   __entry->host_ref = f->host_ref;
 			   __entry->mult = f->mult;
@@ -240,9 +248,11 @@ TRACE_EVENT(hmb_clock,
 			   __entry->samples = f->samples;
 			   __entry->producer_gen = producer_gen;
 			   __entry->dev = dev;
-			   __entry->flags = flags;),
-	    TP_printk("dev=%u producer_gen=%u tick_ref=%llu host_ref=%llu mult=%llu slope_err=%llu tick_first=%llu tick_last=%llu half_gap=%llu err_ns=%u rtt_min_ns=%u samples=%u flags=%s",
-		      __entry->dev, __entry->producer_gen, __entry->tick_ref,
+			   __entry->flags = flags;
+			   __entry->clock = clock;),
+	    TP_printk("dev=%u producer_gen=%u clock=%s tick_ref=%llu host_ref=%llu mult=%llu slope_err=%llu tick_first=%llu tick_last=%llu half_gap=%llu err_ns=%u rtt_min_ns=%u samples=%u flags=%s",
+		      __entry->dev, __entry->producer_gen,
+		      hmb_trace_show_clock(__entry->clock), __entry->tick_ref,
 		      __entry->host_ref, __entry->mult, __entry->slope_err,
 		      __entry->tick_first, __entry->tick_last,
 		      __entry->half_gap, __entry->err_ns, __entry->rtt_min_ns,

@@ -16,6 +16,7 @@
 #include "hmb_consumer.h"
 #include "hmb_trace.h"
 #include "hmb_trace_ctrl_abi.h"
+#include "hmb_trace_events_abi.h"
 
 #define HMB_TRACE_AREA_NAME_LEN	32
 #define HMB_TRACE_DICT_CHUNK	1024u		/* bytes per hmb_dict event */
@@ -190,12 +191,27 @@ enum hmb_trace_sync_halt {
 };
 
 /**
- * struct hmb_trace_clock - firmware time on the host clock (hmb_trace_clock.c).
- * @work: a burst of sync requests every period, on hmb_trace_wq
+ * struct hmb_trace_stamps - the host side of a sync request, on every
+ * trace clock a fit is kept for (hmb_trace_clock_stamp()).
+ * @ns: each clock's reading, indexed by enum hmb_trace_clock_id
+ * @cpu: the CPU that read "local" (a per-CPU clock)
+ */
+struct hmb_trace_stamps {
+	u64 ns[HMB_TRACE_CLOCK_NR];
+	int cpu;
+};
+
+/**
+ * struct hmb_trace_clock - firmware time on the host clocks (hmb_trace_clock.c).
+ * @work: a burst of sync requests every period, on hmb_trace_wq, queued
+ *	on the first drain's CPU
  * @lock: protects the rest
- * @sync: the sync policy's window, fit and counters (clock/hmb_clock_sync.h)
- * @gen: the producer generation @sync's window and fit belong to
+ * @sync: per trace clock (enum hmb_trace_clock_id), the sync policy's
+ *	window, fit and counters (clock/hmb_clock_sync.h)
+ * @gen: the producer generation the windows and fits belong to
  * @have_gen: @gen is valid
+ * @cpu: the CPU the last burst ran on, whose trace_clock_local() the
+ *	"local" fit is for; -1 before the first
  * @stopping: set before the area goes; the work does not re-arm
  * @state: enum hmb_trace_sync_halt; written by the work and the kick,
  *	read without the lock (status, the drains' first-fit gate)
@@ -206,9 +222,10 @@ enum hmb_trace_sync_halt {
 struct hmb_trace_clock {
 	struct delayed_work work;
 	struct mutex lock;		/* protects the rest */
-	struct hmb_clock_sync sync;
+	struct hmb_clock_sync sync[HMB_TRACE_CLOCK_NR];
 	u32 gen;
 	bool have_gen;
+	int cpu;
 	bool stopping;
 	int state;
 	u64 started;
@@ -301,7 +318,8 @@ void hmb_trace_areas_exit(void);
 /* hmb_trace_ctrl.c */
 const char *hmb_trace_ctrl_op_name(unsigned int op);
 int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
-			u64 val[4], u64 *t0, u64 *t1, unsigned int timeout_us);
+			u64 val[4], struct hmb_trace_stamps *t0,
+			struct hmb_trace_stamps *t1, unsigned int timeout_us);
 void hmb_trace_ctrl_going(struct hmb_trace_area *a);
 void hmb_trace_ctrl_init(struct hmb_trace_area *a);
 void hmb_trace_ctrl_destroy(struct hmb_trace_area *a);
@@ -315,6 +333,7 @@ void hmb_trace_clock_stop(struct hmb_trace_area *a);
 void hmb_trace_clock_resume(struct hmb_trace_area *a);
 void hmb_trace_clock_destroy(struct hmb_trace_area *a);
 void hmb_trace_clock_emit(struct hmb_trace_area *a, u32 gen);
+void hmb_trace_clock_stamp(struct hmb_trace_stamps *t, bool after);
 
 /* hmb_trace_drain.c */
 bool hmb_trace_area_consuming(const struct hmb_trace_area *a);

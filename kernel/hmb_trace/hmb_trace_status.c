@@ -461,7 +461,8 @@ static struct attribute *hmb_trace_attrs[] = {
 static int hmb_trace_ctrl_send(struct hmb_trace_area *a, u16 op, u64 arg0,
 			       u64 arg1, u64 val[4])
 {
-	u64 arg[4] = { arg0, arg1 }, t0, t1;
+	struct hmb_trace_stamps t0, t1;
+	u64 arg[4] = { arg0, arg1 };
 	int ret;
 
 	ret = hmb_trace_ctrl_call(a, op, arg, val, &t0, &t1,
@@ -732,24 +733,26 @@ static ssize_t hmb_trace_clock_show(struct device *dev,
 						    struct dev_ext_attribute,
 						    attr);
 	struct hmb_trace_clock *k = &hmb_trace_dev_area(dev)->clock;
+	/* The files show the fit to the instance's default clock. */
+	struct hmb_clock_sync *y = &k->sync[HMB_TRACE_CLOCK_LOCAL];
 	u64 v[HMB_TRACE_CLK_NR];
 
 	mutex_lock(&k->lock);
-	v[HMB_TRACE_CLK_HAVE_FIT] = k->sync.have_fit;
-	v[HMB_TRACE_CLK_STALE] = k->sync.stale;
-	v[HMB_TRACE_CLK_ERR_NS] = k->sync.fit.err_ns;
-	v[HMB_TRACE_CLK_RTT_MIN_NS] = k->sync.fit.rtt_min_ns;
-	v[HMB_TRACE_CLK_SAMPLES] = k->sync.fit.samples;
-	v[HMB_TRACE_CLK_TICK_REF] = k->sync.fit.tick_ref;
-	v[HMB_TRACE_CLK_HOST_REF] = k->sync.fit.host_ref;
-	v[HMB_TRACE_CLK_MULT] = k->sync.fit.mult;
-	v[HMB_TRACE_CLK_SLOPE_ERR] = k->sync.fit.slope_err;
-	v[HMB_TRACE_CLK_BURSTS] = k->sync.bursts;
-	v[HMB_TRACE_CLK_FAILED_BURSTS] = k->sync.failed_bursts;
-	v[HMB_TRACE_CLK_FITS] = k->sync.fits;
-	v[HMB_TRACE_CLK_BAD_FITS] = k->sync.bad_fits;
-	v[HMB_TRACE_CLK_SLOW_BURSTS] = k->sync.slow;
-	v[HMB_TRACE_CLK_CONTRADICTED] = k->sync.contradicted;
+	v[HMB_TRACE_CLK_HAVE_FIT] = y->have_fit;
+	v[HMB_TRACE_CLK_STALE] = y->stale;
+	v[HMB_TRACE_CLK_ERR_NS] = y->fit.err_ns;
+	v[HMB_TRACE_CLK_RTT_MIN_NS] = y->fit.rtt_min_ns;
+	v[HMB_TRACE_CLK_SAMPLES] = y->fit.samples;
+	v[HMB_TRACE_CLK_TICK_REF] = y->fit.tick_ref;
+	v[HMB_TRACE_CLK_HOST_REF] = y->fit.host_ref;
+	v[HMB_TRACE_CLK_MULT] = y->fit.mult;
+	v[HMB_TRACE_CLK_SLOPE_ERR] = y->fit.slope_err;
+	v[HMB_TRACE_CLK_BURSTS] = y->bursts;
+	v[HMB_TRACE_CLK_FAILED_BURSTS] = y->failed_bursts;
+	v[HMB_TRACE_CLK_FITS] = y->fits;
+	v[HMB_TRACE_CLK_BAD_FITS] = y->bad_fits;
+	v[HMB_TRACE_CLK_SLOW_BURSTS] = y->slow;
+	v[HMB_TRACE_CLK_CONTRADICTED] = y->contradicted;
 	mutex_unlock(&k->lock);
 	return sysfs_emit(buf, "%llu\n", v[(uintptr_t)ea->var]);
 }

@@ -6,13 +6,17 @@
 # (QEMU's NVMe with the HMB and the trace capability), hmb_trace.ko's nvme
 # backend attaches to the trace area nvme-pci placed, and the records of the
 # device's work are drained into instances/hmb. /mnt/scenario-name says
-# which scenario: record, reset, ctrl, maxd1, quiet or resets. One "ok - " / "not ok - " line per
+# which scenario: record (record-mono, record-global: on that trace clock),
+# reset, ctrl, maxd1, quiet or resets. One "ok - " / "not ok - " line per
 # check; the trace and dmesg go to /mnt for the host's checks.
 
 # shellcheck source=mock/qemu/guest-tap.sh
 . /mnt/guest-tap.sh
 
 scenario=$(cat /mnt/scenario-name)
+# record-CLOCK: the record scenario with both buffers on trace clock CLOCK.
+clock=""
+case "$scenario" in record-*) clock=${scenario#record-} scenario=record ;; esac
 T=/sys/kernel/tracing/instances/hmb
 
 # O_DIRECT reads and writes on both CPUs (so on both I/O queues), four dd
@@ -170,7 +174,7 @@ if [ "$scenario" = record ]; then
 	# holds everything the device wrote since the HMB was enabled) and
 	# records them with the host's nvme_setup_cmd / nvme_complete_rq.
 	check "hmbtrace-cmd record of O_DIRECT I/O on 2 queues, depth 4 each" \
-		sh -c "hmbtrace-cmd record -o /tmp/ssd.dat -- sh /mnt/scenario.sh --capture $area >/mnt/record.log 2>&1"
+		sh -c "hmbtrace-cmd record ${clock:+--clock $clock} -o /tmp/ssd.dat -- sh /mnt/scenario.sh --capture $area >/mnt/record.log 2>&1"
 	cat /mnt/record.log
 	check "disk data intact (what CPU 0 wrote reads back)" [ -e /tmp/cmp-ok ]
 	cp /tmp/ssd.dat /mnt/ssd.dat || not_ok "copy the capture to /mnt"

@@ -10,8 +10,10 @@
 # against what the device did (QEMU's own trace of the commands it
 # processed and the admin commands the driver sent).
 #
-# Usage: mock/qemu-nvme/run-ssd.sh record|reset|ctrl|maxd1|quiet|resets [--keep]
+# Usage: mock/qemu-nvme/run-ssd.sh record|record-mono|record-global|reset|ctrl|maxd1|quiet|resets [--keep]
 # (maxd1: the device reports HMMAXD = 1, so the host drops the trace area;
+# record-CLOCK: record with both buffers on trace clock CLOCK,
+# hmbtrace-cmd record --clock CLOCK, checked as record is;
 # quiet: 20 s nobody tracing, then tracing, then not: the device's control
 # commands counted in each phase; resets: 8 controller resets in a row
 # while tracing a busy firmware, with I/O and memory pressure)
@@ -30,8 +32,13 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=mock/qemu/lib.sh
 source "$repo/mock/qemu/lib.sh"
 
-scenario=${1:?usage: run-ssd.sh record|reset|ctrl [--keep]}
-case "$scenario" in record | reset | ctrl | maxd1 | quiet | resets) ;; *) echo "run-ssd.sh: unknown scenario $scenario" >&2; exit 2 ;; esac
+scenario=${1:?usage: run-ssd.sh record|record-mono|record-global|reset|ctrl|maxd1|quiet|resets [--keep]}
+case "$scenario" in
+record | record-mono | record-global | reset | ctrl | maxd1 | quiet | resets) ;;
+*) echo "run-ssd.sh: unknown scenario $scenario" >&2; exit 2 ;;
+esac
+# What is checked: record-CLOCK as record.
+base=${scenario%%-*}
 keep=0
 [[ ${2:-} == --keep ]] && keep=1
 
@@ -89,7 +96,7 @@ truncate -s 64M "$disk"
 # record: hmbtrace-cmd in the guest, and on the host for the join.
 cmd=$repo/build/tools/hmbtrace-cmd/hmbtrace-cmd
 extra=()
-if [[ $scenario == record ]]; then
+if [[ $base == record ]]; then
 	[[ -x $cmd ]] ||
 		{ echo "run-ssd: no $cmd: build it (ninja -C build tools/hmbtrace-cmd/hmbtrace-cmd)" >&2; exit 1; }
 	extra=(--extra "$cmd:/usr/bin/hmbtrace-cmd")
@@ -127,7 +134,7 @@ HMBTRACE_QEMU=$qemu "$repo/mock/qemu/run-guest.sh" --share "$run" --initrd "$ini
 echo "run-ssd: guest ran $((SECONDS - t0)) s (status $rc)" >&2
 grep -E '^(ok|not ok) - ' "$run/guest.log" 2>/dev/null | sed 's/^/guest: /' || true
 crc=0
-if [[ $scenario == record ]]; then
+if [[ $base == record ]]; then
 	# The capture as text for verify_ssd.py (no plugin: the raw records),
 	# then the join of every host command to the device's records
 	# (hmbtrace-cmd stat), checked against the stamps the device gave them.
@@ -135,7 +142,7 @@ if [[ $scenario == record ]]; then
 		local rc=0
 		trace-cmd report -N -i "$run/ssd.dat" >"$run/trace.txt" 2>"$run/report.err" ||
 			{ echo "not ok - trace-cmd report -N -i ssd.dat"; cat "$run/report.err"; }
-		python3 "$here/verify_ssd.py" --truth-json "$run/truth.json" "$scenario" "$run" || rc=1
+		python3 "$here/verify_ssd.py" --truth-json "$run/truth.json" "$base" "$run" || rc=1
 		"$cmd" stat -i "$run/ssd.dat" --commands-json "$run/commands.json" >"$run/stat.txt" ||
 			{ echo "not ok - hmbtrace-cmd stat -i ssd.dat --commands-json"; return 1; }
 		sed -n '/^NVMe commands/,$p' "$run/stat.txt"
@@ -147,7 +154,7 @@ if [[ $scenario == record ]]; then
 	}
 	record_checks 2>&1 | tee "$run/check.log" || crc=$?
 else
-	python3 "$here/verify_ssd.py" "$scenario" "$run" | tee "$run/check.log" || crc=$?
+	python3 "$here/verify_ssd.py" "$base" "$run" | tee "$run/check.log" || crc=$?
 fi
 ((keep)) || rm -f "$disk" "$initrd"
 if ((rc != 0 || crc != 0)); then

@@ -31,6 +31,7 @@ REC = re.compile(r"hmb_record:\s+dev=(\d+) core=(\d+) seq=(\d+) fw_ts=(\d+) "
 LOST = re.compile(r"hmb_lost:\s+dev=(\d+) core=(\d+) count=(\d+) reason=(\w+) at_seq=(\d+)")
 CLOCK = re.compile(r"hmb_clock: .* mult=(\d+) slope_err=(\d+) .* err_ns=(\d+) rtt_min_ns=(\d+) "
                    r"samples=(\d+)")
+CLOCK_OF = re.compile(r"hmb_clock: .*?(?:clock=(\w+) |$)")
 MARK = re.compile(r" (\d+)\.(\d+):\s+tracing_mark_write:\s+mark (\w+)")
 STATE = re.compile(r"hmb_state:\s+dev=(\d+) name=(\S+) state=(\w+) producer_gen=(\d+)")
 
@@ -140,7 +141,11 @@ def main():
                 continue
             m = CLOCK.search(line)
             if m:
-                clock = m
+                # The fit to "local" (a module fits every trace clock and
+                # says which; before that, "local" only): the clock the
+                # guest's marks measure below.
+                if CLOCK_OF.search(line)[1] in (None, "local"):
+                    clock = m
                 continue
             m = LOST.search(line)
             if m:

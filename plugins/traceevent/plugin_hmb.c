@@ -30,6 +30,10 @@
  * line ends its decoded text with the record's fw_ts converted by the
  * latest fit of its generation (decode/clock_set.h, the same rule and
  * text as hmbtrace-cmd's): "fw_time=<s> ±<bound>", or "fw_time=? (<why>)".
+ * The module publishes a fit per host trace clock (hmb_clock.clock); the
+ * plugin converts with the fits of the clock option hmb:clock names
+ * ("local" unless -O hmb:clock=mono: libtraceevent 1.7 tells a plugin
+ * nothing about the capture's clock), and with no other.
  * A trace whose formats lack hmb_clock (a module before clock fits) has
  * nothing to convert with, and its lines stay as they were. A record of a
  * retimed capture (hmbtrace-cmd retime) already has its converted time as
@@ -68,6 +72,7 @@ struct hmb_plugin {
 	struct hmb_event_set events;	/* looked up at the first event */
 	struct hmb_dict_set *dicts;
 	struct hmb_clock_set *clocks;
+	const char *clock;	/* the hmb:clock value @clocks converts to */
 };
 
 /* All loaded instances, so that the unloader finds its tep's state. */
@@ -86,11 +91,33 @@ static struct tep_plugin_option hmb_plugin_options[] = {
 		.description = "print hmb_record's firmware time on the trace clock, with its bound",
 		.set = 1,
 	},
+	{
+		.name = "clock",
+		.plugin_alias = "hmb",
+		.description = "the capture's trace clock (trace-cmd report cannot tell a plugin): firmware time is converted with the module's fits to this clock",
+		.value = "local",
+	},
 	{ .name = NULL },
 };
 
 static struct tep_plugin_option *hmb_opt_hex = &hmb_plugin_options[0];
 static struct tep_plugin_option *hmb_opt_fw_time = &hmb_plugin_options[1];
+static struct tep_plugin_option *hmb_opt_clock = &hmb_plugin_options[2];
+
+/*
+ * The clock set converts to the clock hmb:clock names (options are parsed
+ * before the trace is read, so this is the first event's value); a fit of
+ * another clock is skipped.
+ */
+static void hmb_follow_clock_option(struct hmb_plugin *p)
+{
+	char why[HMB_PLUGIN_MSG_MAX];
+
+	if (p->clock == hmb_opt_clock->value)
+		return;
+	p->clock = hmb_opt_clock->value;
+	hmb_clock_set_trace_clock(p->clocks, p->clock, why, sizeof(why));
+}
 
 /* ---- reading an event ----------------------------------------------------- */
 
@@ -146,6 +173,7 @@ static void hmb_print_fw_time(struct trace_seq *s, struct hmb_plugin *p,
 	}
 	if (!ev->clock_format)
 		return;
+	hmb_follow_clock_option(p);
 	if (hmb_clock_set_record_time(p->clocks, ev->dev,
 				      hmb_dict_set_generation(p->dicts, ev->dev,
 							      ev->cpu),
@@ -303,6 +331,7 @@ static int hmb_dict_handler(struct trace_seq *s, struct tep_record *record,
 
 /* ---- hmb_clock ------------------------------------------------------------ */
 
+
 static int hmb_clock_handler(struct trace_seq *s, struct tep_record *record,
 			     struct tep_event *event, void *context)
 {
@@ -312,9 +341,10 @@ static int hmb_clock_handler(struct trace_seq *s, struct tep_record *record,
 
 	if (!p || !hmb_read_event(s, p, event, record, &ev))
 		return 0;
+	hmb_follow_clock_option(p);
 	/* Fed whether or not fw_time is printed: the option may change. */
 	hmb_clock_set_add_fit(p->clocks, ev.dev, ev.producer_gen, &ev.clock,
-			      ev.clock_flags, text, sizeof(text));
+			      ev.clock_flags, ev.clock_id, text, sizeof(text));
 	trace_seq_puts(s, text);
 	return 0;
 }

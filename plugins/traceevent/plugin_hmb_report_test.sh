@@ -102,4 +102,15 @@ else
 fi
 expect "$tmp/off.txt" "nand_read: die=1 plane=2 block=1205 page=317 latency=83640"
 
+# The fixture's fits are for "local" (no hmb_clock.clock: a module before
+# per-clock fits): told the capture is on mono, the plugin converts nothing.
+report -O hmb:clock=mono -i "$clock_fixture" >"$tmp/mono.txt" 2>/dev/null
+expect "$tmp/mono.txt" "nand_read: die=1 plane=2 block=1205 page=317 latency=83640 fw_time=? (no clock fit for the capture's trace clock)"
+if grep "hmb_record:" "$tmp/mono.txt" | grep -q "fw_time=[0-9]"; then
+	echo "FAIL: -O hmb:clock=mono converted a record with a local fit" >&2
+	fail=1
+else
+	echo "ok: -O hmb:clock=mono converts no record with the local fits"
+fi
+
 exit $fail

@@ -140,8 +140,10 @@ constexpr int kHmbLostValues[] = {HMB_LOST_REASON_LIST(HMB_ABI_VALUE, HMB_ABI_CO
 constexpr int kHmbStateValues[] = {HMB_TRACE_EV_STATE_LIST(HMB_ABI_VALUE, HMB_ABI_COMMA)};
 constexpr int kHmbErrorValues[] = {HMB_AREA_ERROR_LIST(HMB_ABI_VALUE, HMB_ABI_COMMA)};
 constexpr int kHmbBrokenValues[] = {HMB_BROKEN_REASON_LIST(HMB_ABI_VALUE, HMB_ABI_COMMA)};
+constexpr int kHmbClockValues[] = {HMB_TRACE_CLOCK_LIST(HMB_ABI_VALUE, HMB_ABI_COMMA)};
 HMB_ASSERT(HmbAbiDense(kHmbLostValues));
 HMB_ASSERT(HmbAbiDense(kHmbStateValues));
 HMB_ASSERT(HmbAbiDense(kHmbErrorValues));
 HMB_ASSERT(HmbAbiDense(kHmbBrokenValues));
+HMB_ASSERT(HmbAbiDense(kHmbClockValues));
 #endif

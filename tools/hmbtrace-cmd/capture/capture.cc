@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "capture/capture_c.h"
+#include "capture/ftrace_events_c.h"
 
 namespace hmbtrace {
 namespace {
@@ -99,6 +100,7 @@ CaptureEvent ToCaptureEvent(const hmb_capture_event& cref) {
   ev.offset = c->offset;
   ev.clock = c->clock;
   ev.clock_flags = c->clock_flags;
+  ev.clock_id = c->clock_id;
   ev.clock_format = c->clock_format != 0;
   if (c->data)
     ev.data = std::span<const uint8_t>(c->data, c->data_len);
@@ -257,6 +259,38 @@ std::string HostTime(uint64_t ts_ns) {
   std::string out;
   AppendHostTime(&out, ts_ns);
   return out;
+}
+
+Status ReadCaptureClocks(const std::string& path, CaptureClocks* out) {
+  struct hmb_ftrace_info info;
+  char err[256] = "";
+  if (hmb_ftrace_read(path.c_str(), nullptr, nullptr, &info, err, sizeof(err)) < 0)
+    return Status::Error(path + ": " + err);
+  out->top = info.top_clock;
+  out->hmb = info.hmb_clock[0] ? info.hmb_clock : info.top_clock;
+  return Status();
+}
+
+bool SetCaptureClock(ClockSet* clocks, const std::string& trace_clock, std::string_view cmd,
+                     const std::string& path) {
+  const std::string problem = clocks->SetTraceClock(trace_clock);
+  if (problem.empty())
+    return true;
+  std::fprintf(stderr, "hmbtrace-cmd %.*s: %s: %s\n", static_cast<int>(cmd.size()), cmd.data(),
+               path.c_str(), problem.c_str());
+  return false;
+}
+
+bool ReportClockProblem(const ClockSet& clocks, std::string_view cmd, const std::string& path) {
+  // The unfitted clock was said when it was set.
+  if (!TraceClockId(clocks.trace_clock()))
+    return false;
+  const std::string problem = clocks.ClockProblem();
+  if (problem.empty())
+    return true;
+  std::fprintf(stderr, "hmbtrace-cmd %.*s: %s: %s\n", static_cast<int>(cmd.size()), cmd.data(),
+               path.c_str(), problem.c_str());
+  return false;
 }
 
 }  // namespace hmbtrace

@@ -61,6 +61,7 @@ struct CaptureEvent {
   uint32_t offset = 0;
   struct hmb_clock_fit clock {};  // hmb_clock
   uint8_t clock_flags = 0;        // hmb_clock: bit 0 stale
+  uint8_t clock_id = HMB_TRACE_CLOCK_LOCAL;  // hmb_clock: the host trace clock of the fit
   // The capture's formats define hmb_clock (every kind): records can be
   // converted to host time, and say so when they are not.
   bool clock_format = false;
@@ -168,6 +169,25 @@ class CaptureFile {
 Status ReadCapture(const std::string& path,
                    const CaptureCallback& fn,
                    CaptureFilter filter = CaptureFilter::kAll);
+
+// The trace clocks of a capture, as trace.dat names them ("" where it does
+// not): `hmb` of the buffer that carries the hmb events (the "hmb"
+// instance; the top buffer without one), `top` of the top buffer (the
+// host's nvme events, trace_marker).
+struct CaptureClocks {
+  std::string hmb;
+  std::string top;
+};
+Status ReadCaptureClocks(const std::string& path, CaptureClocks* out);
+
+// Tells `clocks` the trace clock it converts to (ClockSet::SetTraceClock);
+// a problem goes to stderr as "hmbtrace-cmd CMD: PATH: ...". Returns false
+// if the module fits no time to that clock.
+bool SetCaptureClock(ClockSet* clocks, const std::string& trace_clock, std::string_view cmd,
+                     const std::string& path);
+// After a read: ClockSet::ClockProblem() to stderr, once, in the same form.
+// Returns false if there was one.
+bool ReportClockProblem(const ClockSet& clocks, std::string_view cmd, const std::string& path);
 
 // Text from the file made safe for a terminal and for JSON (valid UTF-8):
 // bytes outside printable ASCII as \xNN, a backslash doubled; one

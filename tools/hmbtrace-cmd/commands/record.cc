@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "clock_set.h"
 #include "commands/command.h"
 #include "live/record.h"
 
@@ -39,6 +40,11 @@ void AddRecordCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--no-retime", o->no_retime,
                 "Write trace-cmd's capture as it is, firmware records at their drain "
                 "time, instead of the retimed one (see hmbtrace-cmd retime)");
+  cmd->add_option("--clock", o->record.clock,
+                  "The trace clock of both buffers (trace-cmd record -C): one hmb_trace fits "
+                  "firmware time to: local, global, mono, mono_raw, boot, tai or perf "
+                  "(default: the top buffer on local, the hmb instance on its own)")
+      ->type_name("CLOCK");
   cmd->add_option("command", o->record.command, "The command to trace, after --")
       ->type_name("COMMAND...");
   cmd->callback([o, &exit_code] {
@@ -49,6 +55,14 @@ void AddRecordCommand(CLI::App& app, int& exit_code) {
     }
     if (o->record.duration > 0 && !o->record.command.empty()) {
       std::fprintf(stderr, "hmbtrace-cmd record: give --duration or a COMMAND, not both\n");
+      exit_code = 2;
+      return;
+    }
+    if (!o->record.clock.empty() && !TraceClockId(o->record.clock)) {
+      std::fprintf(stderr,
+                   "hmbtrace-cmd record: --clock %s: hmb_trace fits firmware time to local, "
+                   "global, mono, mono_raw, boot, tai and perf only\n",
+                   o->record.clock.c_str());
       exit_code = 2;
       return;
     }

@@ -124,6 +124,7 @@ Status ExportCapture(const std::string& input,
     return Status::Error(input + ": no hmb events; " + std::string(kRecordHint));
   model.Finish();
   summary->counts = model.counts();
+  summary->clock_problem = model.clock_problem();
   return {};
 }
 
@@ -188,12 +189,8 @@ void PrintExportSummary(std::FILE* out,
                  "%s: %llu trace_marker lines not in atrace form (\"B|pid|name\", ...) only on "
                  "the trace_marker track: Perfetto reads every ftrace print as atrace\n",
                  output.c_str(), static_cast<unsigned long long>(not_atrace));
-  if (!summary.clock.trace_clock.empty() && summary.clock.trace_clock != "local")
-    std::fprintf(out,
-                 "%s: the module's clock fits are on trace clock \"local\", the hmb events on "
-                 "\"%s\": converted firmware times and ftrace timestamps are on two clocks "
-                 "(record the hmb instance on \"local\", the default)\n",
-                 output.c_str(), summary.clock.trace_clock.c_str());
+  if (!summary.clock_problem.empty())
+    std::fprintf(out, "%s: %s\n", output.c_str(), summary.clock_problem.c_str());
   if (!summary.clock.top_clock.empty())
     std::fprintf(out,
                  "%s: the top buffer (nvme, sched, markers) was on trace clock \"%s\": its "

@@ -47,6 +47,8 @@ struct ExportSummary {
   // events of a CPU Perfetto refuses (ProtoTraceWriter::kMaxCpus).
   uint64_t prints_not_atrace = 0;
   uint64_t ftrace_dropped = 0;
+  // Why firmware times are not converted (ClockSet::ClockProblem()), or "".
+  std::string clock_problem;
 };
 
 // The summary lines of an export into OUTPUT, to `out`.

@@ -244,7 +244,7 @@ void ExportModel::Add(const CaptureEvent& ev) {
       break;
     case CaptureKind::kClock:
       counts_.hmb_events++;
-      clocks_.Add(ClockFit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock});
+      clocks_.Add(ClockFit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock, ev.clock_id});
       break;
     case CaptureKind::kMarker:
       AddMarker(ev);
@@ -500,6 +500,8 @@ std::string ExportModel::GroupDescription() const {
 
 void ExportModel::SetClock(const ExportClock& clock) {
   clock_ = clock;
+  // Firmware records go on the hmb events' clock: its fits convert them.
+  (void)clocks_.SetTraceClock(clock.trace_clock);
   sink_->Clock(clock_);
 }
 

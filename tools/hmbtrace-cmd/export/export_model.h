@@ -191,6 +191,8 @@ class ExportModel {
   void Finish();
 
   const ExportCounts& counts() const { return counts_; }
+  // ClockSet::ClockProblem() of the fits seen.
+  std::string clock_problem() const { return clocks_.ClockProblem(); }
 
  private:
   using SpanKey = std::tuple<uint16_t, uint64_t, uint64_t>;  // (begin id, key, qid)

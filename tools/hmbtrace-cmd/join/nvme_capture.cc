@@ -127,6 +127,17 @@ Status ReadCommandCapture(const std::string& path,
                           std::vector<StoryWindow>* story) {
   DictionaryStore dicts;
   ClockSet clocks;
+  // Firmware times on the clock of the host's nvme events, the top buffer's:
+  // the module fits every trace clock, so the join holds even when the hmb
+  // instance is on another clock than the top buffer.
+  CaptureClocks trace_clocks;
+  if (Status s = ReadCaptureClocks(path, &trace_clocks); !s.ok())
+    return s;
+  // report and stat say a problem with the hmb instance's clock; the join
+  // says its own when it converts to another.
+  const bool own_clock = trace_clocks.top != trace_clocks.hmb;
+  if (clocks.SetTraceClock(trace_clocks.top) != "" && own_clock && out)
+    SetCaptureClock(&clocks, trace_clocks.top, "join", path);
   // Without `out`, only the stories: no join to build again.
   CommandJoin* join = out ? &out->join : nullptr;
   if (join) {
@@ -149,7 +160,7 @@ Status ReadCommandCapture(const std::string& path,
             clocks.AddState(ev.dev, ev.producer_gen, ev.clock_hz);
             break;
           case CaptureKind::kClock:
-            clocks.Add(ClockFit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock});
+            clocks.Add(ClockFit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock, ev.clock_id});
             break;
           case CaptureKind::kLost:
             if (join)
@@ -210,6 +221,8 @@ Status ReadCommandCapture(const std::string& path,
       });
   if (!read.ok())
     return read;
+  if (own_clock && out)
+    ReportClockProblem(clocks, "join", path);
   if (join)
     join->Finish();
   return {};

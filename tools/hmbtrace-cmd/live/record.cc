@@ -158,9 +158,16 @@ Result<std::string> CheckRecordPreconditions(const RecordOptions& options,
 std::vector<std::string> TraceCmdArgv(const std::string& trace_cmd, const RecordOptions& options) {
   std::vector<std::string> argv = {trace_cmd, "record"};
   if (options.nvme)
-    for (std::string& a : NvmeHostEventArgs())
+    for (std::string& a : NvmeHostEventArgs()) {
+      // NvmeHostEventArgs() puts the top buffer on "local": -C local.
+      if (a == "local" && !options.clock.empty())
+        a = options.clock;
       argv.push_back(std::move(a));
-  argv.insert(argv.end(), {"-B", "hmb", "-e", "hmb", "-o", TraceCmdOutput(options)});
+    }
+  argv.insert(argv.end(), {"-B", "hmb"});
+  if (!options.clock.empty())
+    argv.insert(argv.end(), {"-C", options.clock});
+  argv.insert(argv.end(), {"-e", "hmb", "-o", TraceCmdOutput(options)});
   if (!options.command.empty()) {
     argv.insert(argv.end(), options.command.begin(), options.command.end());
   } else if (options.duration > 0) {
@@ -241,10 +248,14 @@ int RunRecord(const RecordOptions& options) {
       if (std::rename(retime.input.c_str(), run.output.c_str()) != 0)
         return fail(run.output + ": " + std::strerror(errno) + " (trace-cmd's capture is " +
                     retime.input + ")");
-      std::fprintf(stderr,
-                   "hmbtrace-cmd record: the capture has no clock fits (no control channel): "
-                   "%s keeps the records at their drain time\n",
-                   run.output.c_str());
+      if (!retimed.clock_problem.empty())
+        std::fprintf(stderr, "hmbtrace-cmd record: %s: %s keeps the records at their drain time\n",
+                     retimed.clock_problem.c_str(), run.output.c_str());
+      else
+        std::fprintf(stderr,
+                     "hmbtrace-cmd record: the capture has no clock fits (no control channel): "
+                     "%s keeps the records at their drain time\n",
+                     run.output.c_str());
     } else {
       return fail(s.message() + " (trace-cmd's capture is kept as " + retime.input +
                   "; hmbtrace-cmd report reads it as it is)");

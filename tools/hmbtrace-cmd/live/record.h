@@ -35,6 +35,10 @@ struct RecordOptions {
   // (hmbtrace-cmd retime): trace-cmd records into a temporary file beside
   // `output`, which is removed once the retimed `output` is written.
   bool retime = true;
+  // The trace clock of both buffers (trace-cmd record -C, for the top
+  // buffer and after -B hmb); empty: the top buffer on "local", the hmb
+  // instance on its own (ftrace's default "local").
+  std::string clock;
 };
 
 // Where `name` is: itself if it contains a '/', else the first executable

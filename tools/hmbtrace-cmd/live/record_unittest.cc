@@ -97,6 +97,20 @@ TEST(Record, NvmeEventsGoToTheTopInstanceOnTheLocalClock) {
                                       "trace.dat.drain-time", "sleep", "1"}));
 }
 
+TEST(Record, AClockPutsBothBuffersOnIt) {
+  RecordOptions o;
+  o.duration = 1;
+  o.clock = "mono";
+  EXPECT_EQ(TraceCmdArgv("/t", o),
+            (std::vector<std::string>{"/t", "record", "-C", "mono", "-e", "nvme:nvme_setup_cmd",
+                                      "-e", "nvme:nvme_complete_rq", "-B", "hmb", "-C", "mono",
+                                      "-e", "hmb", "-o", "trace.dat.drain-time", "sleep", "1"}));
+  o.nvme = false;
+  EXPECT_EQ(TraceCmdArgv("/t", o),
+            (std::vector<std::string>{"/t", "record", "-B", "hmb", "-C", "mono", "-e", "hmb",
+                                      "-o", "trace.dat.drain-time", "sleep", "1"}));
+}
+
 TEST(Record, NvmeEventsAreRecordedWhenTracefsHasThem) {
   LiveTrees s;
   for (const char* ev : {"nvme_setup_cmd", "nvme_complete_rq"})

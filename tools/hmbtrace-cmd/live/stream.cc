@@ -241,6 +241,21 @@ std::string StreamTally::Summary(double seconds) const {
   return out;
 }
 
+namespace {
+
+// The instance's trace clock: the bracketed name of its trace_clock file
+// ("[local] global counter ..."); "" if it cannot be read.
+std::string InstanceTraceClock(const std::string& dir) {
+  std::ifstream in(dir + "/trace_clock");
+  std::string line;
+  std::getline(in, line);
+  const size_t open = line.find('[');
+  const size_t close = open == std::string::npos ? open : line.find(']', open);
+  return close == std::string::npos ? std::string() : line.substr(open + 1, close - open - 1);
+}
+
+}  // namespace
+
 int RunStream(const StreamOptions& options) {
   auto fail = [](const std::string& msg) {
     std::fprintf(stderr, "hmbtrace-cmd stream: %s\n", msg.c_str());
@@ -261,6 +276,11 @@ int RunStream(const StreamOptions& options) {
                 std::string(kNotLoaded) + ")");
 
   Reporter reporter(options.report);
+  // Firmware time on the instance's own clock (the module fits each one).
+  if (std::string problem =
+          reporter.clocks().SetTraceClock(InstanceTraceClock(InstanceDir(options.tracefs_dir)));
+      !problem.empty())
+    std::fprintf(stderr, "hmbtrace-cmd stream: %s\n", problem.c_str());
   std::vector<std::vector<uint8_t>> seed_bytes;
   for (const CaptureEvent& seed : DictionarySeeds(devices, &seed_bytes)) {
     const DictionaryStore::Update u = reporter.Seed(seed);

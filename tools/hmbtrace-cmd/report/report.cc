@@ -128,9 +128,10 @@ bool Reporter::Format(const CaptureEvent& ev, TimelineLine* line) {
     }
     case CaptureKind::kClock: {
       hmb_events_++;
-      const ClockFit fit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock};
+      const ClockFit fit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock, ev.clock_id};
       const std::string problem = clocks_.Add(fit);
-      if (!Wanted("clock"))
+      // The fits of the other trace clocks (one per clock) convert nothing here.
+      if (!Wanted("clock") || !clocks_.Wants(fit))
         return false;
       line->kind = TimelineLine::Kind::kBeforeDevCpu;
       // ClockFitText() starts with "dev=N ", as this line does.
@@ -166,6 +167,10 @@ Status WriteReport(const std::string& input,
                    ReportSummary* summary) {
   DictionaryStore lookahead;
   Reporter reporter(options, &lookahead);
+  CaptureClocks trace_clocks;
+  if (Status s = ReadCaptureClocks(input, &trace_clocks); !s.ok())
+    return s;
+  SetCaptureClock(&reporter.clocks(), trace_clocks.hmb, "report", input);
   Timeline timeline(options.reorder_margin_ms * 1000000u);
   std::string buffer;
   bool sink_ok = true;
@@ -187,6 +192,7 @@ Status WriteReport(const std::string& input,
     timeline.Finish(&buffer);
     sink(buffer);
   }
+  ReportClockProblem(reporter.clocks(), "report", input);
   summary->hmb_events = reporter.hmb_events();
   summary->not_converted = reporter.not_converted();
   summary->late = timeline.late();

@@ -59,6 +59,9 @@ class Reporter {
   // module's sysfs copy), as one hmb_dict chunk of the whole dictionary.
   DictionaryStore::Update Seed(const CaptureEvent& dict) { return dicts_.Add(dict); }
 
+  // The clock fits seen so far; set its trace clock before the first event.
+  ClockSet& clocks() { return clocks_; }
+
   uint64_t hmb_events() const { return hmb_events_; }
   // Records of a capture with clock fits that had no converted time.
   uint64_t not_converted() const { return not_converted_; }

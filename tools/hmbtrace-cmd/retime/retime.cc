@@ -112,6 +112,16 @@ Status Retime(const RetimeOptions& options, RetimeSummary* summary) {
         ": the capture has no hmb_clock events in its formats (a module before clock "
         "fits): there is no firmware time to retime to");
   }
+  // The hmb events' clock: the one retimed records are placed on.
+  ClockSet clocks;
+  CaptureClocks trace_clocks;
+  if (Status s = ReadCaptureClocks(options.input, &trace_clocks); !s.ok())
+    return s;
+  if (std::string problem = clocks.SetTraceClock(trace_clocks.hmb); !problem.empty()) {
+    summary->no_clock_fits = true;
+    summary->clock_problem = problem;
+    return Status::Error(options.input + ": " + problem);
+  }
   summary->file_version = options.file_version ? options.file_version : in_version;
   if (summary->file_version != 6 && summary->file_version != 7) {
     return Status::Error(options.input + ": file version " + std::to_string(summary->file_version) +
@@ -163,7 +173,6 @@ Status Retime(const RetimeOptions& options, RetimeSummary* summary) {
         format, [f](std::span<const uint8_t> page) { return f->Write(page); }));
   }
 
-  ClockSet clocks;
   Timeline timeline(options.reorder_margin_ms * 1000000u);
   // Each CPU's buffer is written apart and readers merge them: a record is
   // late only behind what its own CPU has written.
@@ -247,7 +256,7 @@ Status Retime(const RetimeOptions& options, RetimeSummary* summary) {
           break;
         case CaptureKind::kClock:
           summary->metadata++;
-          clocks.Add(ClockFit{ev->dev, ev->producer_gen, ev->clock_flags, ev->clock});
+          clocks.Add(ClockFit{ev->dev, ev->producer_gen, ev->clock_flags, ev->clock, ev->clock_id});
           line.kind = TimelineLine::Kind::kBeforeDevCpu;
           break;
         case CaptureKind::kMarker:
@@ -264,6 +273,12 @@ Status Retime(const RetimeOptions& options, RetimeSummary* summary) {
     return Status::Error(already + "; retime the original capture");
   if (!read.ok())
     return read;
+  if (std::string problem = clocks.ClockProblem(); !problem.empty()) {
+    // Every record would stay at its drain time: not a retimed capture.
+    summary->no_clock_fits = true;
+    summary->clock_problem = problem;
+    return Status::Error(options.input + ": " + problem);
+  }
   timeline.Finish(sink);
   summary->late = timeline.late();
   summary->late_max_ns = timeline.late_max_ns();

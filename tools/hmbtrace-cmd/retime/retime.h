@@ -79,8 +79,10 @@ struct RetimeSummary {
   uint64_t drain_max_ns = 0;  // the longest drain delay of a converted record
   uint64_t too_large = 0;     // records written without a mark (no room on a page)
   int file_version = 0;
-  // Retime refused the input for having no clock fits (hmb_clock) at all.
+  // Retime refused the input for having no clock fits (hmb_clock) at all,
+  // or none for its trace clock (clock_problem says why and what to do).
   bool no_clock_fits = false;
+  std::string clock_problem;
   static constexpr size_t kMaxListed = 20;
 };
 

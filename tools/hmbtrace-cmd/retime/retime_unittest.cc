@@ -235,7 +235,7 @@ TEST_P(RetimeClock, EveryRecordMeetsItsStateDictionaryAndFitFirst) {
         dicts.Add(ev);
         break;
       case CaptureKind::kClock:
-        clocks.Add(ClockFit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock});
+        clocks.Add(ClockFit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock, ev.clock_id});
         break;
       case CaptureKind::kRecord: {
         records++;

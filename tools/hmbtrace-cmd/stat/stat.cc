@@ -137,9 +137,13 @@ void StatCollector::Add(const CaptureEvent& ev) {
 
 void StatCollector::AddClock(const CaptureEvent& ev) {
   clock_events_++;
+  const ClockFit fit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock, ev.clock_id};
+  if (!clocks_.Wants(fit)) {
+    (void)clocks_.Add(fit);  // counted: a fit of another trace clock
+    return;
+  }
   ClockStat& cs = clock_stats_[ev.dev];
   cs.clock_events++;
-  const ClockFit fit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock};
   const ClockFit* before = clocks_.Find(ev.dev, ev.producer_gen);
   const bool same = before && before->flags == fit.flags &&
                     std::memcmp(&before->fit, &fit.fit, sizeof(fit.fit)) == 0;
@@ -597,6 +601,10 @@ Status CollectStat(const std::string& input,
                    const std::function<void(const CaptureEvent&)>& also) {
   ReadOptions options;
   options.on_scan = [stat](const CaptureScan& scan) { stat->SetSpan(scan.first_ts, scan.last_ts); };
+  CaptureClocks trace_clocks;
+  if (Status s = ReadCaptureClocks(input, &trace_clocks); !s.ok())
+    return s;
+  SetCaptureClock(&stat->clocks(), trace_clocks.hmb, "stat", input);
   Status s = ReadCaptureWithDictionaries(
       input, dicts,
       [stat, &also](const CaptureEvent& ev) {
@@ -606,8 +614,10 @@ Status CollectStat(const std::string& input,
         return true;
       },
       options);
-  if (s.ok())
+  if (s.ok()) {
+    ReportClockProblem(stat->clocks(), "stat", input);
     stat->Finish();
+  }
   return s;
 }
 

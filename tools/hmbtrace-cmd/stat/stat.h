@@ -96,6 +96,8 @@ class StatCollector {
   // (a first pass's CaptureScan): the activity plot is then counted as
   // records come, in memory that does not grow with the capture. Without
   // it, each record's time is kept until the end.
+  // The clock fits seen so far; set its trace clock before the first event.
+  ClockSet& clocks() { return clocks_; }
   void SetSpan(uint64_t first_ts, uint64_t last_ts);
 
   void Add(const CaptureEvent& ev);

@@ -245,5 +245,47 @@ TEST(Stat, ACaptureWithoutClockFitsHasNoClockSection) {
   EXPECT_FALSE(run->stat->Json("f")["devices"][0].contains("clock"));
 }
 
+// The fixture's fits are a module's before per-clock fits: all "local".
+TEST(StatTraceClock, TheLocalFitsOfACaptureOnAnotherClockConvertNothing) {
+  DictionaryStore dicts;
+  StatCollector stat(&dicts);
+  ASSERT_EQ(stat.clocks().SetTraceClock("mono"), "");
+  std::string error;
+  ASSERT_TRUE(StatusOk(ReadCapture(ClockFixturePath(),
+                                   [&](const CaptureEvent& ev) {
+                                     dicts.FollowState(ev);
+                                     stat.Add(ev);
+                                     return true;
+                                   }),
+                       &error))
+      << error;
+  stat.Finish();
+  const nlohmann::json doc = stat.Json("f");
+  EXPECT_EQ(doc["hmb_clock_events"], 6u);
+  const nlohmann::json& c = doc["devices"][0]["clock"];
+  EXPECT_EQ(c["records_converted"], 0u);
+  // The three before the first fit of any clock have none, as on "local".
+  EXPECT_EQ(c["records_not_converted"]["no clock fit"], 3u);
+  EXPECT_EQ(c["records_not_converted"]["no clock fit for the capture's trace clock"], 8u);
+  EXPECT_NE(stat.clocks().ClockProblem().find("are for local only"), std::string::npos);
+}
+
+// cmd-join-boot.dat: recorded on "boot" by a module that fitted "local"
+// only: stat reads the clock from the file and refuses the local fits.
+TEST(StatTraceClock, TheCommittedBootCaptureIsNotConvertedWithItsLocalFits) {
+  DictionaryStore dicts;
+  StatCollector stat(&dicts);
+  std::string error;
+  ASSERT_TRUE(StatusOk(CollectStat(CmdJoinBootFixturePath(), &dicts, &stat), &error)) << error;
+  EXPECT_EQ(stat.clocks().trace_clock(), "boot");
+  const nlohmann::json doc = stat.Json("f");
+  const nlohmann::json& c = doc["devices"][0]["clock"];
+  EXPECT_EQ(c["records_converted"], 0u);
+  EXPECT_GT(c["records_not_converted"]["no clock fit for the capture's trace clock"], 0u);
+  const std::string why = stat.clocks().ClockProblem();
+  EXPECT_NE(why.find("trace clock is \"boot\""), std::string::npos) << why;
+  EXPECT_NE(why.find("-C local"), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace hmbtrace

@@ -13,6 +13,7 @@
 
 count=$(cat /mnt/count)
 jobs=$(cat /mnt/jobs)
+clock=$(cat /mnt/clock 2>/dev/null)
 setup 16384
 [ -b /dev/nvme0n1 ] || { fail "no /dev/nvme0n1 (nvme driver not loaded? see console.log)"; finish; }
 nq=0
@@ -48,9 +49,9 @@ done
 wait
 sleep 1
 IO
-step "hmbtrace-cmd record: $ncpu vCPUs x $jobs dd x $count blocks"
+step "hmbtrace-cmd record: $ncpu vCPUs x $jobs dd x $count blocks${clock:+, trace clock $clock}"
 t0=$(cut -d' ' -f1 /proc/uptime)
-if hmbtrace-cmd record -o /tmp/cmd-join.dat -- sh /tmp/io.sh >/mnt/cmd-join-record.log 2>&1; then
+if hmbtrace-cmd record ${clock:+--clock "$clock"} -o /tmp/cmd-join.dat -- sh /tmp/io.sh >/mnt/cmd-join-record.log 2>&1; then
 	cp /tmp/cmd-join.dat /mnt/cmd-join.dat || fail "copy cmd-join.dat to /mnt"
 else
 	cat /mnt/cmd-join-record.log

@@ -16,7 +16,9 @@
 # [nvme_setup_cmd, nvme_complete_rq] widened by the stated bound; the
 # simulator served as many commands as the host completed; no WARN/BUG;
 # `hmbtrace-cmd export` shows every host command, with a flow for each
-# joined one, in a trace protoc decodes.
+# joined one, in a trace protoc decodes. E2E_CMD_JOIN_CLOCK=mono (or
+# another trace clock the module fits): both buffers recorded on it
+# (hmbtrace-cmd record --clock), the same checks.
 # shellcheck source=tests/e2e/e2e-lib.sh
 source "${BASH_SOURCE[0]%/*}/../../e2e-lib.sh"
 
@@ -28,6 +30,7 @@ cmd=$(hmbq_build_dir)/tools/hmbtrace-cmd/hmbtrace-cmd
 e2e_prepare
 echo "$count" >"$HMBQ_SHARE/count"
 echo "$jobs" >"$HMBQ_SHARE/jobs"
+echo "${E2E_CMD_JOIN_CLOCK:-}" >"$HMBQ_SHARE/clock"
 hmbq_mailbox
 hmbq_nvme
 hmbq_fwsim_start --cores 2 --clock-hz 1000000000 --drift-ppm "${E2E_CMD_JOIN_PPM:-70}" \
