@@ -8,10 +8,13 @@ hmb_lost, hmb_state, hmb_dict, hmb_clock) counted the same by the three;
 hmb_record as many as hmb-fwsim produced; the records of each (core, event
 id) the same in both instances; and while the hmb instance's tracing_on
 was 0 the drain consumed nothing although the tracepoints had probes
-(the gate: gate.txt). Exact delivery of each capture against the truth is
+(the gate: gate.txt); with --bpftrace, bpftrace's records per event id
+equal hmbtrace-cmd stat's. Exact delivery of each capture against the truth is
 verify_trace.py record's.
 """
 import csv
+import json
+import re
 import sys
 from collections import Counter
 
@@ -34,6 +37,27 @@ def perf_counts(path):
     return counts
 
 
+def check_bpftrace(F, a, truth):
+    """bpftrace's records per event id equal hmbtrace-cmd stat's per name
+    (the truth names the ids)."""
+    names = {e["id"]: e["name"] for e in truth["events"]}
+    bpf = Counter()
+    with open(a.bpftrace) as fh:
+        for line in fh:
+            m = re.match(r"@\[(\d+)\]: (\d+)", line.strip())
+            if m:
+                bpf[names.get(int(m.group(1)), f"id {m.group(1)}")] += int(m.group(2))
+    with open(a.stat) as fh:
+        stat = json.load(fh)
+    st = Counter()
+    for dev in stat["devices"]:
+        for c in dev["cores"]:
+            st.update(c["events"])
+    F.check(bpf and bpf == st,
+            f"bpftrace's records per event id = hmbtrace-cmd stat's ({sum(bpf.values())})",
+            f"expected bpftrace's counts per event = stat's, saw {dict(bpf)} vs {dict(st)}")
+
+
 def main(argv=None):
     p = parser(__doc__)
     p.add_argument("--truth", required=True)
@@ -41,6 +65,8 @@ def main(argv=None):
     p.add_argument("--top", required=True, help="trace-cmd report of the top-level instance")
     p.add_argument("--perf", required=True, help="perf stat -x, output")
     p.add_argument("--gate", required=True, help="guest's gate.txt")
+    p.add_argument("--bpftrace", help="bpftrace output: '@[EVENT_ID]: COUNT' lines")
+    p.add_argument("--stat", help="hmbtrace-cmd stat --json of the hmb instance's capture")
     a, F = start(p, argv)
 
     produced = sum(truth_total(load_truth(a.truth)).values())
@@ -84,6 +110,8 @@ def main(argv=None):
     F.check(gate.get("consuming_while_off") == [1],
             "the tracepoints had probes meanwhile (consuming 1)",
             f"expected consuming 1 while off, saw {gate.get('consuming_while_off')}")
+    if a.bpftrace:
+        check_bpftrace(F, a, load_truth(a.truth))
     F.info("counts " + ", ".join(f"{ev} {c_hmb[ev]}/{c_top[ev]}/{perf.get(ev)}"
                                  for ev in EVENTS) + " (hmb/top/perf)")
     return finish(F, "tracepoint")

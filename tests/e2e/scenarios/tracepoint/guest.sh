@@ -7,8 +7,8 @@
 # produces everything (the firmware ring holds it): the drain's gate keeps
 # the records there although the tracepoints have probes. tracing_on 1
 # opens the gate; once every record is delivered, perf stops, both
-# instances stop, and the two buffers are extracted. Brings back all.dat
-# (both buffers), perf.txt, the status files and gate.txt (delivered while the
+# instances stop, and the two buffers are extracted. Brings back hmb.dat,
+# top.dat, perf.txt, bpftrace.txt (with bpftrace), the status files and gate.txt (delivered while the
 # gate was shut).
 # shellcheck source=tests/e2e/guest-lib.sh
 . /mnt/guest-lib.sh
@@ -31,6 +31,26 @@ perf stat -e 'hmb:*' -a -x, -o /tmp/perf.txt \
 perf_pid=$!
 wait_file /tmp/perf-ready 120 || fail "perf stat did not start its command"
 
+# With bpftrace in the guest (host.sh: E2E_TP_BPFTRACE=1), a fourth
+# consumer counts the records per event id; BEGIN runs once its probe is
+# attached.
+bpf_pid=
+if command -v bpftrace >/dev/null; then
+	step "bpftrace: count hmb_record per event id"
+	bpftrace -e 'BEGIN { printf("attached\n"); }
+		tracepoint:hmb:hmb_record { @[args->event_id] = count(); }' \
+		>/tmp/bpftrace.txt 2>/mnt/bpftrace.err &
+	bpf_pid=$!
+	n=0
+	while ! grep -q attached /tmp/bpftrace.txt 2>/dev/null && [ "$n" -lt 1800 ] &&
+		kill -0 "$bpf_pid" 2>/dev/null; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	grep -q attached /tmp/bpftrace.txt 2>/dev/null ||
+		fail "bpftrace did not attach: $(cat /mnt/bpftrace.err)"
+fi
+
 step "hmb-fwsim produces; the hmb instance is off"
 touch /mnt/ready
 wait_truth
@@ -42,9 +62,7 @@ cat /mnt/gate.txt
 step "echo 1 > instances/hmb/tracing_on"
 echo 1 >"$I/tracing_on" || fail "hmb tracing_on 1"
 total() {
-	_t=0
-	for _n in $(cat "$S/delivered"); do _t=$((_t + _n)); done
-	echo "$_t"
+	echo $(($(sed 's/ /+/g' "$S/delivered")))
 }
 # Every record of every core (host.sh wrote cores x count); 120 s at most.
 read -r want </mnt/tp-total
@@ -55,17 +73,25 @@ while [ "$(total)" -lt "$want" ] && [ "$n" -lt 1200 ]; do
 done
 step "delivered: $(cat "$S/delivered")"
 
+if [ -n "$bpf_pid" ]; then
+	kill -INT "$bpf_pid"
+	wait "$bpf_pid" || fail "bpftrace failed: $(cat /mnt/bpftrace.err)"
+	cp /tmp/bpftrace.txt /mnt/bpftrace.txt || fail "copy bpftrace.txt"
+fi
 touch /tmp/perf-stop
 wait "$perf_pid" || fail "perf stat failed: $(cat /mnt/perf.log)"
 cp /tmp/perf.txt /mnt/perf.txt || fail "copy perf.txt"
 echo 0 >"$I/tracing_on"
 echo 0 >"$T/tracing_on"
-# One extraction holds both buffers (the top level's lines unprefixed,
-# the instance's prefixed "hmb:"): a second would find them consumed.
-step "trace-cmd extract -B hmb (both buffers)"
-trace-cmd extract -B hmb -o /tmp/all.dat >/mnt/extract.log 2>&1 ||
+# The top level first: "trace-cmd extract -B hmb" takes the top-level
+# buffer too (and consumes it), so the second file holds the instance only.
+step "trace-cmd extract: the top level, then the hmb instance"
+trace-cmd extract -o /tmp/top.dat >/mnt/extract-top.log 2>&1 ||
+	fail "trace-cmd extract (top level)"
+trace-cmd extract -B hmb -o /tmp/hmb.dat >/mnt/extract-hmb.log 2>&1 ||
 	fail "trace-cmd extract -B hmb"
-cp /tmp/all.dat /mnt/all.dat || fail "copy all.dat"
+cp /tmp/top.dat /mnt/top.dat || fail "copy top.dat"
+cp /tmp/hmb.dat /mnt/hmb.dat || fail "copy hmb.dat"
 collect hmb
 echo 0 >"$T/events/hmb/enable"
 echo 0 >"$I/events/hmb/enable"
