@@ -221,6 +221,8 @@ static bool hmb_trace_emit_metadata(struct hmb_trace_drain *d,
 	}
 	ret = hmb_trace_dict_emit(d);
 	hmb_trace_clock_emit(d->area, d->c.geo.producer_gen);
+	/* The next record needs no metadata of its own (the gate's ask). */
+	d->meta_due = false;
 	/* A transient failure is retried on the next poll. */
 	d->dict_due = ret == -EAGAIN || ret == -ENOMEM;
 	d->next_dict = jiffies + msecs_to_jiffies(ms);
