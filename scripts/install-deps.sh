@@ -6,7 +6,8 @@
 # Usage: scripts/install-deps.sh [--kernel] [--kernel-source] [--package]
 #                               [--qemu-source] [--browser] [--gui]
 #   --kernel   also install what the QEMU guest needs (kernel image/headers, QEMU,
-#              busybox, trace-cmd).
+#              busybox, trace-cmd, and linux-perf: the e2e tracepoint scenario's
+#              perf stat).
 #   --kernel-source  also linux-source-6.1 (kernel/patches/verify.sh: the tree the
 #              nvme-pci series applies to, and checkpatch.pl).
 #   --package  also install what the Debian packages, DKMS and the install
@@ -28,7 +29,7 @@ base_pkgs=(build-essential meson ninja-build pkg-config clang libclang-rt-14-dev
 	   nlohmann-json3-dev libcli11-dev libtraceevent-dev trace-cmd
 	   asciidoctor bash-completion protobuf-compiler libprotobuf-dev)
 kernel_pkgs=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
-	     libtracefs-dev libtracecmd-dev cpio kmod)
+	     libtracefs-dev libtracecmd-dev cpio kmod linux-perf)
 
 # dpkg-buildpackage (debian/), the module through DKMS, lintian, and man
 # to render the packaged pages.

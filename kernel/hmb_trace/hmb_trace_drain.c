@@ -33,17 +33,18 @@
  * When
  * ----
  * Nothing is consumed while nobody traces: the firmware ring is a flight
- * recorder, and a tracer that enables hmb_record in the "hmb" instance
- * gets what it still holds (consume mode "always" drains from the start).
+ * recorder, and a tracer that enables hmb_record (in any instance, perf,
+ * BPF: the tracepoint gets a probe) gets what it still holds (consume mode
+ * "always" drains from the start).
  * While records flow, a pass runs every poll_interval_us (an hrtimer, not
  * a jiffy: HZ=250 would make it 4-8 ms). A pass drains at most budget
  * records per core and stops taking cores after HMB_TRACE_PASS_NS; one
  * that had more to do runs again at once, for at most
  * HMB_TRACE_CATCHUP_NS, then yields for
  * HMB_TRACE_YIELD_US; HMB_TRACE_ACTIVE_NS after the last record the pause
- * doubles up to idle_interval_us. A record the trace buffer does not take
- * (tracing_on 0, or full in non-overwrite mode) stays in the firmware
- * ring, and so does every later one of its core; the pause backs off.
+ * doubles up to idle_interval_us. While the gate is shut (below) records
+ * stay in the firmware ring, and so does every later one of their core;
+ * the pause backs off.
  *
  *   timer --queue_work_on(cpu)--> work: poll, drain each core, pace --+
  *     ^                                                              |
@@ -53,6 +54,28 @@
  * status readers and by the CPU hotplug callbacks; the work item is
  * non-reentrant, so the lock never contends between CPUs. Lock order:
  * drain->lock, then area->dict_lock.
+ *
+ * The gate
+ * --------
+ * Events fire through their tracepoints, which cannot say whether a
+ * buffer took them; trace-cmd enables the events while the instance's
+ * tracing_on is 0 and turns it on later (off first, when it stops). So
+ * before it writes, a context asks the "hmb" instance whether its buffer
+ * takes writes (hmb_trace_instance_takes(): one ftrace print line when it
+ * does, nothing when it does not), and believes the answer until:
+ *
+ *   - hmb_record loses its last probe, or gets a first one again
+ *     (hmb_trace_record_generation() moved),
+ *   - HMB_TRACE_GATE_RECHECK_MS passed,
+ *   - the context had no record for HMB_TRACE_QUIET_MS.
+ *
+ * Shut, nothing is written and nothing consumed: the records, losses and
+ * metadata wait for a later pass. A tracer that turns tracing_on off while
+ * records flow and its events stay enabled loses up to
+ * HMB_TRACE_GATE_RECHECK_MS of them: nothing exported tells sooner
+ * (kernel/hmb_trace/README.md, "The gate"). The gate is the "hmb"
+ * instance's: other instances, perf and BPF get what it lets through.
+ * Consume mode "always" has no gate.
  *
  * Metadata: a context that carries records (and always drains[0]) emits
  * hmb_state then the whole dictionary as hmb_dict chunks on attach and on
@@ -118,6 +141,8 @@
  * quiet spell": see hmb_trace_on_record().
  */
 #define HMB_TRACE_QUIET_MS	250
+/* An open gate is asked again after this long (see "The gate"). */
+#define HMB_TRACE_GATE_RECHECK_MS	1000
 
 static enum cpuhp_state hmb_trace_cpuhp_state;
 
@@ -164,76 +189,101 @@ static bool hmb_trace_drain_emits(const struct hmb_trace_drain *d)
 }
 
 /*
+ * May this context write into the trace now? See "The gate" at the top.
+ * Return: true to write; false: what is left stays in the firmware ring.
+ */
+static bool hmb_trace_gate(struct hmb_trace_drain *d)
+{
+	unsigned int gen = hmb_trace_record_generation();
+
+	lockdep_assert_held(&d->lock);
+	if (READ_ONCE(d->area->tun.consume) == HMB_TRACE_CONSUME_ALWAYS)
+		return true;
+	if (!hmb_trace_record_wanted()) {
+		/* The tracer went in the middle of a pass. */
+		d->gate_open = false;
+		return false;
+	}
+	if (d->gate_open && d->gate_gen == gen &&
+	    time_before(jiffies, d->gate_until) &&
+	    !(d->had_records &&
+	      time_after(jiffies, d->last_record +
+				  msecs_to_jiffies(HMB_TRACE_QUIET_MS))))
+		return true;
+	/* Asked in this pass already: the answer was no. */
+	if (d->gate_shut)
+		return false;
+	d->gate_open = hmb_trace_instance_takes(d->area->name,
+						raw_smp_processor_id());
+	if (!d->gate_open) {
+		d->gate_shut = true;
+		return false;
+	}
+	d->stats.gate_probes++;
+	d->gate_gen = gen;
+	d->gate_until = jiffies + msecs_to_jiffies(HMB_TRACE_GATE_RECHECK_MS);
+	/*
+	 * What the buffer holds from now on starts with hmb_state and the
+	 * dictionary (hmb_trace_metadata_if_due()); the quiet spell that
+	 * reopened the gate is over.
+	 */
+	d->meta_due = true;
+	d->last_record = jiffies;
+	return true;
+}
+
+/*
  * hmb_state, then (attached/reset) the dictionary, in this CPU's buffer.
- * Return: true if the buffer took the hmb_state.
+ * Return: true if written (the gate was open).
  */
 static bool hmb_trace_emit_metadata(struct hmb_trace_drain *d,
 				    enum hmb_trace_ev_state state)
 {
 	unsigned int ms = READ_ONCE(d->area->tun.dict_interval_ms);
-	enum hmb_trace_write res;
 	int ret;
 
 	lockdep_assert_held(&d->lock);
 
 	/*
-	 * Written like hmb_record, to know whether the buffer took it: while
-	 * tracing_on is 0 (trace-cmd enables the events first, turns tracing
-	 * on after) the metadata would be lost, and a short capture of an
-	 * idle firmware would have none. Refused: it is owed, and the next
-	 * pass tries again.
+	 * Behind the gate like hmb_record: while tracing_on is 0 (trace-cmd
+	 * enables the events first, turns tracing on after) the metadata
+	 * would be lost, and a short capture of an idle firmware would have
+	 * none. Shut: it is owed, and the next pass tries again.
 	 */
-	res = hmb_trace_write_state(d->area->index, state, &d->c.geo,
-				    d->area->name);
-	if (state == HMB_TRACE_EV_IMPLAUSIBLE)
-		return res == HMB_TRACE_WRITTEN; /* an owed dictionary stays owed */
-	if (res == HMB_TRACE_REFUSED) {
-		d->dict_due = true;
+	if (!hmb_trace_gate(d)) {
+		if (state != HMB_TRACE_EV_IMPLAUSIBLE)
+			d->dict_due = true;
 		return false;
 	}
+	trace_hmb_state(d->area->index, state, &d->c.geo, d->area->name);
+	if (state == HMB_TRACE_EV_IMPLAUSIBLE)
+		return true; /* an owed dictionary stays owed */
 	if (state != HMB_TRACE_EV_ATTACHED && state != HMB_TRACE_EV_RESET) {
 		d->dict_due = false;
-		return res == HMB_TRACE_WRITTEN;
+		return true;
 	}
 	ret = hmb_trace_dict_emit(d);
 	hmb_trace_clock_emit(d->area, d->c.geo.producer_gen);
+	/* The next record needs no metadata of its own (the gate's ask). */
+	d->meta_due = false;
 	/* A transient failure is retried on the next poll. */
 	d->dict_due = ret == -EAGAIN || ret == -ENOMEM;
 	d->next_dict = jiffies + msecs_to_jiffies(ms);
-	return res == HMB_TRACE_WRITTEN;
+	return true;
 }
 
-/*
- * Did the trace take @res's event, or may it be dropped? An event that is
- * off is dropped only when the area is drained for nobody (consume mode
- * "always"); otherwise the tracer has just disabled the events, in the
- * middle of a pass, and what is left stays in the firmware ring for the
- * next one.
- */
-static bool hmb_trace_taken(const struct hmb_trace_drain *d,
-			    enum hmb_trace_write res)
-{
-	if (res == HMB_TRACE_OFF)
-		return READ_ONCE(d->area->tun.consume) ==
-		       HMB_TRACE_CONSUME_ALWAYS;
-	return res == HMB_TRACE_WRITTEN;
-}
-
-/* hmb_lost: taken, or dropped because the tracer wants records without it. */
-static bool hmb_trace_lost_taken(const struct hmb_trace_drain *d, u16 core,
+/* hmb_lost, if the gate lets it through; else it stays pending. */
+static bool hmb_trace_lost_taken(struct hmb_trace_drain *d, u16 core,
 				 const struct hmb_trace_pending_lost *p)
 {
-	enum hmb_trace_write res;
-
-	res = hmb_trace_write_lost(d->area->index, core, p->count, p->reason,
-				   p->at_seq);
-	if (res == HMB_TRACE_OFF && hmb_trace_record_wanted())
-		return true;
-	return hmb_trace_taken(d, res);
+	if (!hmb_trace_gate(d))
+		return false;
+	trace_hmb_lost(d->area->index, core, p->count, p->reason, p->at_seq);
+	return true;
 }
 
 /*
- * Write the losses of @core the buffer has not taken yet, oldest first.
+ * Write the losses of @core the gate has held back, oldest first.
  * Return: true if none is left.
  */
 static bool hmb_trace_flush_lost(struct hmb_trace_drain *d, u16 core)
@@ -255,7 +305,7 @@ static bool hmb_trace_flush_lost(struct hmb_trace_drain *d, u16 core)
  * A capture that started while this drain was quiet has none of its
  * metadata: trace-cmd clears the buffers when it starts, and the periodic
  * emission may be up to dict_interval_ms away. So the first record or loss
- * after a quiet spell (or after the buffer refused one) comes after
+ * after a quiet spell (or after the gate opened) comes after
  * hmb_state and the dictionary, and a one-pass decoder (plugin_hmb.so in
  * trace-cmd report, KernelShark) decodes a burst from its first record.
  */
@@ -277,12 +327,11 @@ static int hmb_trace_on_record(void *ctx, const struct hmb_record *rec)
 	struct hmb_trace_drain *d = ctx;
 
 	lockdep_assert_held(&d->lock);
-	/* Losses the buffer refused come first: they happened before. */
-	if (!hmb_trace_flush_lost(d, rec->core))
+	/* Losses held back come first: they happened before. */
+	if (!hmb_trace_gate(d) || !hmb_trace_flush_lost(d, rec->core))
 		goto refused;
 	hmb_trace_metadata_if_due(d);
-	if (!hmb_trace_taken(d, hmb_trace_write_record(d->area->index, rec)))
-		goto refused;
+	trace_hmb_record(d->area->index, rec);
 	return HMB_DELIVER_OK;
 
 refused:
@@ -370,7 +419,7 @@ static void hmb_trace_on_event(void *ctx, enum hmb_trace_ev_state ev,
  * generation still pending on this context's cores, then hmb_state(reset)
  * and the dictionary, as a live trace would have had them. Several resets
  * while nobody traced show as one, after all their losses.
- * Return: true when written; false if the buffer refused (next pass).
+ * Return: true when written; false if the gate is shut (next pass).
  */
 static bool hmb_trace_owed_reset(struct hmb_trace_drain *d)
 {
@@ -488,7 +537,7 @@ static enum hrtimer_restart hmb_trace_drain_timer(struct hrtimer *t)
 struct hmb_trace_pass {
 	bool consuming;		/* someone traces (or mode "always") */
 	bool more;		/* a core filled its budget */
-	bool refused;		/* the buffer did not take a record */
+	bool refused;		/* the gate kept records in the ring */
 	bool held;		/* waiting for the clock's first fit */
 	u32 got;		/* records delivered */
 };
@@ -584,6 +633,7 @@ static void hmb_trace_drain_pass(struct hmb_trace_drain *d,
 
 	p->consuming = hmb_trace_area_consuming(a);
 	d->tracing = p->consuming;
+	d->gate_shut = false;
 	d->c.max_rate = READ_ONCE(a->tun.max_rate);
 	/*
 	 * Not consuming, the meta page is still polled (status, the broken
@@ -975,17 +1025,18 @@ static int hmb_trace_drains_show(struct seq_file *m, void *unused)
 	struct hmb_trace_area *a = m->private;
 	unsigned int i;
 
-	seq_puts(m, "drain cpu home_cpu passes empty_passes peeks busy_ns refused yields unreported_lost interval_us\n");
+	seq_puts(m, "drain cpu home_cpu passes empty_passes peeks busy_ns refused yields unreported_lost interval_us gate_probes\n");
 	for (i = 0; i < a->nr_drains; i++) {
 		struct hmb_trace_drain *d = a->drains[i];
 
 		mutex_lock(&d->lock);
-		seq_printf(m, "%u %d %d %llu %llu %llu %llu %llu %llu %llu %u\n",
+		seq_printf(m, "%u %d %d %llu %llu %llu %llu %llu %llu %llu %u %llu\n",
 			   i, d->cpu, d->home_cpu, d->stats.passes,
 			   d->stats.empty_passes, READ_ONCE(d->stats.peeks),
 			   d->stats.busy_ns,
 			   d->stats.refused, d->stats.yields,
-			   d->stats.unreported_lost, d->interval_us);
+			   d->stats.unreported_lost, d->interval_us,
+			   d->stats.gate_probes);
 		mutex_unlock(&d->lock);
 	}
 	return 0;

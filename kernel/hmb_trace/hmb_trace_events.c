@@ -1,28 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The module's events: the tracepoints (CREATE_TRACE_POINTS), and the
- * writers of hmb_record and hmb_lost into the "hmb" instance.
+ * gate that tells the drain whether the "hmb" instance's buffer takes
+ * writes.
  *
- * Why hmb_record, hmb_lost and hmb_state are not written through their
- * tracepoints:
- * a record the trace buffer does not take must stay in the firmware ring.
- * A tracepoint cannot say whether the buffer took the event, and trace-cmd
- * enables the events before it turns tracing_on back on (and turns it off
- * before it disables them when it stops): a drain in between would
- * consume records into a buffer that is off. trace_event_buffer_reserve()
- * on the instance's own event file says so (NULL), so the drain can stop
- * and come back, and the firmware ring keeps what was not taken. This is
- * what the generated probe does (trace_event_raw_event_<call>() in
- * trace/trace_events.h), with that answer returned.
+ * Every event fires through its tracepoint (trace_hmb_*()), so every
+ * consumer of a tracepoint gets it: each instance that enables it, perf,
+ * BPF. A tracepoint cannot say whether a buffer took the event. Yet a
+ * record the buffer does not take should stay in the firmware ring:
+ * trace-cmd enables the events before it turns the instance's tracing_on
+ * on (and turns it off before it disables them), and a drain in between
+ * would consume records into a buffer that is off. Nothing exported reads
+ * an instance's tracing_on (tracing_is_on() is the top-level one), but
+ * trace_array_puts() on the instance returns 0 when its buffer did not
+ * take the string: that is the gate (hmb_trace_instance_takes()). A
+ * probe that succeeds writes one ftrace print line into the instance; one
+ * that fails writes nothing. The drain asks before it consumes after a
+ * tracer enabled hmb_record, after a quiet spell and once a second while
+ * records flow (hmb_trace_drain.c, "The gate"); what a tracer that turns
+ * tracing_on off in between loses is said in kernel/hmb_trace/README.md.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/err.h>
+#include <linux/atomic.h>
 #include <linux/export.h>
-#include <linux/minmax.h>
-#include <linux/preempt.h>
-#include <linux/trace_events.h>
+#include <linux/kernel.h>
+#include <linux/trace.h>
 
+#include "hmb_trace_compat.h"
 #include "hmb_trace_internal.h"
 
 #define CREATE_TRACE_POINTS
@@ -31,187 +36,72 @@
 /* For the benchmark module (bench/): the bare tracepoint is its baseline. */
 EXPORT_TRACEPOINT_SYMBOL_GPL(hmb_record);
 
-/* The event files of the "hmb" instance (see hmb_trace_events_lookup()). */
-static struct trace_event_file *hmb_trace_record_file;
-static struct trace_event_file *hmb_trace_lost_file;
-static struct trace_event_file *hmb_trace_state_file;
+/* The "hmb" instance; the module holds a reference while it is loaded. */
+static struct trace_array *hmb_trace_events_tr;
 
-/* Is @file's event enabled and armed in its instance (not soft-disabled)? */
-static bool hmb_trace_file_on(const struct trace_event_file *file)
+/* Bumped each time hmb_record gets its first probe (hmb_trace_record_reg()). */
+static atomic_t hmb_trace_record_gen = ATOMIC_INIT(0);
+
+/**
+ * hmb_trace_events_init() - the instance the gate probes.
+ * @tr: the "hmb" instance; the caller holds a reference on it until the
+ *	module unloads
+ */
+void hmb_trace_events_init(struct trace_array *tr)
 {
-	unsigned long flags = READ_ONCE(file->flags);
-
-	return (flags & EVENT_FILE_FL_ENABLED) &&
-	       !(flags & EVENT_FILE_FL_SOFT_DISABLED);
+	hmb_trace_events_tr = tr;
 }
 
 /**
- * hmb_trace_record_wanted() - is hmb_record enabled in the "hmb" instance?
+ * hmb_trace_record_wanted() - has the hmb_record tracepoint a probe?
  *
- * The drain consumes the firmware's rings only while it is (unless the
+ * A probe is an instance that enabled the event (the "hmb" instance, the
+ * top-level one, any other), a perf event or a BPF program. The drain
+ * consumes the firmware's rings only while there is one (unless the
  * area's consume mode is "always").
- * Return: true if a tracer has hmb_record enabled there.
+ * Return: true if someone listens to hmb_record.
  */
 bool hmb_trace_record_wanted(void)
 {
-	return hmb_trace_file_on(hmb_trace_record_file);
-}
-
-/*
- * Reserve @len bytes for @file's event. Return: the entry, or NULL with
- * *@res saying why: HMB_TRACE_OFF (the event is not enabled there),
- * HMB_TRACE_WRITTEN (filtered out: soft-disabled by a trigger, or by
- * set_event_pid; the tracer chose to drop it), HMB_TRACE_REFUSED (the
- * buffer did not take it).
- * Context: preemption disabled, as in a tracepoint probe.
- */
-static void *hmb_trace_reserve(struct trace_event_buffer *fbuffer,
-			       struct trace_event_file *file, unsigned long len,
-			       enum hmb_trace_write *res)
-{
-	void *entry;
-
-	if (!hmb_trace_file_on(file)) {
-		*res = HMB_TRACE_OFF;
-		return NULL;
-	}
-	*res = HMB_TRACE_WRITTEN;
-	if (trace_trigger_soft_disabled(file))
-		return NULL;
-	entry = trace_event_buffer_reserve(fbuffer, file, len);
-	if (!entry)
-		*res = HMB_TRACE_REFUSED;
-	return entry;
+	return trace_hmb_record_enabled();
 }
 
 /**
- * hmb_trace_write_record() - write one firmware record as hmb_record.
- * @dev: the area's index
- * @rec: the record (payload in the consumer's scratch copy)
- *
- * Return: HMB_TRACE_WRITTEN (or filtered out), HMB_TRACE_REFUSED if the
- * instance's buffer did not take it (tracing_on is 0, or it is full in
- * non-overwrite mode), HMB_TRACE_OFF if hmb_record is not enabled there.
+ * hmb_trace_record_generation() - how many times hmb_record got its first
+ * probe: a drain whose gate was opened under another generation asks
+ * again (a tracer that stopped and started between two passes).
+ * Return: the generation.
  */
-enum hmb_trace_write hmb_trace_write_record(u16 dev,
-					    const struct hmb_record *rec)
+unsigned int hmb_trace_record_generation(void)
 {
-	struct trace_event_raw_hmb_record *entry;
-	struct trace_event_buffer fbuffer;
-	u32 len = min_t(u32, rec->len, HMB_TRACE_EV_PAYLOAD_MAX);
-	enum hmb_trace_write res;
+	return atomic_read(&hmb_trace_record_gen);
+}
 
-	preempt_disable_notrace();
-	entry = hmb_trace_reserve(&fbuffer, hmb_trace_record_file,
-				  sizeof(*entry) + len, &res);
-	if (entry) {
-		HMB_TRACE_RECORD_ASSIGN(entry, dev, rec);
-		/* __data_loc: length << 16 | offset from the entry's start */
-		entry->__data_loc_payload =
-			len << 16 | offsetof(typeof(*entry), __data);
-		memcpy(entry->__data, rec->payload, len);
-		trace_event_buffer_commit(&fbuffer);
-	}
-	preempt_enable_notrace();
-	return res;
+/** hmb_trace_record_generation_next() - hmb_record got its first probe. */
+void hmb_trace_record_generation_next(void)
+{
+	atomic_inc(&hmb_trace_record_gen);
 }
 
 /**
- * hmb_trace_write_lost() - write hmb_lost.
- * @dev: the area's index
- * @core: firmware core
- * @count: records lost
- * @reason: enum hmb_lost_reason
- * @at_seq: sequence number of the next record that was not lost
+ * hmb_trace_instance_takes() - does the "hmb" instance's buffer take writes?
+ * @area: the area's name, for the line written
+ * @cpu: the CPU whose buffer is asked (the caller's)
  *
- * Return: as hmb_trace_write_record().
+ * Writes "hmb_trace: <area> cpu<N>: drain on" into the instance with
+ * trace_array_puts(): the buffer takes it unless its tracing_on is 0, it
+ * is full in non-overwrite mode, or its "printk" option is off. A kernel
+ * without trace_array_puts() (before v6.3 and its stable backports) has
+ * no way to ask: the answer is then always yes.
+ * Context: may be called with preemption enabled; the line lands in the
+ * buffer of the CPU it runs on.
+ * Return: true if the buffer took the line.
  */
-enum hmb_trace_write hmb_trace_write_lost(u16 dev, u16 core, u64 count,
-					  u8 reason, u64 at_seq)
+bool hmb_trace_instance_takes(const char *area, int cpu)
 {
-	struct trace_event_raw_hmb_lost *entry;
-	struct trace_event_buffer fbuffer;
-	enum hmb_trace_write res;
+	char line[HMB_TRACE_AREA_NAME_LEN + 48];
 
-	preempt_disable_notrace();
-	entry = hmb_trace_reserve(&fbuffer, hmb_trace_lost_file,
-				  sizeof(*entry), &res);
-	if (entry) {
-		HMB_TRACE_LOST_ASSIGN(entry, dev, core, count, reason, at_seq);
-		trace_event_buffer_commit(&fbuffer);
-	}
-	preempt_enable_notrace();
-	return res;
-}
-
-/**
- * hmb_trace_write_state() - write hmb_state.
- * @dev: the area's index
- * @state: enum hmb_trace_ev_state
- * @geo: the geometry of the generation
- * @name: the area's name
- *
- * Return: as hmb_trace_write_record().
- */
-enum hmb_trace_write hmb_trace_write_state(u16 dev, u8 state,
-					   const struct hmb_geometry *geo,
-					   const char *name)
-{
-	struct trace_event_raw_hmb_state *entry;
-	struct trace_event_buffer fbuffer;
-	enum hmb_trace_write res;
-
-	preempt_disable_notrace();
-	entry = hmb_trace_reserve(&fbuffer, hmb_trace_state_file,
-				  sizeof(*entry), &res);
-	if (entry) {
-		HMB_TRACE_STATE_ASSIGN(entry, dev, state, geo, name);
-		trace_event_buffer_commit(&fbuffer);
-	}
-	preempt_enable_notrace();
-	return res;
-}
-
-static struct trace_event_file *hmb_trace_file_lookup(const char *instance,
-						      const char *event)
-{
-	struct trace_event_file *file;
-
-	file = trace_get_event_file(instance, "hmb", event);
-	if (IS_ERR(file))
-		return file;
-	/*
-	 * trace_get_event_file() also takes a reference on the module that
-	 * owns the event, that is on us: kept, rmmod could never succeed.
-	 * The file lives as long as both the instance (we hold it: it cannot
-	 * be removed) and our events (until we unload), so the pointer stays
-	 * valid without the references.
-	 */
-	trace_put_event_file(file);
-	return file;
-}
-
-/**
- * hmb_trace_events_lookup() - find our event files in the instance.
- * @instance: the instance's name; the caller holds a reference on it
- *
- * Return: 0 or a negative errno.
- */
-int hmb_trace_events_lookup(const char *instance)
-{
-	struct trace_event_file *rec, *lost, *state;
-
-	rec = hmb_trace_file_lookup(instance, "hmb_record");
-	if (IS_ERR(rec))
-		return PTR_ERR(rec);
-	lost = hmb_trace_file_lookup(instance, "hmb_lost");
-	if (IS_ERR(lost))
-		return PTR_ERR(lost);
-	state = hmb_trace_file_lookup(instance, "hmb_state");
-	if (IS_ERR(state))
-		return PTR_ERR(state);
-	hmb_trace_record_file = rec;
-	hmb_trace_lost_file = lost;
-	hmb_trace_state_file = state;
-	return 0;
+	snprintf(line, sizeof(line), "hmb_trace: %s cpu%d: drain on\n", area,
+		 cpu);
+	return hmb_trace_array_puts(hmb_trace_events_tr, line) != 0;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Trace events of system "hmb", emitted into the "hmb"
- * trace instance. Payloads and the dictionary travel as raw bytes; decoding
- * lives in user space (plugin_hmb.so, hmbtrace-cmd), like nvme's trace.h.
+ * Trace events of system "hmb": the module enables none; a tracer enables
+ * them in the "hmb" trace instance (or any other), perf or BPF.
+ * Payloads and the dictionary travel as raw bytes; decoding lives in user
+ * space (plugin_hmb.so, hmbtrace-cmd), like nvme's trace.h.
  *
  * Every CPU buffer that carries hmb_record events also carries, at least
  * every dict_interval_ms, an hmb_state(attached) followed by the complete
@@ -39,42 +40,6 @@
 int hmb_trace_record_reg(void);
 void hmb_trace_record_unreg(void);
 
-/*
- * The fixed fields of hmb_record, hmb_state and hmb_lost, assigned by the
- * events' TP_fast_assign and by the module's own writers
- * (hmb_trace_events.c) alike.
- */
-#define HMB_TRACE_RECORD_ASSIGN(e, dev_, rec)				\
-	do {								\
-		(e)->seq = (rec)->seq;					\
-		(e)->fw_ts = (rec)->ts;					\
-		(e)->dev = (dev_);					\
-		(e)->core = (rec)->core;				\
-		(e)->event_id = (rec)->event_id;			\
-		(e)->len = (rec)->len;					\
-	} while (0)
-
-#define HMB_TRACE_STATE_ASSIGN(e, dev_, state_, geo, name_)		\
-	do {								\
-		(e)->clock_hz = (geo)->clock_hz;			\
-		(e)->producer_gen = (geo)->producer_gen;		\
-		(e)->dev = (dev_);					\
-		(e)->nr_cores = (geo)->nr_cores;			\
-		(e)->state = (state_);					\
-		memcpy((e)->build_id, (geo)->build_id,			\
-		       HMB_TRACE_EV_BUILD_ID_LEN);			\
-		strscpy_pad((e)->name, (name_), HMB_TRACE_EV_NAME_LEN);	\
-	} while (0)
-
-#define HMB_TRACE_LOST_ASSIGN(e, dev_, core_, count_, reason_, at_seq_)	\
-	do {								\
-		(e)->count = (count_);					\
-		(e)->at_seq = (at_seq_);				\
-		(e)->dev = (dev_);					\
-		(e)->core = (core_);					\
-		(e)->reason = (reason_);				\
-	} while (0)
-
 #endif /* HMB_TRACE_EVENTS_TYPES */
 
 #if !defined(_HMB_TRACE_EVENTS_H) || defined(TRACE_HEADER_MULTI_READ)
@@ -106,9 +71,10 @@ HMB_TRACE_CLOCK_LIST(HMB_TRACE_DEFINE_ENUM, HMB_ABI_NOSEP)
 /*
  * hmb_record - one firmware record. @len is the payload length in the
  * area; @payload holds its first min(len, HMB_TRACE_EV_PAYLOAD_MAX) bytes.
- * The module writes it with hmb_trace_write_record() into the "hmb"
- * instance; the tracepoint is the format, the enable switch and the
- * baseline of the benchmark module.
+ * Every event fires through its tracepoint: any instance that enables
+ * it, perf and BPF get it. The first probe of hmb_record starts the
+ * drains (hmb_trace_record_reg()); the benchmark module times the bare
+ * tracepoint.
  */
 TRACE_EVENT_FN(hmb_record,
 	    TP_PROTO(u16 dev, const struct hmb_record *rec),
@@ -122,7 +88,12 @@ TRACE_EVENT_FN(hmb_record,
 			     __dynamic_array(u8, payload,
 					     min_t(u16, rec->len,
 						   HMB_TRACE_EV_PAYLOAD_MAX))),
-	    TP_fast_assign(HMB_TRACE_RECORD_ASSIGN(__entry, dev, rec);
+	    TP_fast_assign(__entry->seq = rec->seq;
+			   __entry->fw_ts = rec->ts;
+			   __entry->dev = dev;
+			   __entry->core = rec->core;
+			   __entry->event_id = rec->event_id;
+			   __entry->len = rec->len;
 			   memcpy(__get_dynamic_array(payload), rec->payload,
 				  min_t(u16, rec->len,
 					HMB_TRACE_EV_PAYLOAD_MAX));),
@@ -143,8 +114,11 @@ TRACE_EVENT(hmb_lost,
 			     __field(u16, dev)
 			     __field(u16, core)
 			     __field(u8, reason)),
-	    TP_fast_assign(HMB_TRACE_LOST_ASSIGN(__entry, dev, core, count,
-						 reason, at_seq);),
+	    TP_fast_assign(__entry->count = count;
+			   __entry->at_seq = at_seq;
+			   __entry->dev = dev;
+			   __entry->core = core;
+			   __entry->reason = reason;),
 	    TP_printk("dev=%u core=%u count=%llu reason=%s at_seq=%llu",
 		      __entry->dev, __entry->core, __entry->count,
 		      hmb_trace_show_lost_reason(__entry->reason),
@@ -167,8 +141,15 @@ TRACE_EVENT(hmb_state,
 			     __field(u8, state)
 			     __array(u8, build_id, HMB_TRACE_EV_BUILD_ID_LEN)
 			     __array(char, name, HMB_TRACE_EV_NAME_LEN)),
-	    TP_fast_assign(HMB_TRACE_STATE_ASSIGN(__entry, dev, state, geo,
-						  name);),
+	    TP_fast_assign(__entry->clock_hz = geo->clock_hz;
+			   __entry->producer_gen = geo->producer_gen;
+			   __entry->dev = dev;
+			   __entry->nr_cores = geo->nr_cores;
+			   __entry->state = state;
+			   memcpy(__entry->build_id, geo->build_id,
+				  HMB_TRACE_EV_BUILD_ID_LEN);
+			   strscpy_pad(__entry->name, name,
+				       HMB_TRACE_EV_NAME_LEN);),
 	    TP_printk("dev=%u name=%s state=%s producer_gen=%u build_id=%s nr_cores=%u clock_hz=%llu",
 		      __entry->dev, __entry->name,
 		      hmb_trace_show_state(__entry->state),

@@ -68,6 +68,11 @@ struct hmb_trace_pending_lost {
  * @nr_pending: entries of @pending per core
  * @next_core: the core a pass starts with (passes cut short by time
  *	rotate, so every core gets its turn)
+ * @gate_open: the "hmb" instance's buffer took the gate's line
+ *	(hmb_trace_instance_takes()) under @gate_gen, before @gate_until
+ * @gate_gen: hmb_trace_record_generation() when the gate opened
+ * @gate_until: jiffies after which the gate asks again
+ * @gate_shut: the gate was asked in this pass and the buffer refused
  * @stats: pass counters for debugfs (idle cost, refusals)
  */
 struct hmb_trace_drain {
@@ -107,12 +112,17 @@ struct hmb_trace_drain {
 					     [HMB_TRACE_PENDING_LOST];
 	u8 nr_pending[HMB_TRACE_MAX_CORES];
 	u16 next_core;
+	bool gate_open;
+	bool gate_shut;
+	unsigned int gate_gen;
+	unsigned long gate_until;
 	struct {
 		u64 passes;		/* passes that polled the area */
 		u64 peeks;		/* looks by the timer that found nothing */
 		u64 empty_passes;	/* ... and found nothing */
 		u64 busy_ns;		/* time spent in passes */
-		u64 refused;		/* records the buffer did not take */
+		u64 refused;		/* passes the gate kept records in the ring */
+		u64 gate_probes;	/* lines the gate wrote (buffer took) */
 		u64 yields;		/* catch-up runs cut by time */
 		u64 unreported_lost;	/* losses only in the counters */
 	} stats;
@@ -288,22 +298,12 @@ extern struct workqueue_struct *hmb_trace_wq;
 int hmb_trace_tunables_check(const struct hmb_trace_tunables *t);
 
 /* hmb_trace_events.c */
-int hmb_trace_events_lookup(const char *instance);
+struct trace_array;
+void hmb_trace_events_init(struct trace_array *tr);
 bool hmb_trace_record_wanted(void);
-/* What became of an event the module wrote itself. */
-enum hmb_trace_write {
-	HMB_TRACE_WRITTEN,	/* in the buffer, or dropped by the tracer's filter */
-	HMB_TRACE_REFUSED,	/* the buffer did not take it */
-	HMB_TRACE_OFF,		/* the event is not enabled in the instance */
-};
-
-enum hmb_trace_write hmb_trace_write_record(u16 dev,
-					    const struct hmb_record *rec);
-enum hmb_trace_write hmb_trace_write_lost(u16 dev, u16 core, u64 count,
-					  u8 reason, u64 at_seq);
-enum hmb_trace_write hmb_trace_write_state(u16 dev, u8 state,
-					   const struct hmb_geometry *geo,
-					   const char *name);
+unsigned int hmb_trace_record_generation(void);
+void hmb_trace_record_generation_next(void);
+bool hmb_trace_instance_takes(const char *area, int cpu);
 
 /* hmb_trace_area.c */
 struct hmb_trace_area *

@@ -96,6 +96,8 @@ int hmb_trace_record_reg(void)
 		hmb_trace_pinned = true;
 		pr_info("hmb_record enabled by a tracer: unloading waits until it is disabled\n");
 	}
+	/* Every drain asks the gate again (hmb_trace_drain.c). */
+	hmb_trace_record_generation_next();
 	/* Drain what the firmware rings hold, now rather than at the next check. */
 	hmb_trace_drains_kick_all();
 	return 0;
@@ -188,15 +190,11 @@ static int __init hmb_trace_init(void)
 	}
 	/*
 	 * Our events exist in every instance, disabled: a tracer enables
-	 * them in "hmb" (trace-cmd record -B hmb -e hmb), and that is what
-	 * starts the draining of the firmware rings.
+	 * them (trace-cmd record -B hmb -e hmb; perf, BPF and other
+	 * instances too), and that is what starts the draining of the
+	 * firmware rings; the "hmb" instance is the drain's gate.
 	 */
-	ret = hmb_trace_events_lookup(HMB_TRACE_INSTANCE);
-	if (ret) {
-		pr_err("cannot find the hmb events in instance %s: %d\n",
-		       HMB_TRACE_INSTANCE, ret);
-		goto err_put_instance;
-	}
+	hmb_trace_events_init(hmb_trace_tr);
 
 	ret = hmb_trace_cpuhp_init();
 	if (ret)

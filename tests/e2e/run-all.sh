@@ -24,7 +24,7 @@ set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${1:-build}
 (($#)) && shift
-all=(record overrun markers reset flight-reset corrupt rmmod disabled toggle cmd decoders hostile two-areas hotplug clock cmd-join isolated)
+all=(record overrun markers reset flight-reset corrupt rmmod disabled toggle cmd decoders hostile two-areas hotplug clock cmd-join isolated tracepoint)
 scenarios=("$@")
 ((${#scenarios[@]})) || scenarios=("${all[@]}")
 cd "$repo" || exit 2

@@ -7,7 +7,7 @@
  * exports: what an ordinary TRACE_EVENT costs (the generated probe's
  * reserve, assign and commit into every instance where the event is
  * enabled). That is the baseline the whole pipeline (firmware ring ->
- * consumer -> the module's own writer) is compared with.
+ * consumer -> the same tracepoint) is compared with.
  *
  * /sys/kernel/debug/hmb_trace/bench_record (root only):
  *   write "N [LEN]"  emit N hmb_record events (1..10000000) with a LEN-byte
