@@ -25,9 +25,10 @@
 #                     Over 60 s, the guest dumps its blocked tasks and CPU
 #                     backtraces on the console 30 s before (guest-init.sh)
 #   --append ARGS     more kernel command line (e.g. hmb_trace.param=1)
-#   --kernel IMAGE    default: the installed linux-image-*-amd64, booted as the
-#                     ELF vmlinux extracted from /boot/vmlinuz-KVER into the cache
-#                     (set HMBTRACE_QEMU_BZIMAGE=1 to boot the bzImage itself)
+#   --kernel IMAGE    default: the installed linux-image-*-amd64 (or the one
+#                     HMBTRACE_KERNEL_DIR holds, mock/qemu/lib.sh), booted as the
+#                     ELF vmlinux extracted from its boot/vmlinuz-KVER into the
+#                     cache (set HMBTRACE_QEMU_BZIMAGE=1 to boot the bzImage itself)
 #   --qemu-arg ARG    one more QEMU argument, appended as is (repeat it: e.g.
 #                     --qemu-arg -device --qemu-arg nvme,serial=x,drive=d0)
 #   --nvme DISK       give the guest an emulated NVMe disk (QEMU's -device nvme,
@@ -99,7 +100,7 @@ hmbq_need "$qemu" qemu-system-x86
 
 kver=$(hmbq_kver)
 if [[ -z "$kernel" ]]; then
-	kernel=/boot/vmlinuz-$kver
+	kernel=$(hmbq_kernel_image "$kver")
 	[[ -r "$kernel" ]] ||
 		hmbq_die "kernel image $kernel not readable: install 'linux-image-amd64' (and make it readable)"
 	# The bzImage decompresses itself in ~6 s under TCG; boot the ELF vmlinux
