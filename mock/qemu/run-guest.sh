@@ -21,7 +21,9 @@
 #                     --area-size goes with the i-th --area, or one for all
 #   --initrd X        default: build one with build-initramfs.sh (with
 #                     kernel/hmb_trace/hmb_trace.ko when it exists)
-#   --timeout S       kill QEMU after S seconds (default 180); exit status 124.
+#   --timeout S       kill QEMU after S seconds (default 180, times
+#                     HMBTRACE_QEMU_TIMEOUT_SCALE, default 1, for a slower
+#                     kernel such as the debug kernel); exit status 124.
 #                     Over 60 s, the guest dumps its blocked tasks and CPU
 #                     backtraces on the console 30 s before (guest-init.sh)
 #   --append ARGS     more kernel command line (e.g. hmb_trace.param=1)
@@ -95,6 +97,9 @@ done
 [[ -d "$share" ]] || hmbq_die "share directory $share does not exist"
 share=$(cd "$share" && pwd)
 [[ "$timeout" =~ ^[0-9]+$ ]] || hmbq_die "--timeout wants whole seconds"
+scale=${HMBTRACE_QEMU_TIMEOUT_SCALE:-1}
+[[ "$scale" =~ ^[1-9][0-9]*$ ]] || hmbq_die "HMBTRACE_QEMU_TIMEOUT_SCALE wants a whole number"
+timeout=$((timeout * scale))
 qemu=${HMBTRACE_QEMU:-qemu-system-x86_64}
 hmbq_need "$qemu" qemu-system-x86
 
