@@ -10,6 +10,9 @@
 #              perf stat).
 #   --kernel-source  also linux-source-6.1 (kernel/patches/verify.sh: the tree the
 #              nvme-pci series applies to, and checkpatch.pl).
+#   --debug-kernel  also what building the debug kernel from linux-source-6.1
+#              needs (mock/debug-kernel/build.sh: flex, bison, bc, libelf-dev
+#              for objtool).
 #   --package  also install what the Debian packages, DKMS and the install
 #              check need (debhelper, dh-dkms, dkms, lintian; tests/install).
 #   --qemu-source  also a deb-src entry for Debian's archive and what building
@@ -70,11 +73,12 @@ for arg in "$@"; do
 	case "$arg" in
 	--kernel) pkgs+=("${kernel_pkgs[@]}") ;;
 	--kernel-source) pkgs+=(linux-source-6.1 xz-utils) ;;
+	--debug-kernel) pkgs+=(linux-source-6.1 xz-utils flex bison bc libelf-dev) ;;
 	--package) pkgs+=("${package_pkgs[@]}") ;;
 	--qemu-source) pkgs+=("${qemu_source_pkgs[@]}"); add_deb_src ;;
 	--browser) pkgs+=(chromium) ;;
 	--gui) pkgs+=("${gui_pkgs[@]}") ;;
-	*) echo "install-deps: unknown option $arg (--kernel, --kernel-source, --package, --qemu-source, --browser, --gui)" >&2; exit 2 ;;
+	*) echo "install-deps: unknown option $arg (--kernel, --kernel-source, --debug-kernel, --package, --qemu-source, --browser, --gui)" >&2; exit 2 ;;
 	esac
 done
 

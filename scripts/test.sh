@@ -25,7 +25,19 @@
 #           ~/.cache/hmbtrace/qemu-nvme; skipped under --no-e2e); then
 #           scripts/install-nvme-hmb-trace.sh into a staging root and the
 #           reset scenario on the modules it installed
-# Usage: scripts/test.sh [--no-e2e] [--no-fuzz] [--no-install]
+#   debug kernel - the reference SSD scenarios record, reset, ctrl and the
+#           e2e scenario hostile on the debug kernel (mock/debug-kernel:
+#           Debian's linux-source-6.1 with the nvme-pci series, lockdep,
+#           DEBUG_ATOMIC_SLEEP, KASAN, DEBUG_OBJECTS, the workqueue
+#           watchdog, DMA-API debugging); any WARNING, BUG, lockdep, KASAN,
+#           ODEBUG or watchdog report in the guest's dmesg fails a
+#           scenario. Runs when the kernel is in ~/.cache/hmbtrace/
+#           debug-kernel (a change of the series alone is rebuilt there,
+#           incrementally); otherwise counted skipped, with the command
+#           that builds it. --debug-kernel builds it first when missing
+#           (a full kernel build: mock/qemu/README.md says how long one
+#           took). Skipped under --no-e2e.
+# Usage: scripts/test.sh [--no-e2e] [--no-fuzz] [--no-install] [--debug-kernel]
 # Ends with one line "N passed, M failed" over every test it ran
 # (", K skipped" added when a stage could not run, e.g. no linux-source-6.1).
 set -euo pipefail
@@ -34,12 +46,14 @@ cd "$(dirname "$0")/.."
 run_e2e=1
 run_fuzz=1
 run_install=1
+build_debug_kernel=0
 for arg in "$@"; do
 	case "$arg" in
 	--no-e2e) run_e2e=0 ;;
 	--no-fuzz) run_fuzz=0 ;;
 	--no-install) run_install=0 ;;
-	-h|--help) sed -n '3,24p' "$0"; exit 0 ;;
+	--debug-kernel) build_debug_kernel=1 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "test.sh: unknown option $arg" >&2; exit 2 ;;
 	esac
 done
@@ -91,7 +105,9 @@ count_runner() {
 }
 
 stage "dependencies"
-scripts/install-deps.sh --kernel --package --qemu-source --browser
+deps=(--kernel --package --qemu-source --browser)
+((build_debug_kernel)) && deps+=(--debug-kernel)
+scripts/install-deps.sh "${deps[@]}"
 
 stage "unit (gcc, -Werror)"
 scripts/build.sh
@@ -203,6 +219,41 @@ if ((run_e2e)); then
 	77) skipped=$((skipped + 1)) ;;
 	*) failed=$((failed + 1)) ;;
 	esac
+fi
+
+if ((run_e2e)); then
+	# The debug kernel: built once, cached; without --debug-kernel only
+	# what a change of the series needs is built here (a few minutes).
+	stage "debug kernel (lockdep, KASAN, DEBUG_OBJECTS: reference SSD, hostile)"
+	dk_args=()
+	((build_debug_kernel)) || dk_args=(--no-full-build)
+	dk_rc=0
+	dk=$(mock/debug-kernel/build.sh "${dk_args[@]}" 2>build/debug-kernel-build.log) || dk_rc=$?
+	if ((dk_rc == 77)); then
+		sed 's/^/    /' build/debug-kernel-build.log | tail -n 3
+		echo "debug kernel: skipped: not built (build it once with mock/debug-kernel/build.sh, a full kernel build, or run scripts/test.sh --debug-kernel)" >&2
+		skipped=$((skipped + 1))
+	elif ((dk_rc != 0)); then
+		tail -n 20 build/debug-kernel-build.log
+		echo "debug kernel: mock/debug-kernel/build.sh failed (log: build/debug-kernel-build.log)" >&2
+		failed=$((failed + 1))
+	else
+		echo "debug kernel: $dk"
+		# KASAN and lockdep make the guest slower: longer guest timeouts.
+		export HMBTRACE_QEMU_TIMEOUT_SCALE=3
+		for s in record reset ctrl; do
+			ssd_rc=0
+			HMBTRACE_KERNEL_DIR=$dk mock/qemu-nvme/run-ssd.sh "$s" || ssd_rc=$?
+			case $ssd_rc in
+			0) passed=$((passed + 1)) ;;
+			77) skipped=$((skipped + 1)) ;;
+			*) failed=$((failed + 1)) ;;
+			esac
+		done
+		HMBTRACE_KERNEL_DIR=$dk count_runner "e2e on the debug kernel" \
+			tests/e2e/run-all.sh build hostile
+		unset HMBTRACE_QEMU_TIMEOUT_SCALE
+	fi
 fi
 
 echo

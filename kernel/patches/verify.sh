@@ -33,8 +33,9 @@
 # could not be installed (the reason is printed; scripts/test.sh counts it).
 #
 # Environment: LINUX_SOURCE_TAR (default /usr/src/linux-source-6.1.tar.xz),
-# KDIR (default /lib/modules/KVER/build of the kernel the guest boots),
-# HMBTRACE_KVER (that kernel, as in mock/qemu).
+# KDIR (default the build tree of the kernel the guest boots,
+# /lib/modules/KVER/build), HMBTRACE_KVER and HMBTRACE_KERNEL_DIR (that
+# kernel, as in mock/qemu/lib.sh).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -85,7 +86,7 @@ fi
 top=$(basename "$tarball" .tar.xz)
 
 kver=$(hmbq_kver)
-kdir=${KDIR:-/lib/modules/$kver/build}
+kdir=${KDIR:-$(hmbq_kernel_build "$kver")}
 [[ -f "$kdir/Makefile" ]] ||
 	{ not_ok "kernel headers $kdir missing (apt-get install linux-headers-amd64)"; finish; }
 

@@ -93,6 +93,20 @@ fill_memory() {
 	echo 3 >/proc/sys/vm/drop_caches
 }
 
+# dmesg to /mnt, and no kernel report in it: the host's list of report
+# titles (mock/qemu/lib.sh, hmbq_kernel_report_re: WARNING, BUG, lockdep,
+# KASAN, ODEBUG, the workqueue and hung-task watchdogs...), and no call
+# trace of any kind.
+dmesg_check() {
+	dmesg >/mnt/dmesg.txt
+	bad=$(grep -E "$(cat /mnt/kernel-report-re)|Call Trace" /mnt/dmesg.txt)
+	if [ -z "$bad" ]; then
+		ok "dmesg: no WARNING, BUG, lockdep, KASAN, ODEBUG, watchdog report or call trace"
+	else
+		not_ok "dmesg: $bad"
+	fi
+}
+
 # What the record scenario runs under hmbtrace-cmd record.
 if [ "${1:-}" = --capture ]; then
 	io_round 0
@@ -102,7 +116,10 @@ if [ "${1:-}" = --capture ]; then
 	exit
 fi
 
+# The host staged each of these that is a module of the kernel booted; one
+# it did not stage is built in (mock/qemu/lib.sh, hmbq_stage_modules).
 for m in crct10dif_common crc-t10dif crc64 crc64-rocksoft t10-pi nvme-core nvme; do
+	[ -f "/mnt/modules/$m.ko" ] || continue
 	insmod "/mnt/modules/$m.ko" || die "insmod $m.ko"
 done
 [ "$(cat /sys/module/nvme/srcversion)" = "$(cat /mnt/nvme.srcversion)" ] ||
@@ -131,9 +148,7 @@ if [ "$scenario" = maxd1 ]; then
 	check "disk data intact" cmp -s /tmp/r.bin /tmp/p.bin
 	: >/mnt/trace.txt
 	check "rmmod hmb_trace nvme nvme_core" sh -c "rmmod hmb_trace && rmmod nvme && rmmod nvme_core"
-	dmesg >/mnt/dmesg.txt
-	bad=$(grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection' /mnt/dmesg.txt)
-	if [ -z "$bad" ]; then ok "dmesg: no WARNING, BUG, Oops or call trace"; else not_ok "dmesg: $bad"; fi
+	dmesg_check
 	[ "$fails" -eq 0 ]
 	exit
 fi
@@ -289,7 +304,5 @@ check "rmmod hmb_trace" rmmod hmb_trace
 # (FREEING, with no subscriber left).
 check "rmmod nvme nvme_core (shutdown, HMB and trace area freed)" \
 	sh -c "rmmod nvme && rmmod nvme_core"
-dmesg >/mnt/dmesg.txt
-bad=$(grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|possible circular|lockdep|workqueue: .*flush|blocked for more than' /mnt/dmesg.txt)
-if [ -z "$bad" ]; then ok "dmesg: no WARNING, BUG, Oops, call trace, lockdep or workqueue report"; else not_ok "dmesg: $bad"; fi
+dmesg_check
 [ "$fails" -eq 0 ]

@@ -21,8 +21,14 @@
 # installed (DIR = .../lib/modules/KVER/updates/hmbtrace) instead of
 # kernel/patches/verify.sh's build; the guest also loads nvme-fabrics and
 # nvme-tcp on the patched nvme-core.
+# HMBTRACE_KERNEL_DIR=DIR: boot the kernel DIR holds (mock/qemu/lib.sh), e.g.
+# the debug kernel of mock/debug-kernel/build.sh; a kernel whose tree has
+# the series applied (include/linux/nvme-hmb-trace.h) brings its own
+# patched nvme-core and nvme, and hmb_trace.ko is built against that tree.
+# The guest fails the run on any kernel report in its dmesg (WARNING, BUG,
+# lockdep, KASAN, ODEBUG, watchdogs: hmbq_kernel_report_re).
 # Output in build/e2e/ssd-SCENARIO/ (guest.log, trace.txt, qemu-nvme.log,
-# dmesg.txt, check.log). Exit 0 when every check passed, 77 when the
+# dmesg.txt, check.log), ssd-SCENARIO-KVER/ for another kernel dir. Exit 0 when every check passed, 77 when the
 # reference SSD cannot be built here (no qemu source package: the reason is
 # printed; or no linux-source-6.1 for the patched nvme), 1 otherwise.
 set -euo pipefail
@@ -50,25 +56,40 @@ if ((qrc == 77)); then
 fi
 ((qrc == 0)) || { echo "run-ssd: mock/qemu-nvme/build.sh failed (status $qrc)"; exit 1; }
 echo "run-ssd: QEMU $qemu" >&2
-bdir=$repo/build/kernel-patches
+kver=$(hmbq_kver)
+kdir=$(hmbq_kernel_build "$kver")
+sfx=$(hmbq_run_suffix)
+bdir=$repo/build/kernel-patches$sfx
 mkdir -p "$bdir"
-krc=0
-"$repo/kernel/patches/verify.sh" --no-guest --build-dir "$bdir" >"$bdir.log" 2>&1 || krc=$?
-if ((krc == 77)); then
-	# No linux-source-6.1: no patched nvme to test (verify.sh says why).
-	grep SKIPPED "$bdir.log" || true
-	echo "run-ssd: SKIPPED: kernel/patches/verify.sh could not build the patched nvme"
-	exit 77
-fi
-((krc == 0)) ||
-	{ tail -n 20 "$bdir.log"; echo "run-ssd: kernel/patches/verify.sh --no-guest failed" >&2; exit 1; }
-mods=$bdir/modules
-hmb=$bdir/hmb_trace
-
-run=$repo/build/e2e/ssd-$scenario
+run=$repo/build/e2e/ssd-$scenario$sfx
 rm -rf "$run"
 mkdir -p "$run/modules"
-kver=$(hmbq_kver)
+if [[ -f $kdir/include/linux/nvme-hmb-trace.h && -z ${HMB_SSD_MODULES:-} ]]; then
+	# The kernel has the series: its own nvme-core.ko and nvme.ko are the
+	# patched ones; hmb_trace.ko (nvme backend) against its tree.
+	echo "run-ssd: kernel $kver carries the series: its own nvme, hmb_trace.ko against $kdir" >&2
+	mods=$run/modules
+	hmbq_stage_modules "$kver" "$mods" drivers/nvme/host/nvme-core drivers/nvme/host/nvme ||
+		{ echo "run-ssd: the patched nvme modules of $kver are missing" >&2; exit 1; }
+	ko=$(hmbq_build_module "$bdir/hmb_trace" W=1 KCFLAGS=-Werror) ||
+		{ echo "run-ssd: hmb_trace.ko against $kdir failed" >&2; exit 1; }
+	modinfo -F depends "$ko" | grep -qw nvme ||
+		{ echo "run-ssd: $ko has no nvme backend (depends: $(modinfo -F depends "$ko"))" >&2; exit 1; }
+	cp "$ko" "$run/modules/"
+else
+	krc=0
+	KDIR=$kdir "$repo/kernel/patches/verify.sh" --no-guest --build-dir "$bdir" >"$bdir.log" 2>&1 || krc=$?
+	if ((krc == 77)); then
+		# No linux-source-6.1: no patched nvme to test (verify.sh says why).
+		grep SKIPPED "$bdir.log" || true
+		echo "run-ssd: SKIPPED: kernel/patches/verify.sh could not build the patched nvme"
+		exit 77
+	fi
+	((krc == 0)) ||
+		{ tail -n 20 "$bdir.log"; echo "run-ssd: kernel/patches/verify.sh --no-guest failed" >&2; exit 1; }
+	mods=$bdir/modules
+	hmb=$bdir/hmb_trace
+fi
 missing=$(hmbq_stage_modules "$kver" "$run/modules" "${hmbq_nvme_deps[@]}") ||
 	{ echo "run-ssd: $missing" >&2; exit 1; }
 if [[ -n ${HMB_SSD_MODULES:-} ]]; then
@@ -81,10 +102,12 @@ if [[ -n ${HMB_SSD_MODULES:-} ]]; then
 		cp "$HMB_SSD_MODULES/$m.ko" "$run/modules/"
 	done
 	mods=$HMB_SSD_MODULES
-else
+elif [[ $mods != "$run/modules" ]]; then
 	cp "$mods/nvme-core.ko" "$mods/nvme.ko" "$hmb/hmb_trace.ko" "$run/modules/"
 fi
 modinfo -F srcversion "$mods/nvme.ko" >"$run/nvme.srcversion"
+# The guest's dmesg check: the report titles that fail a run.
+echo "$hmbq_kernel_report_re" >"$run/kernel-report-re"
 cp "$here/guest-ssd.sh" "$run/scenario.sh"
 cp "$repo/mock/qemu/guest-tap.sh" "$run/"
 echo "$scenario" >"$run/scenario-name"

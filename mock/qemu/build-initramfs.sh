@@ -7,7 +7,7 @@
 #                           [--kver KVER] [--rebuild-base]
 #
 # The image is two gzip'd cpio archives back to back (the kernel unpacks both):
-#   base     busybox-static, the 9p/virtio and nvme modules of the installed kernel (in
+#   base     busybox-static, the 9p/virtio and nvme modules of the kernel (in
 #            dependency order, decompressed), trace-cmd with every library ldd lists
 #            and the libtraceevent plugins, /init (guest-init.sh). Cached in
 #            $HMBTRACE_QEMU_CACHE (default build/qemu-cache), keyed by the kernel
@@ -54,8 +54,9 @@ hmbq_need flock util-linux
 tracecmd=$(command -v trace-cmd || true)
 [[ -n "$tracecmd" ]] || hmbq_die "trace-cmd not found: install the Debian package 'trace-cmd'"
 [[ -n "$kver" ]] || kver=$(hmbq_kver)
-[[ -d /lib/modules/$kver ]] ||
-	hmbq_die "/lib/modules/$kver missing: install the Debian package 'linux-image-amd64'"
+moddir=$(hmbq_modules_dir "$kver")
+[[ -d $moddir ]] ||
+	hmbq_die "$moddir missing: install the Debian package 'linux-image-amd64'"
 [[ -z "$module" || -r "$module" ]] || hmbq_die "module $module not readable"
 
 plugin_dir=/usr/lib/x86_64-linux-gnu/traceevent/plugins
@@ -107,10 +108,10 @@ add_module() {
 	[[ -n "${seen[$m]:-}" ]] && return
 	seen[$m]=1
 	# Built into this kernel: nothing to load.
-	if grep -q "/${m//[-_]/[-_]}\.ko" "/lib/modules/$kver/modules.builtin" 2>/dev/null; then
+	if grep -q "/${m//[-_]/[-_]}\.ko" "$moddir/modules.builtin" 2>/dev/null; then
 		return
 	fi
-	deps=$(modinfo -k "$kver" -F depends "$m") ||
+	deps=$(hmbq_modinfo "$kver" -F depends "$m") ||
 		hmbq_die "modinfo -k $kver $m failed: is linux-image for $kver complete?"
 	for d in ${deps//,/ }; do
 		add_module "$d"
@@ -124,7 +125,7 @@ copy_modules() {
 	local stage=$1 m file
 	shift
 	for m in "$@"; do
-		file=$(modinfo -k "$kver" -n "$m")
+		file=$(hmbq_modinfo "$kver" -n "$m")
 		case "$file" in
 		*.ko) cp "$file" "$stage/lib/modules/hmbtrace/$m.ko" ;;
 		*.ko.xz) xz -dc "$file" >"$stage/lib/modules/hmbtrace/$m.ko" ;;
@@ -140,7 +141,7 @@ inputs_key() {
 	{
 		echo "$kver"
 		cat "$hmbq_dir/build-initramfs.sh" "$hmbq_dir/guest-init.sh" "$hmbq_dir/lib.sh"
-		sha256sum /bin/busybox "$tracecmd" "/boot/vmlinuz-$kver" 2>/dev/null
+		sha256sum /bin/busybox "$tracecmd" "$(hmbq_kernel_image "$kver")" 2>/dev/null
 		LC_ALL=C ldd "$tracecmd" | awk '/=> \//{print $3} /^\t\//{print $1}' | xargs sha256sum
 	} | sha256sum | cut -c1-16
 }

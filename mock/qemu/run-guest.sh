@@ -21,13 +21,16 @@
 #                     --area-size goes with the i-th --area, or one for all
 #   --initrd X        default: build one with build-initramfs.sh (with
 #                     kernel/hmb_trace/hmb_trace.ko when it exists)
-#   --timeout S       kill QEMU after S seconds (default 180); exit status 124.
+#   --timeout S       kill QEMU after S seconds (default 180, times
+#                     HMBTRACE_QEMU_TIMEOUT_SCALE, default 1, for a slower
+#                     kernel such as the debug kernel); exit status 124.
 #                     Over 60 s, the guest dumps its blocked tasks and CPU
 #                     backtraces on the console 30 s before (guest-init.sh)
 #   --append ARGS     more kernel command line (e.g. hmb_trace.param=1)
-#   --kernel IMAGE    default: the installed linux-image-*-amd64, booted as the
-#                     ELF vmlinux extracted from /boot/vmlinuz-KVER into the cache
-#                     (set HMBTRACE_QEMU_BZIMAGE=1 to boot the bzImage itself)
+#   --kernel IMAGE    default: the installed linux-image-*-amd64 (or the one
+#                     HMBTRACE_KERNEL_DIR holds, mock/qemu/lib.sh), booted as the
+#                     ELF vmlinux extracted from its boot/vmlinuz-KVER into the
+#                     cache (set HMBTRACE_QEMU_BZIMAGE=1 to boot the bzImage itself)
 #   --qemu-arg ARG    one more QEMU argument, appended as is (repeat it: e.g.
 #                     --qemu-arg -device --qemu-arg nvme,serial=x,drive=d0)
 #   --nvme DISK       give the guest an emulated NVMe disk (QEMU's -device nvme,
@@ -94,12 +97,15 @@ done
 [[ -d "$share" ]] || hmbq_die "share directory $share does not exist"
 share=$(cd "$share" && pwd)
 [[ "$timeout" =~ ^[0-9]+$ ]] || hmbq_die "--timeout wants whole seconds"
+scale=${HMBTRACE_QEMU_TIMEOUT_SCALE:-1}
+[[ "$scale" =~ ^[1-9][0-9]*$ ]] || hmbq_die "HMBTRACE_QEMU_TIMEOUT_SCALE wants a whole number"
+timeout=$((timeout * scale))
 qemu=${HMBTRACE_QEMU:-qemu-system-x86_64}
 hmbq_need "$qemu" qemu-system-x86
 
 kver=$(hmbq_kver)
 if [[ -z "$kernel" ]]; then
-	kernel=/boot/vmlinuz-$kver
+	kernel=$(hmbq_kernel_image "$kver")
 	[[ -r "$kernel" ]] ||
 		hmbq_die "kernel image $kernel not readable: install 'linux-image-amd64' (and make it readable)"
 	# The bzImage decompresses itself in ~6 s under TCG; boot the ELF vmlinux

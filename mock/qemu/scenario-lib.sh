@@ -189,11 +189,11 @@ hmbq_grep() {
 	grep -Eq -- "$1" "$HMBQ_SHARE/$2"
 }
 
-# hmbq_no_kernel_errors: the guest console shows no WARNING, BUG, Oops, panic,
-# KASAN/UBSAN report or lockdep splat.
+# hmbq_no_kernel_errors: the guest console and dmesg.txt show no kernel
+# report (hmbq_kernel_report_re, lib.sh: WARNING, BUG, Oops, panic, KASAN,
+# UBSAN, lockdep, ODEBUG, the workqueue and hung-task watchdogs).
 hmbq_no_kernel_errors() {
-	! grep -Eq 'WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|possible circular locking|hung_task' \
-		"$HMBQ_SHARE/console.log" "$HMBQ_SHARE/dmesg.txt" 2>/dev/null
+	! grep -Eq "$hmbq_kernel_report_re" "$HMBQ_SHARE/console.log" "$HMBQ_SHARE/dmesg.txt" 2>/dev/null
 }
 
 # hmbq_build_dir: the meson build directory that holds HMBQ_FWSIM.

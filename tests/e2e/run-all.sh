@@ -19,6 +19,11 @@
 # failed checks under a FAIL), then "N passed, M failed"; exits 1 if any
 # failed, 2 if the build failed. Needs: the Debian kernel headers and image
 # (scripts/install-deps.sh --kernel), qemu-system-x86, trace-cmd, python3.
+# HMBTRACE_KERNEL_DIR=DIR (mock/qemu/lib.sh): the guests boot the kernel
+# DIR holds, e.g. the debug kernel (mock/debug-kernel/build.sh), with
+# hmb_trace.ko (ivshmem backend) built against its tree in
+# BUILD_DIR/e2e-KVER/module; runs
+# go to BUILD_DIR/e2e-KVER/.
 set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -30,16 +35,31 @@ scenarios=("$@")
 cd "$repo" || exit 2
 mkdir -p "$build" || exit 2
 build=$(cd "$build" && pwd)
-logs="$build/e2e"
+# shellcheck source=mock/qemu/lib.sh
+source mock/qemu/lib.sh
+logs="$build/e2e$(hmbq_run_suffix)"
 mkdir -p "$logs"
 
 t_start=$(date +%s)
-echo "== building hmb_trace.ko"
-if ! make -C kernel/hmb_trace >"$logs/build-module.log" 2>&1; then
-	tail -n 20 "$logs/build-module.log"
-	echo "FAIL build: make -C kernel/hmb_trace (log: $logs/build-module.log)"
-	echo "0 passed, ${#scenarios[@]} failed"
-	exit 2
+module="$repo/kernel/hmb_trace/hmb_trace.ko"
+if [[ -n $(hmbq_kernel_root) ]]; then
+	kdir=$(hmbq_kernel_build "$(hmbq_kver)")
+	echo "== building hmb_trace.ko against $kdir"
+	# The ivshmem backend alone: the guests here load no nvme.
+	module=$(hmbq_build_module "$logs/module" HMB_TRACE_NVME=n 2>"$logs/build-module.log") || {
+		cat "$logs/build-module.log"
+		echo "FAIL build: hmb_trace.ko against $kdir"
+		echo "0 passed, ${#scenarios[@]} failed"
+		exit 2
+	}
+else
+	echo "== building hmb_trace.ko"
+	if ! make -C kernel/hmb_trace >"$logs/build-module.log" 2>&1; then
+		tail -n 20 "$logs/build-module.log"
+		echo "FAIL build: make -C kernel/hmb_trace (log: $logs/build-module.log)"
+		echo "0 passed, ${#scenarios[@]} failed"
+		exit 2
+	fi
 fi
 echo "== building hmb-fwsim in $build"
 if { [[ -f "$build/build.ninja" ]] || meson setup "$build"; } >"$logs/build-fwsim.log" 2>&1 &&
@@ -54,7 +74,6 @@ else
 	exit 2
 fi
 fwsim="$build/mock/fwsim/hmb-fwsim"
-module="$repo/kernel/hmb_trace/hmb_trace.ko"
 
 passed=0
 failed=0
