@@ -77,11 +77,11 @@ grep -q '^hmb_trace ' /proc/modules && fail "hmb_trace in /proc/modules after th
 
 step "a user's instance: adopted at insmod, left in place by rmmod"
 mkdir "$I" || fail "mkdir $I"
-echo 1234 >"$I/buffer_size_kb"
+echo 2048 >"$I/buffer_size_kb"
 S=""
 load_module || finish
 rmmod hmb_trace || fail "rmmod hmb_trace (adopted instance)"
-if [ -d "$I" ] && [ "$(cat "$I/buffer_size_kb")" = 1234 ]; then
+if [ -d "$I" ] && [ "$(cat "$I/buffer_size_kb")" = 2048 ]; then
 	echo "adopted_kept: yes" >>/mnt/rmmod-load.txt
 else
 	fail "rmmod removed the user's instance $I (or its buffer_size_kb)"
