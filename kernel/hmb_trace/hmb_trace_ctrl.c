@@ -118,6 +118,7 @@ int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
 {
 	struct hmb_trace_ctrl *ctrl = &a->ctrl;
 	u64 start, now, seq, timeout_ns = (u64)timeout_us * NSEC_PER_USEC;
+	bool woken = false;
 	u16 status;
 	int ret;
 
@@ -145,14 +146,25 @@ int hmb_trace_ctrl_call(struct hmb_trace_area *a, u16 op, const u64 arg[4],
 			ret = -ETIMEDOUT;
 			goto out;
 		}
-		if (ctrl->ops->wait)
+		if (ctrl->ops->wait) {
+			/*
+			 * Woken before with no answer: the transport is going
+			 * (nvme-pci wakes us before DISABLING, then its wait
+			 * returns at once) and @going is set soon: sleep, do
+			 * not spin, until it is.
+			 */
+			if (woken)
+				usleep_range(HMB_TRACE_CTRL_POLL_MIN_US,
+					     HMB_TRACE_CTRL_POLL_MAX_US);
 			ctrl->ops->wait(ctrl->priv, seq,
 					timeout_ns - (now - start));
-		else if (now - start < HMB_TRACE_CTRL_SPIN_NS)
+			woken = true;
+		} else if (now - start < HMB_TRACE_CTRL_SPIN_NS) {
 			cpu_relax();
-		else
+		} else {
 			usleep_range(HMB_TRACE_CTRL_POLL_MIN_US,
 				     HMB_TRACE_CTRL_POLL_MAX_US);
+		}
 	}
 	hmb_trace_clock_stamp(t1, true);
 	if (status != HMB_CTRL_OK)

@@ -80,9 +80,10 @@
  * Metadata: a context that carries records (and always drains[0]) emits
  * hmb_state then the whole dictionary as hmb_dict chunks on attach and on
  * reset (the dictionary changed), when tracing starts (a reader starts:
- * owed until the buffer takes the next record, since trace-cmd resets the
- * buffers after enabling the events and a one-off emission would be lost),
- * before the first record after a quiet spell or a refusal, and every
+ * owed until the buffer takes it, and again before the next record, since
+ * trace-cmd resets the buffers after enabling the events and a one-off
+ * emission could be lost), before the first record after a quiet spell or
+ * a refusal, and every
  * dict_interval_ms if set (0 by default: for a buffer read after it
  * wrapped).
  *
@@ -714,14 +715,18 @@ static void hmb_trace_drain_work(struct work_struct *work)
 	 */
 	WRITE_ONCE(d->peek_armed, false);
 	/*
-	 * Tracing started (a reader starts): the metadata goes before the
-	 * next record this buffer takes, whatever was emitted before.
+	 * Tracing started (a reader starts): the metadata goes into this
+	 * buffer as soon as it takes it (owed until then: trace-cmd turns
+	 * tracing_on on after enabling the events), so a capture of an idle
+	 * firmware still describes it, and again before the next record.
 	 */
 	if (READ_ONCE(d->kick_pending)) {
 		WRITE_ONCE(d->kick_pending, false);
 		d->kicked = true;
-		if (hmb_trace_drain_emits(d))
+		if (hmb_trace_drain_emits(d)) {
+			d->dict_due = true;
 			d->meta_due = true;
+		}
 	}
 	hmb_trace_drain_pass(d, &p);
 	end = local_clock();

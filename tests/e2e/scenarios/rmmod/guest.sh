@@ -77,14 +77,15 @@ grep -q '^hmb_trace ' /proc/modules && fail "hmb_trace in /proc/modules after th
 
 step "a user's instance: adopted at insmod, left in place by rmmod"
 mkdir "$I" || fail "mkdir $I"
-echo 1234 >"$I/buffer_size_kb"
+echo 2048 >"$I/buffer_size_kb"
+kb=$(cat "$I/buffer_size_kb")	# as ftrace rounds it
 S=""
 load_module || finish
 rmmod hmb_trace || fail "rmmod hmb_trace (adopted instance)"
-if [ -d "$I" ] && [ "$(cat "$I/buffer_size_kb")" = 1234 ]; then
+if [ -d "$I" ] && [ "$(cat "$I/buffer_size_kb")" = "$kb" ]; then
 	echo "adopted_kept: yes" >>/mnt/rmmod-load.txt
 else
-	fail "rmmod removed the user's instance $I (or its buffer_size_kb)"
+	fail "rmmod removed the user's instance $I (or its buffer_size_kb): $(ls -d "$I" 2>&1) $(cat "$I/buffer_size_kb" 2>&1)"
 fi
 rmdir "$I"
 alive
