@@ -32,7 +32,8 @@ int main(void)
 
 		if (!clocks)
 			return 1;
-		ok = hmb_clock_set_add_fit(clocks, 0, 1, &fit, 0, text,
+		ok = hmb_clock_set_add_fit(clocks, 0, 1, &fit, 0,
+					   HMB_TRACE_CLOCK_LOCAL, text,
 					   sizeof(text)) ==
 			     HMB_CLOCK_SET_REFUSED &&
 		     hmb_clock_set_record_time(clocks, 0, 1, 5, text,

@@ -114,9 +114,9 @@ def main():
                 marks[(int(m.group(1)), m.group(2))] = e.ts
                 index[(int(m.group(1)), m.group(2))] = e.idx
         elif e.name == "hmb_clock":
-            # A fit per trace clock: the capture's is "local" (a module
-            # before per-clock fits has no clock field, all "local").
-            if str(e.f.get("clock", "local")) != "local":
+            # A fit per trace clock: the capture's is "local" (0; a
+            # module before per-clock fits has no clock field, all "local").
+            if e.f.get("clock", 0) not in (0, "local"):
                 continue
             fit = e.f
             fits += 1
