@@ -237,20 +237,21 @@ quiet)
 	;;
 resets)
 	mkdir -p /tmp/fill && mount -t tmpfs -o size=90% tmpfs /tmp/fill
-	i=1
-	while [ $i -le 8 ]; do
+	# r, not i: wait_for (guest-tap.sh) uses i.
+	r=1
+	while [ $r -le 8 ]; do
 		fill_memory
-		io_round $((2 * i)) &
-		dd if=/tmp/p.bin of=/dev/nvme0n1 bs=65536 seek=$((640 + i * 8)) 2>/dev/null &
-		echo 1 >/sys/class/nvme/nvme0/reset_controller || not_ok "reset $i: write reset_controller"
+		io_round $((2 * r)) &
+		dd if=/tmp/p.bin of=/dev/nvme0n1 bs=65536 seek=$((640 + r * 8)) 2>/dev/null &
+		echo 1 >/sys/class/nvme/nvme0/reset_controller || not_ok "reset $r: write reset_controller"
 		wait
 		# shellcheck disable=SC2016 # evaluated by wait_for
-		check "reset $i of 8 (tracing, I/O, $(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo) MiB available): live again" \
+		check "reset $r of 8 (tracing, I/O, $(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo) MiB available): live again" \
 			wait_for '[ "$(cat /sys/class/nvme/nvme0/state)" = live ]' 300
-		check "reset $i: the trace area is back and read (resets $(cat $area/resets 2>/dev/null))" \
-			wait_for "[ \"\$(cat $area/state 2>/dev/null)\" = attached ] && [ \"\$(cat $area/resets 2>/dev/null)\" = $i ]" 100
+		check "reset $r: the trace area is back and read (resets $(cat $area/resets 2>/dev/null))" \
+			wait_for "[ \"\$(cat $area/state 2>/dev/null)\" = attached ] && [ \"\$(cat $area/resets 2>/dev/null)\" = $r ]" 100
 		rm -f /tmp/fill/f
-		i=$((i + 1))
+		r=$((r + 1))
 	done
 	umount /tmp/fill
 	sync
