@@ -143,6 +143,8 @@ done
 # drops a value whose dependencies are not met, silently.
 if [[ "$(cat "$srcdir/.hmb-config" 2>/dev/null)" != "$config_key" ]]; then
 	log "configuring: allnoconfig + kvm_guest.config + $(basename "$fragment")"
+	# The same .config again keeps its time: make then rebuilds nothing.
+	[[ ! -f $srcdir/.config ]] || cp -p "$srcdir/.config" "$srcdir/.config.hmb-old"
 	(cd "$srcdir" && make -s allnoconfig >&2 &&
 		KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -m .config \
 			kernel/configs/kvm_guest.config "$fragment" >&2 &&
@@ -158,6 +160,10 @@ if [[ "$(cat "$srcdir/.hmb-config" 2>/dev/null)" != "$config_key" ]]; then
 		esac
 	done <"$fragment"
 	((!bad)) || die "$(basename "$fragment") does not hold in $srcdir/.config"
+	if [[ -f $srcdir/.config.hmb-old ]] && cmp -s "$srcdir/.config" "$srcdir/.config.hmb-old"; then
+		mv "$srcdir/.config.hmb-old" "$srcdir/.config"
+	fi
+	rm -f "$srcdir/.config.hmb-old"
 	echo "$config_key" >"$srcdir/.hmb-config"
 fi
 
