@@ -27,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "hmb_trace_compat.h"
 #include "hmb_trace_internal.h"
 
 #define HMB_TRACE_IVSHMEM_DEVICE_ID	0x1110
@@ -199,7 +200,8 @@ static bool hmb_trace_ivshmem_wanted(struct pci_dev *pdev)
 			 pdev->vendor, pdev->device);
 		return false;
 	}
-	if (pdev->driver_override || hmb_trace_ivshmem_named(pdev))
+	if (hmb_trace_pci_has_driver_override(pdev) ||
+	    hmb_trace_ivshmem_named(pdev))
 		return true;
 	dev_info(&pdev->dev,
 		 "ivshmem device not bound (it may not be a trace area): load with ivshmem=%s, or echo %s > /sys/bus/pci/devices/%s/driver_override; echo %s > /sys/bus/pci/drivers_probe\n",
