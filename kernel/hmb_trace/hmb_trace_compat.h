@@ -15,6 +15,7 @@
 #include <linux/pci.h>
 #include <linux/sysfs.h>
 #include <linux/trace.h>
+#include <linux/workqueue.h>
 
 /*
  * v6.8 added the "systems" argument of trace_array_get_by_name(); NULL:
@@ -75,5 +76,19 @@ static inline bool hmb_trace_pci_has_driver_override(struct pci_dev *pdev)
 	return pdev->driver_override;
 #endif
 }
+
+/*
+ * v6.17 added WQ_PERCPU, the flag for what alloc_workqueue() without
+ * WQ_UNBOUND always gave, and later kernels warn (a WARNING at insmod, seen
+ * on 7.2) when a workqueue asks for neither. hmb_trace_wq is per-CPU by
+ * design (core k drains on a chosen CPU through queue_work_on()), so it
+ * asks for WQ_PERCPU where the flag exists. HMB_TRACE_HAVE_WQ_PERCPU: not
+ * on 6.1 or 6.12; on 7.2.
+ */
+#ifdef HMB_TRACE_HAVE_WQ_PERCPU
+#define HMB_TRACE_WQ_PERCPU WQ_PERCPU
+#else
+#define HMB_TRACE_WQ_PERCPU 0
+#endif
 
 #endif /* HMB_TRACE_COMPAT_H */

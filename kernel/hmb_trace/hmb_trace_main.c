@@ -142,7 +142,8 @@ static int __init hmb_trace_init(void)
 		return ret;
 	}
 
-	hmb_trace_wq = alloc_workqueue("hmb_trace", WQ_HIGHPRI, 0);
+	hmb_trace_wq = alloc_workqueue("hmb_trace",
+				       WQ_HIGHPRI | HMB_TRACE_WQ_PERCPU, 0);
 	if (!hmb_trace_wq)
 		return -ENOMEM;
 

@@ -28,26 +28,55 @@ hmbq_cache_dir() {
 	echo "${HMBTRACE_QEMU_CACHE:-$hmbq_repo/build/qemu-cache}"
 }
 
-# hmbq_kver: the installed Debian kernel the guest boots. HMBTRACE_KVER overrides.
-# Prefers a *-amd64 flavour that has both /boot/vmlinuz-KVER and /lib/modules/KVER;
-# the highest version wins when several are installed.
+# shellcheck source=mock/kernels/lib.sh
+source "$hmbq_dir/../kernels/lib.sh"
+
+# hmbq_kernel: resolve the kernel the guest boots, once per process tree, and
+# set HMBQ_KVER (its release), HMBQ_KIMAGE (the image to boot), HMBQ_KMODROOT
+# (the base directory whose lib/modules/KVER has its modules, for modinfo -b;
+# / for an installed kernel), HMBQ_KBUILD (its headers, KDIR) and
+# HMBQ_KCHROOT (the Debian suite whose chroot builds for it; empty: the host).
+# HMBTRACE_KVER selects it (default: the newest installed *-amd64 kernel): an
+# installed KVER, a release or series of the kernel matrix (bookworm|6.1,
+# trixie|6.12, sid|7.2: Debian's packages, fetched once into the cache by
+# mock/kernels/fetch.sh), or any KVER with a kernel.env in
+# ~/.cache/hmbtrace/kernels/KVER/ (mock/kernels/README.md: how to add a
+# kernel). Exports HMBTRACE_KVER=KVER, so the scripts it starts resolve it
+# without looking it up again.
+hmbq_kernel() {
+	local env
+	env=$(hmbk_resolve "${HMBTRACE_KVER:-}") ||
+		hmbq_die "no kernel to boot (HMBTRACE_KVER='${HMBTRACE_KVER:-}'): install the Debian package 'linux-image-amd64', or see mock/kernels/README.md"
+	HMBQ_KVER=$(hmbk_env_get "$env" kver)
+	HMBQ_KIMAGE=$(hmbk_env_get "$env" image)
+	HMBQ_KMODROOT=$(hmbk_env_get "$env" modroot)
+	HMBQ_KBUILD=$(hmbk_env_get "$env" build)
+	HMBQ_KCHROOT=$(hmbk_env_get "$env" chroot)
+	[[ -n $HMBQ_KIMAGE && -n $HMBQ_KMODROOT ]] ||
+		hmbq_die "kernel $HMBQ_KVER has no image or modules ($env): headers only?"
+	[[ -r $HMBQ_KIMAGE ]] ||
+		hmbq_die "$HMBQ_KIMAGE is not readable (run as root or chmod o+r it)"
+	export HMBTRACE_KVER=$HMBQ_KVER
+}
+
+# hmbq_kver: the release (uname -r) of the kernel the guest boots (hmbq_kernel).
 hmbq_kver() {
-	if [[ -n "${HMBTRACE_KVER:-}" ]]; then
-		echo "$HMBTRACE_KVER"
+	hmbq_kernel
+	echo "$HMBQ_KVER"
+}
+
+# hmbq_module_for KVER: the hmb_trace.ko built for KVER: the tree's
+# kernel/hmb_trace/hmb_trace.ko when its vermagic says KVER, else the one
+# mock/kernels/build-module.sh built (build/kernels/KVER/...); empty if none.
+hmbq_module_for() {
+	local ko
+	for ko in "$hmbq_repo/kernel/hmb_trace/hmb_trace.ko" \
+		"$hmbq_repo/build/kernels/$1/src/kernel/hmb_trace/hmb_trace.ko"; do
+		[[ -f $ko ]] || continue
+		[[ $(modinfo -F vermagic "$ko" 2>/dev/null) == "$1 "* ]] || continue
+		echo "$ko"
 		return
-	fi
-	local v best="" any=""
-	for v in $(find /lib/modules -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | sort -V); do
-		[[ -r /boot/vmlinuz-$v && -d /lib/modules/$v/kernel ]] || continue
-		any=$v
-		[[ $v == *-amd64 ]] && best=$v
 	done
-	[[ -n "$best" ]] || best=$any
-	[[ -n "$best" ]] ||
-		hmbq_die "no installed kernel with /boot/vmlinuz-KVER and /lib/modules/KVER: install the Debian package 'linux-image-amd64'"
-	[[ -r /boot/vmlinuz-$best ]] ||
-		hmbq_die "/boot/vmlinuz-$best is not readable (run as root or chmod o+r it)"
-	echo "$best"
 }
 
 # The Debian modules nvme-core needs beside it in the guest (from
@@ -55,11 +84,14 @@ hmbq_kver() {
 hmbq_nvme_deps=(lib/crc-t10dif lib/crc64 lib/crc64-rocksoft block/t10-pi
 		crypto/crct10dif_common)
 
-# hmbq_stage_modules KVER DIR MODULE...: each /lib/modules/KVER/kernel/
-# MODULE.ko (or .ko.xz, .ko.zst, decompressed) into DIR as NAME.ko.
+# hmbq_stage_modules KVER DIR MODULE...: each MODROOT/lib/modules/KVER/kernel/
+# MODULE.ko (or .ko.xz, .ko.zst, decompressed) into DIR as NAME.ko, MODROOT
+# that of the kernel hmbq_kernel resolved (/ for an installed one).
 # Returns 1, naming the first one missing, if one is not installed.
 hmbq_stage_modules() {
-	local kmods=/lib/modules/$1/kernel dir=$2 m c f
+	local kmods m c f dir=$2
+	[[ ${HMBQ_KVER:-} == "$1" ]] || hmbq_kernel
+	kmods=${HMBQ_KMODROOT%/}/lib/modules/$1/kernel
 	shift 2
 	for m in "$@"; do
 		c=""
