@@ -87,12 +87,13 @@ if [[ ! -e $dir/.hmbtrace-ready ]]; then
 		{ tail -n 20 "$dir.log" >&2; hmbk_die "mmdebstrap failed (log: $dir.log)"; }
 	touch "$dir.new/.hmbtrace-ready"
 	mv "$dir.new" "$dir"
-	# Chroots of an older key.
-	for old in "$hmbk_cache/chroot/$suite-"*; do
-		[[ $old == "$dir" || $old == *.log || ! -d $old ]] && continue
-		[[ $((tools)) == 1 ]] || [[ $old != */"$suite"-tools-* ]] || continue
-		[[ $((tools)) == 0 ]] || [[ $old == */"$suite"-tools-* ]] || continue
-		hmbk_log "removing the stale chroot $old"
+	# Chroots (and logs) of an older key of the same kind.
+	kind="$hmbk_cache/chroot/$suite-"
+	((tools)) && kind+=tools-
+	for old in "$kind"*; do
+		[[ $old == "$dir" || $old == "$dir.log" ]] && continue
+		((tools)) || [[ $old != "$hmbk_cache/chroot/$suite-tools-"* ]] || continue
+		hmbk_log "removing the stale $old"
 		rm -rf "$old"
 	done
 fi

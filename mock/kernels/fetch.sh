@@ -128,7 +128,7 @@ pkg_closure() {
 		[[ -n $a ]] || hmbk_die "package $p not found in $suite ($arch)"
 		[[ $a == all ]] || { [[ $p == linux-kbuild-* ]] && a=amd64 || a=$arch; }
 		closure[$p]=$a
-		deps=$(field "$p$([[ $a == all ]] || echo ":$a")" Depends | tr ',|' '\n\n' | sed 's/^ *//; s/[ :].*//' |
+		deps=$(field "$p$([[ $a == all ]] || echo ":$a")" Depends | tr ',|' '\n' | sed 's/^ *//; s/[ :].*//' |
 			grep -E '^linux-(image|binary|modules|base|headers|kbuild)-[0-9]' |
 			grep -v -- '-unsigned$' || true)
 		# The headers list the image as an alternative: only with the image.
@@ -170,8 +170,10 @@ image=""
 modroot=""
 if ((want_image)); then
 	# 7.2 (linux-binary-KVER): /usr/lib/modules/KVER/vmlinuz.
-	image=$(ls "$kdir"/root.new/boot/vmlinuz-"$kver" \
-		"$kdir"/root.new/usr/lib/modules/"$kver"/vmlinuz 2>/dev/null | head -n1 || true)
+	image=""
+	for f in "$kdir/root.new/boot/vmlinuz-$kver" "$kdir/root.new/usr/lib/modules/$kver/vmlinuz"; do
+		[[ -f $f ]] && { image=$f; break; }
+	done
 	[[ -n $image ]] || hmbk_die "no vmlinuz-$kver in $kdir/debs.new"
 	image=${image/\/root.new\//\/root\/}
 	# 7.2 installs modules under /usr/lib/modules: depmod and modinfo -b
