@@ -13,6 +13,11 @@
 #              when missing). Runs go to BUILD_DIR/e2e/<scenario>/ (console,
 #              guest log, capture, report, truth), the scenario's output to
 #              BUILD_DIR/e2e/<scenario>.log.
+#
+# HMBTRACE_KVER=KERNEL runs them on another kernel of the matrix (trixie|6.12,
+# sid|7.2, ...: mock/kernels/README.md): the module is built for it by
+# mock/kernels/build-module.sh (W=1, in its release's chroot), the runs go to
+# BUILD_DIR/e2e-KVER/.
 #   SCENARIO   run only these (default: all of them, in the order below)
 #
 # Prints one "PASS|FAIL <scenario> (<seconds>s)" line per scenario (with the
@@ -31,15 +36,35 @@ cd "$repo" || exit 2
 mkdir -p "$build" || exit 2
 build=$(cd "$build" && pwd)
 logs="$build/e2e"
+# Another kernel of the matrix (HMBTRACE_KVER: mock/kernels/README.md): its
+# own module build and run directories, build/e2e-KVER.
+kernel_arg=${HMBTRACE_KVER:-}
+if [[ -n $kernel_arg ]]; then
+	# shellcheck source=mock/qemu/lib.sh
+	source mock/qemu/lib.sh
+	hmbq_kernel
+	logs="$build/e2e-$HMBQ_KVER"
+fi
 mkdir -p "$logs"
 
 t_start=$(date +%s)
-echo "== building hmb_trace.ko"
-if ! make -C kernel/hmb_trace >"$logs/build-module.log" 2>&1; then
-	tail -n 20 "$logs/build-module.log"
-	echo "FAIL build: make -C kernel/hmb_trace (log: $logs/build-module.log)"
-	echo "0 passed, ${#scenarios[@]} failed"
-	exit 2
+module="$repo/kernel/hmb_trace/hmb_trace.ko"
+if [[ -n $kernel_arg ]]; then
+	echo "== building hmb_trace.ko for $HMBQ_KVER (mock/kernels/build-module.sh, W=1)"
+	if ! module=$(mock/kernels/build-module.sh "$HMBQ_KVER" 2>"$logs/build-module.log"); then
+		tail -n 20 "$logs/build-module.log"
+		echo "FAIL build: mock/kernels/build-module.sh $HMBQ_KVER (log: $logs/build-module.log)"
+		echo "0 passed, ${#scenarios[@]} failed"
+		exit 2
+	fi
+else
+	echo "== building hmb_trace.ko"
+	if ! make -C kernel/hmb_trace >"$logs/build-module.log" 2>&1; then
+		tail -n 20 "$logs/build-module.log"
+		echo "FAIL build: make -C kernel/hmb_trace (log: $logs/build-module.log)"
+		echo "0 passed, ${#scenarios[@]} failed"
+		exit 2
+	fi
 fi
 echo "== building hmb-fwsim in $build"
 if { [[ -f "$build/build.ninja" ]] || meson setup "$build"; } >"$logs/build-fwsim.log" 2>&1 &&
@@ -54,7 +79,6 @@ else
 	exit 2
 fi
 fwsim="$build/mock/fwsim/hmb-fwsim"
-module="$repo/kernel/hmb_trace/hmb_trace.ko"
 
 passed=0
 failed=0
