@@ -7,7 +7,8 @@
 #                               [--qemu-source] [--browser] [--gui]
 #   --kernel   also install what the QEMU guest needs (kernel image/headers, QEMU,
 #              busybox, trace-cmd, and linux-perf: the e2e tracepoint scenario's
-#              perf stat).
+#              perf stat) and the kernel matrix (mmdebstrap, the arm64
+#              cross compiler, zstd).
 #   --kernel-source  also linux-source-6.1 (kernel/patches/verify.sh: the tree the
 #              nvme-pci series applies to, and checkpatch.pl).
 #   --debug-kernel  also what building the debug kernel from linux-source-6.1
@@ -31,8 +32,12 @@ base_pkgs=(build-essential meson ninja-build pkg-config clang libclang-rt-14-dev
 	   libgtest-dev libgmock-dev libbenchmark-dev gcc-arm-none-eabi
 	   nlohmann-json3-dev libcli11-dev libtraceevent-dev trace-cmd
 	   asciidoctor bash-completion protobuf-compiler libprotobuf-dev)
+# mmdebstrap, gcc-aarch64-linux-gnu, zstd: the kernel matrix (mock/kernels:
+# chroots of newer releases, the arm64 cross-build of the module, their
+# zstd-compressed kernel images).
 kernel_pkgs=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
-	     libtracefs-dev libtracecmd-dev cpio kmod linux-perf)
+	     libtracefs-dev libtracecmd-dev cpio kmod linux-perf mmdebstrap
+	     gcc-aarch64-linux-gnu zstd)
 
 # dpkg-buildpackage (debian/), the module through DKMS, lintian, and man
 # to render the packaged pages.

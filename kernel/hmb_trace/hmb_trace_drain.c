@@ -110,6 +110,7 @@
 #include <linux/topology.h>
 
 #include "hmb_consumer_port.h"
+#include "hmb_trace_compat.h"
 #include "hmb_trace_events.h"
 #include "hmb_trace_internal.h"
 
@@ -779,8 +780,8 @@ static struct hmb_trace_drain *hmb_trace_drain_alloc(struct hmb_trace_area *a,
 	d->interval_us = a->tun.poll_interval_us;
 	mutex_init(&d->lock);
 	INIT_WORK(&d->work, hmb_trace_drain_work);
-	hrtimer_init(&d->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	d->timer.function = hmb_trace_drain_timer;
+	hmb_trace_hrtimer_setup(&d->timer, hmb_trace_drain_timer, CLOCK_MONOTONIC,
+				HRTIMER_MODE_REL_SOFT);
 	hmb_consumer_init(&d->c, &a->map, &hmb_trace_consumer_ops, d,
 			  d->scratch);
 	/*

@@ -31,6 +31,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "hmb_trace_compat.h"
 #include "hmb_trace_internal.h"
 
 #define HMB_TRACE_IVSHMEM_DEVICE_ID	0x1110
@@ -273,7 +274,8 @@ static bool hmb_trace_ivshmem_wanted(struct pci_dev *pdev)
 			 pdev->vendor, pdev->device);
 		return false;
 	}
-	if (pdev->driver_override || hmb_trace_ivshmem_named(pdev) ||
+	if (hmb_trace_pci_has_driver_override(pdev) ||
+	    hmb_trace_ivshmem_named(pdev) ||
 	    hmb_trace_ivshmem_is_mailbox(pdev))
 		return true;
 	dev_info(&pdev->dev,

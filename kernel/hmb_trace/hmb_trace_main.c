@@ -178,7 +178,8 @@ static int __init hmb_trace_init(void)
 	 * be able to run without a new worker (hmb_trace_nvme.c).
 	 */
 	hmb_trace_wq = alloc_workqueue("hmb_trace",
-				       WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+				       WQ_HIGHPRI | WQ_MEM_RECLAIM |
+				       HMB_TRACE_WQ_PERCPU, 0);
 	if (!hmb_trace_wq)
 		return -ENOMEM;
 

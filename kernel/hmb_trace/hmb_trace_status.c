@@ -18,6 +18,7 @@
 #include <linux/sysfs.h>
 #include <linux/time64.h>
 
+#include "hmb_trace_compat.h"
 #include "hmb_trace_internal.h"
 
 static struct hmb_trace_area *hmb_trace_dev_area(struct device *dev)
@@ -281,8 +282,8 @@ static ssize_t delivered_show(struct device *dev,
 static DEVICE_ATTR_RO(delivered);
 
 static ssize_t dictionary_read(struct file *file, struct kobject *kobj,
-			       struct bin_attribute *attr, char *buf,
-			       loff_t off, size_t count)
+			       hmb_trace_bin_attr_const struct bin_attribute *attr,
+			       char *buf, loff_t off, size_t count)
 {
 	struct hmb_trace_area *a = hmb_trace_dev_area(kobj_to_dev(kobj));
 	ssize_t ret;
@@ -765,7 +766,7 @@ static const struct attribute_group hmb_trace_clock_group = {
 	.attrs = hmb_trace_clock_ptrs,
 };
 
-static struct bin_attribute *hmb_trace_bin_attrs[] = {
+static hmb_trace_bin_attr_const struct bin_attribute *hmb_trace_bin_attrs[] = {
 	&bin_attr_dictionary,
 	NULL
 };

@@ -91,12 +91,26 @@ if ((key_only)); then
 	exit 0
 fi
 
+# The harness's one description of a kernel (mock/kernels/README.md,
+# "kernel.env"): HMBTRACE_KVER=KVER (or HMBTRACE_KERNEL_DIR=$out) boots it.
+write_kernel_env() {
+	local k d
+	k=$(ls "$out/lib/modules")
+	d=${HMBTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hmbtrace}/kernels/$k
+	mkdir -p "$d"
+	printf '%s\n' "kver=$k" arch=amd64 release=debug "version=$key" \
+		"image=$out/boot/vmlinuz-$k" "modroot=$out" \
+		"build=$(readlink -f "$out/lib/modules/$k/build")" chroot= >"$d/kernel.env.new"
+	mv "$d/kernel.env.new" "$d/kernel.env"
+}
+
 out=$cache/$key
 mkdir -p "$cache"
 # Two checkouts building at once would patch one source tree twice.
 exec 9>"$cache/.lock"
 flock 9
 if [[ -f $out/.done ]]; then
+	write_kernel_env
 	echo "$out"
 	exit 0
 fi
@@ -184,6 +198,7 @@ ln -sfn "$srcdir" "$out.tmp/lib/modules/$kver/build"
 rm -rf "$out"
 mv "$out.tmp" "$out"
 : >"$out/.done"
+write_kernel_env
 # Earlier keys' kernels are stale now; their modules point into this tree.
 for d in "$cache"/*/; do
 	d=${d%/}

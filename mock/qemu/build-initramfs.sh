@@ -7,7 +7,7 @@
 #                           [--kver KVER] [--rebuild-base]
 #
 # The image is two gzip'd cpio archives back to back (the kernel unpacks both):
-#   base     busybox-static, the 9p/virtio and nvme modules of the kernel (in
+#   base     busybox-static, the 9p/virtio and nvme modules of the installed kernel (in
 #            dependency order, decompressed), trace-cmd with every library ldd lists
 #            and the libtraceevent plugins, /init (guest-init.sh). Cached in
 #            $HMBTRACE_QEMU_CACHE (default build/qemu-cache), keyed by the kernel
@@ -53,10 +53,14 @@ hmbq_need flock util-linux
 	hmbq_die "a static /bin/busybox is needed: install the Debian package 'busybox-static'"
 tracecmd=$(command -v trace-cmd || true)
 [[ -n "$tracecmd" ]] || hmbq_die "trace-cmd not found: install the Debian package 'trace-cmd'"
-[[ -n "$kver" ]] || kver=$(hmbq_kver)
-moddir=$(hmbq_modules_dir "$kver")
-[[ -d $moddir ]] ||
-	hmbq_die "$moddir missing: install the Debian package 'linux-image-amd64'"
+[[ -z "$kver" ]] || HMBTRACE_KVER=$kver
+hmbq_kernel
+kver=$HMBQ_KVER
+# The kernel's modules: /lib/modules/KVER for an installed kernel,
+# MODROOT/lib/modules/KVER for one of the kernel matrix (mock/kernels).
+modroot=$HMBQ_KMODROOT
+[[ -d $modroot/lib/modules/$kver ]] ||
+	hmbq_die "$modroot/lib/modules/$kver missing: install the Debian package 'linux-image-amd64' (or see mock/kernels/README.md)"
 [[ -z "$module" || -r "$module" ]] || hmbq_die "module $module not readable"
 
 plugin_dir=/usr/lib/x86_64-linux-gnu/traceevent/plugins
@@ -108,11 +112,11 @@ add_module() {
 	[[ -n "${seen[$m]:-}" ]] && return
 	seen[$m]=1
 	# Built into this kernel: nothing to load.
-	if grep -q "/${m//[-_]/[-_]}\.ko" "$moddir/modules.builtin" 2>/dev/null; then
+	if grep -q "/${m//[-_]/[-_]}\.ko" "$modroot/lib/modules/$kver/modules.builtin" 2>/dev/null; then
 		return
 	fi
-	deps=$(hmbq_modinfo "$kver" -F depends "$m") ||
-		hmbq_die "modinfo -k $kver $m failed: is linux-image for $kver complete?"
+	deps=$(modinfo -b "$modroot" -k "$kver" -F depends "$m") ||
+		hmbq_die "modinfo -b $modroot -k $kver $m failed: is linux-image for $kver complete?"
 	for d in ${deps//,/ }; do
 		add_module "$d"
 	done
@@ -125,7 +129,7 @@ copy_modules() {
 	local stage=$1 m file
 	shift
 	for m in "$@"; do
-		file=$(hmbq_modinfo "$kver" -n "$m")
+		file=$(modinfo -b "$modroot" -k "$kver" -n "$m")
 		case "$file" in
 		*.ko) cp "$file" "$stage/lib/modules/hmbtrace/$m.ko" ;;
 		*.ko.xz) xz -dc "$file" >"$stage/lib/modules/hmbtrace/$m.ko" ;;
@@ -141,7 +145,7 @@ inputs_key() {
 	{
 		echo "$kver"
 		cat "$hmbq_dir/build-initramfs.sh" "$hmbq_dir/guest-init.sh" "$hmbq_dir/lib.sh"
-		sha256sum /bin/busybox "$tracecmd" "$(hmbq_kernel_image "$kver")" 2>/dev/null
+		sha256sum /bin/busybox "$tracecmd" "$HMBQ_KIMAGE" 2>/dev/null
 		LC_ALL=C ldd "$tracecmd" | awk '/=> \//{print $3} /^\t\//{print $1}' | xargs sha256sum
 	} | sha256sum | cut -c1-16
 }

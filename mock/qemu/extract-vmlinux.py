@@ -15,7 +15,9 @@ import bz2
 import gzip
 import lzma
 import os
+import shutil
 import struct
+import subprocess
 import sys
 
 XEN_ELFNOTE_PHYS32_ENTRY = 18
@@ -42,8 +44,24 @@ def decompress(data):
         return bz2.BZ2Decompressor().decompress(data)
     if data.startswith(b"\x5d\x00"):
         return lzma.LZMADecompressor(format=lzma.FORMAT_ALONE).decompress(data)
+    if data.startswith(b"\x28\xb5\x2f\xfd"):
+        return unzstd(data)
     raise ValueError("payload compression not supported by the Python stdlib "
-                     "(zstd/lz4/lzo?)")
+                     "(lz4/lzo?)")
+
+
+def unzstd(data):
+    """zstd (Debian's kernels from 6.12 on) through the zstd program: the
+    Python stdlib has no zstd before 3.14. The kernel appends the
+    uncompressed size (4 bytes) after the frame: strip it if zstd objects."""
+    if not shutil.which("zstd"):
+        raise ValueError("zstd payload and no zstd program (Debian package zstd)")
+    for frame in (data, data[:-4]):
+        r = subprocess.run(["zstd", "-dcq"], input=frame, capture_output=True,
+                           check=False)
+        if r.returncode == 0:
+            return r.stdout
+    raise ValueError("zstd -d failed: " + r.stderr.decode(errors="replace").strip())
 
 
 def has_pvh_note(elf):

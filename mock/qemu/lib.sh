@@ -28,93 +28,91 @@ hmbq_cache_dir() {
 	echo "${HMBTRACE_QEMU_CACHE:-$hmbq_repo/build/qemu-cache}"
 }
 
-# The kernel the guests boot, in one place. HMBTRACE_KERNEL_DIR names a
-# directory laid out like a root file system, holding
-#   boot/vmlinuz-KVER        the image (a bzImage)
-#   lib/modules/KVER/        its modules (modules.dep, modules.builtin, kernel/)
-#   lib/modules/KVER/build   the tree out-of-tree modules build against (KDIR)
-# e.g. the debug kernel of mock/debug-kernel/build.sh. Unset: / (the
-# installed Debian kernel, linux-image-*-amd64 and linux-headers-*-amd64).
-# hmbq_kernel_root prints it without a trailing slash ("" for /).
-hmbq_kernel_root() {
-	local r=${HMBTRACE_KERNEL_DIR:-}
-	r=${r%/}
-	[[ -z $r || -d $r ]] || hmbq_die "HMBTRACE_KERNEL_DIR=$HMBTRACE_KERNEL_DIR is not a directory"
-	echo "$r"
-}
+# shellcheck source=mock/kernels/lib.sh
+source "$hmbq_dir/../kernels/lib.sh"
 
-# hmbq_kver: the kernel the guest boots. HMBTRACE_KVER overrides. Prefers a
-# *-amd64 flavour that has both boot/vmlinuz-KVER and lib/modules/KVER under
-# hmbq_kernel_root; the highest version wins when several are there.
-hmbq_kver() {
-	if [[ -n "${HMBTRACE_KVER:-}" ]]; then
-		echo "$HMBTRACE_KVER"
-		return
+# hmbq_kernel: resolve the kernel the guest boots, once per process tree, and
+# set HMBQ_KVER (its release), HMBQ_KIMAGE (the image to boot), HMBQ_KMODROOT
+# (the base directory whose lib/modules/KVER has its modules, for modinfo -b;
+# / for an installed kernel), HMBQ_KBUILD (its headers, KDIR) and
+# HMBQ_KCHROOT (the Debian suite whose chroot builds for it; empty: the host).
+# HMBTRACE_KVER selects it (default: the newest installed *-amd64 kernel): an
+# installed KVER, a release or series of the kernel matrix (bookworm|6.1,
+# trixie|6.12, sid|7.2: Debian's packages, fetched once into the cache by
+# mock/kernels/fetch.sh), or any KVER with a kernel.env in
+# ~/.cache/hmbtrace/kernels/KVER/ (mock/kernels/README.md: how to add a
+# kernel). Exports HMBTRACE_KVER=KVER, so the scripts it starts resolve it
+# without looking it up again.
+hmbq_kernel() {
+	local env
+	# A kernel built from source names its root directory instead
+	# (mock/debug-kernel/build.sh prints it and writes its kernel.env).
+	if [[ -n ${HMBTRACE_KERNEL_DIR:-} && -z ${HMBTRACE_KVER:-} ]]; then
+		[[ -d $HMBTRACE_KERNEL_DIR/lib/modules ]] ||
+			hmbq_die "HMBTRACE_KERNEL_DIR=$HMBTRACE_KERNEL_DIR has no lib/modules/KVER"
+		HMBTRACE_KVER=$(ls "$HMBTRACE_KERNEL_DIR/lib/modules" | head -n 1)
 	fi
-	local v best="" any="" root
-	root=$(hmbq_kernel_root)
-	for v in $(find "$root/lib/modules" -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | sort -V); do
-		[[ -r $root/boot/vmlinuz-$v && -d $root/lib/modules/$v/kernel ]] || continue
-		any=$v
-		[[ $v == *-amd64 ]] && best=$v
+	env=$(hmbk_resolve "${HMBTRACE_KVER:-}") ||
+		hmbq_die "no kernel to boot (HMBTRACE_KVER='${HMBTRACE_KVER:-}'): install the Debian package 'linux-image-amd64', or see mock/kernels/README.md"
+	HMBQ_KVER=$(hmbk_env_get "$env" kver)
+	HMBQ_KIMAGE=$(hmbk_env_get "$env" image)
+	HMBQ_KMODROOT=$(hmbk_env_get "$env" modroot)
+	HMBQ_KBUILD=$(hmbk_env_get "$env" build)
+	HMBQ_KCHROOT=$(hmbk_env_get "$env" chroot)
+	[[ -n $HMBQ_KIMAGE && -n $HMBQ_KMODROOT ]] ||
+		hmbq_die "kernel $HMBQ_KVER has no image or modules ($env): headers only?"
+	[[ -r $HMBQ_KIMAGE ]] ||
+		hmbq_die "$HMBQ_KIMAGE is not readable (run as root or chmod o+r it)"
+	export HMBTRACE_KVER=$HMBQ_KVER
+}
+
+# hmbq_kver: the release (uname -r) of the kernel the guest boots (hmbq_kernel).
+hmbq_kver() {
+	hmbq_kernel
+	echo "$HMBQ_KVER"
+}
+
+# hmbq_module_for KVER: the hmb_trace.ko built for KVER: the tree's
+# kernel/hmb_trace/hmb_trace.ko when its vermagic says KVER, else the one
+# mock/kernels/build-module.sh built (build/kernels/KVER/...); empty if none.
+hmbq_module_for() {
+	local ko
+	for ko in "$hmbq_repo/kernel/hmb_trace/hmb_trace.ko" \
+		"$hmbq_repo/build/kernels/$1/src/kernel/hmb_trace/hmb_trace.ko"; do
+		[[ -f $ko ]] || continue
+		[[ $(modinfo -F vermagic "$ko" 2>/dev/null) == "$1 "* ]] || continue
+		echo "$ko"
+		return
 	done
-	[[ -n "$best" ]] || best=$any
-	[[ -n "$best" ]] ||
-		hmbq_die "no kernel with $root/boot/vmlinuz-KVER and $root/lib/modules/KVER: install the Debian package 'linux-image-amd64'${root:+ (or build $root: mock/debug-kernel/build.sh)}"
-	[[ -r $root/boot/vmlinuz-$best ]] ||
-		hmbq_die "$root/boot/vmlinuz-$best is not readable (run as root or chmod o+r it)"
-	echo "$best"
 }
 
-# hmbq_kernel_image [KVER]: the image of KVER (default hmbq_kver).
-hmbq_kernel_image() {
-	echo "$(hmbq_kernel_root)/boot/vmlinuz-${1:-$(hmbq_kver)}"
-}
-
-# hmbq_modules_dir [KVER]: KVER's lib/modules/KVER.
-hmbq_modules_dir() {
-	echo "$(hmbq_kernel_root)/lib/modules/${1:-$(hmbq_kver)}"
-}
-
-# hmbq_kernel_build [KVER]: the build tree of KVER (KDIR for kernel/hmb_trace
-# and kernel/patches/verify.sh). An absolute build link in a kernel dir
-# other than / is looked up inside it first.
+# hmbq_kernel_build [KVER]: the headers tree (KDIR) of the kernel the guest
+# boots (hmbq_kernel; KVER, when given, must be that kernel).
 # shellcheck disable=SC2120 # callers in other files pass KVER
 hmbq_kernel_build() {
-	local root b t
-	root=$(hmbq_kernel_root)
-	b=$(hmbq_modules_dir "${1:-}")/build
-	t=$(readlink "$b" 2>/dev/null || true)
-	if [[ -n $root && $t == /* && -d $root$t ]]; then
-		echo "$root$t"
-	else
-		echo "$b"
-	fi
+	[[ -n ${HMBQ_KVER:-} && ${1:-$HMBQ_KVER} == "$HMBQ_KVER" ]] || hmbq_kernel
+	echo "$HMBQ_KBUILD"
 }
 
-# hmbq_modinfo KVER ARGS...: modinfo for a module of KVER (under hmbq_kernel_root).
-hmbq_modinfo() {
-	local k=$1 root
-	shift
-	root=$(hmbq_kernel_root)
-	modinfo -b "${root:-/}" -k "$k" "$@"
-}
-
-# hmbq_run_suffix: "" for the installed kernel, "-KVER" for another kernel
-# dir, so that runs on the two do not share a build or run directory.
+# hmbq_run_suffix: "" for the installed kernel, "-KVER" for another one (a
+# kernel of the matrix, the debug kernel), so that runs on the two do not
+# share a build or run directory.
 hmbq_run_suffix() {
-	[[ -z $(hmbq_kernel_root) ]] || echo "-$(hmbq_kver)"
+	[[ -n ${HMBQ_KVER:-} ]] || hmbq_kernel
+	[[ ${HMBQ_KMODROOT%/} == "" ]] || echo "-$HMBQ_KVER"
 }
 
 # hmbq_build_module OUT [MAKE-ARGS...]: hmb_trace.ko built against
-# hmbq_kernel_build, in a copy of the tree's layout under OUT
-# (kernel/hmb_trace is left alone: it stays built for the installed
-# kernel); prints the path of the .ko. Rebuilt when the sources, the tree
-# built against or MAKE-ARGS (e.g. HMB_TRACE_NVME=n) change.
+# hmbq_kernel_build on the host's compiler, in a copy of the tree's layout
+# under OUT (kernel/hmb_trace is left alone: it stays built for the
+# installed kernel); prints the path of the .ko. Rebuilt when the sources,
+# the tree built against or MAKE-ARGS (e.g. HMB_TRACE_NVME=n) change. For
+# a kernel built from source with the host's gcc (the debug kernel); the
+# kernels of the matrix use mock/kernels/build-module.sh (their chroots).
 hmbq_build_module() {
 	local out=$1 kdir stamp files
 	shift
-	kdir=$(hmbq_kernel_build "$(hmbq_kver)")
+	kdir=$(hmbq_kernel_build)
 	[[ -f $kdir/Makefile ]] || { hmbq_log "no kernel build tree $kdir"; return 1; }
 	files=(kernel/hmb_trace consumer clock include producer)
 	stamp=$( (cd "$hmbq_repo" && echo "$kdir $*" && cat "$kdir/Module.symvers" &&
@@ -148,18 +146,19 @@ hmbq_kernel_report_re='WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|general prote
 hmbq_nvme_deps=(lib/crc-t10dif lib/crc64 lib/crc64-rocksoft block/t10-pi
 		crypto/crct10dif_common)
 
-# hmbq_stage_modules KVER DIR MODULE...: each lib/modules/KVER/kernel/
-# MODULE.ko (or .ko.xz, .ko.zst, decompressed) of hmbq_kernel_root into
-# DIR as NAME.ko. One built into KVER (modules.builtin), or that KVER does
-# not build at all (not in its modules.order: e.g. t10-pi in a kernel
-# without BLK_DEV_INTEGRITY, which nvme-core then does not need), is
-# skipped. Returns 1, naming the first one missing, if one is not there.
+# hmbq_stage_modules KVER DIR MODULE...: each MODROOT/lib/modules/KVER/kernel/
+# MODULE.ko (or .ko.xz, .ko.zst, decompressed) into DIR as NAME.ko, MODROOT
+# that of the kernel hmbq_kernel resolved (/ for an installed one). One
+# built into KVER or not built by it is skipped. Returns 1, naming the first one missing, if one is not installed.
 hmbq_stage_modules() {
-	local mdir kmods dir=$2 m c f
-	mdir=$(hmbq_modules_dir "$1")
+	local kmods m c f dir=$2
+	[[ ${HMBQ_KVER:-} == "$1" ]] || hmbq_kernel
+	local mdir=${HMBQ_KMODROOT%/}/lib/modules/$1
 	kmods=$mdir/kernel
 	shift 2
 	for m in "$@"; do
+		# Built in, or not built by this kernel at all (e.g. t10-pi without
+		# BLK_DEV_INTEGRITY, which nvme-core then does not need).
 		grep -qx "kernel/$m.ko" "$mdir/modules.builtin" 2>/dev/null && continue
 		[[ ! -f $mdir/modules.order ]] || grep -qx "kernel/$m.ko" "$mdir/modules.order" ||
 			continue

@@ -19,18 +19,18 @@
 #                     each its own memory-backend-file + ivshmem-plain, in
 #                     the order given (PCI slots in that order); the i-th
 #                     --area-size goes with the i-th --area, or one for all
-#   --initrd X        default: build one with build-initramfs.sh (with
-#                     kernel/hmb_trace/hmb_trace.ko when it exists)
+#   --initrd X        default: build one with build-initramfs.sh (with the
+#                     hmb_trace.ko built for that kernel when there is one)
 #   --timeout S       kill QEMU after S seconds (default 180, times
 #                     HMBTRACE_QEMU_TIMEOUT_SCALE, default 1, for a slower
 #                     kernel such as the debug kernel); exit status 124.
 #                     Over 60 s, the guest dumps its blocked tasks and CPU
 #                     backtraces on the console 30 s before (guest-init.sh)
 #   --append ARGS     more kernel command line (e.g. hmb_trace.param=1)
-#   --kernel IMAGE    default: the installed linux-image-*-amd64 (or the one
-#                     HMBTRACE_KERNEL_DIR holds, mock/qemu/lib.sh), booted as the
-#                     ELF vmlinux extracted from its boot/vmlinuz-KVER into the
-#                     cache (set HMBTRACE_QEMU_BZIMAGE=1 to boot the bzImage itself)
+#   --kernel IMAGE    default: the kernel HMBTRACE_KVER selects (the installed
+#                     linux-image-*-amd64 by default; mock/kernels/README.md),
+#                     booted as the ELF vmlinux extracted from its vmlinuz
+#                     (set HMBTRACE_QEMU_BZIMAGE=1 to boot the bzImage itself)
 #   --qemu-arg ARG    one more QEMU argument, appended as is (repeat it: e.g.
 #                     --qemu-arg -device --qemu-arg nvme,serial=x,drive=d0)
 #   --nvme DISK       give the guest an emulated NVMe disk (QEMU's -device nvme,
@@ -103,11 +103,10 @@ timeout=$((timeout * scale))
 qemu=${HMBTRACE_QEMU:-qemu-system-x86_64}
 hmbq_need "$qemu" qemu-system-x86
 
-kver=$(hmbq_kver)
+hmbq_kernel
+kver=$HMBQ_KVER
 if [[ -z "$kernel" ]]; then
-	kernel=$(hmbq_kernel_image "$kver")
-	[[ -r "$kernel" ]] ||
-		hmbq_die "kernel image $kernel not readable: install 'linux-image-amd64' (and make it readable)"
+	kernel=$HMBQ_KIMAGE
 	# The bzImage decompresses itself in ~6 s under TCG; boot the ELF vmlinux
 	# through its PVH entry instead, extracted once into the cache.
 	if [[ -z "${HMBTRACE_QEMU_BZIMAGE:-}" ]] && command -v python3 >/dev/null; then
@@ -167,10 +166,10 @@ if [[ -n "$nvme_disk" ]]; then
 fi
 
 if [[ -z "$initrd" ]]; then
-	initrd="$(hmbq_cache_dir)/initramfs-default.cpio.gz"
-	ko="$hmbq_repo/kernel/hmb_trace/hmb_trace.ko"
+	initrd="$(hmbq_cache_dir)/initramfs-default-$kver.cpio.gz"
+	ko=$(hmbq_module_for "$kver")
 	args=()
-	[[ -f "$ko" ]] && args=(--module "$ko")
+	[[ -n "$ko" ]] && args=(--module "$ko")
 	"$hmbq_dir/build-initramfs.sh" "$initrd" "${args[@]}"
 fi
 [[ -r "$initrd" ]] || hmbq_die "initrd $initrd not readable"

@@ -10,8 +10,11 @@
 #                        [--out DIR] [--area-size N] [--area2-size N]
 #                        [--timeout S] [--keep] [--quiet] [-- RUN-GUEST-ARGS...]
 #
-#   --module KO    module for the guest (default kernel/hmb_trace/hmb_trace.ko
-#                  when it exists); --no-module boots without one
+#   --module KO    module for the guest (default: the hmb_trace.ko built for
+#                  the kernel the guest boots, HMBTRACE_KVER: kernel/hmb_trace/
+#                  hmb_trace.ko when its vermagic says that kernel, else
+#                  build/kernels/KVER/src/kernel/hmb_trace/hmb_trace.ko from
+#                  mock/kernels/build-module.sh); --no-module boots without one
 #   --fwsim BIN    hmb-fwsim (default $HMB_FWSIM, else the newest
 #                  build*/mock/fwsim/hmb-fwsim)
 #   --out DIR      run directory, shared with the guest as /mnt (default
@@ -74,10 +77,10 @@ done
 [[ -n "$scenario" ]] ||
 	hmbq_die "no scenario '$name' (NAME/host.sh and guest.sh) in ${scenario_dirs[*]#"$hmbq_repo/"}; have: $(for d in "${scenario_dirs[@]}"; do (cd "$d" && echo *); done | xargs)"
 
+# The kernel the guest boots (HMBTRACE_KVER), resolved once for the run.
+hmbq_kernel
 if [[ "$module" == default ]]; then
-	module=""
-	[[ -f "$hmbq_repo/kernel/hmb_trace/hmb_trace.ko" ]] &&
-		module="$hmbq_repo/kernel/hmb_trace/hmb_trace.ko"
+	module=$(hmbq_module_for "$HMBQ_KVER")
 fi
 [[ -z "$module" || -f "$module" ]] || hmbq_die "module $module not found"
 [[ -z "$module" ]] || module=$(realpath "$module")

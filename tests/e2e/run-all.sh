@@ -13,17 +13,19 @@
 #              when missing). Runs go to BUILD_DIR/e2e/<scenario>/ (console,
 #              guest log, capture, report, truth), the scenario's output to
 #              BUILD_DIR/e2e/<scenario>.log.
+#
+# HMBTRACE_KVER=KERNEL runs them on another kernel of the matrix (trixie|6.12,
+# sid|7.2, ...: mock/kernels/README.md): the module is built for it by
+# mock/kernels/build-module.sh (W=1, in its release's chroot), the runs go to
+# BUILD_DIR/e2e-KVER/. HMBTRACE_KERNEL_DIR=DIR (mock/qemu/lib.sh) boots a
+# kernel built from source, e.g. the debug kernel (mock/debug-kernel/build.sh),
+# with hmb_trace.ko (ivshmem backend alone) built against its tree.
 #   SCENARIO   run only these (default: all of them, in the order below)
 #
 # Prints one "PASS|FAIL <scenario> (<seconds>s)" line per scenario (with the
 # failed checks under a FAIL), then "N passed, M failed"; exits 1 if any
 # failed, 2 if the build failed. Needs: the Debian kernel headers and image
 # (scripts/install-deps.sh --kernel), qemu-system-x86, trace-cmd, python3.
-# HMBTRACE_KERNEL_DIR=DIR (mock/qemu/lib.sh): the guests boot the kernel
-# DIR holds, e.g. the debug kernel (mock/debug-kernel/build.sh), with
-# hmb_trace.ko (ivshmem backend) built against its tree in
-# BUILD_DIR/e2e-KVER/module; runs
-# go to BUILD_DIR/e2e-KVER/.
 set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -35,23 +37,38 @@ scenarios=("$@")
 cd "$repo" || exit 2
 mkdir -p "$build" || exit 2
 build=$(cd "$build" && pwd)
-# shellcheck source=mock/qemu/lib.sh
-source mock/qemu/lib.sh
-logs="$build/e2e$(hmbq_run_suffix)"
+logs="$build/e2e"
+# Another kernel of the matrix (HMBTRACE_KVER: mock/kernels/README.md): its
+# own module build and run directories, build/e2e-KVER.
+kernel_arg=${HMBTRACE_KVER:-${HMBTRACE_KERNEL_DIR:-}}
+if [[ -n $kernel_arg ]]; then
+	# shellcheck source=mock/qemu/lib.sh
+	source mock/qemu/lib.sh
+	hmbq_kernel
+	logs="$build/e2e-$HMBQ_KVER"
+fi
 mkdir -p "$logs"
 
 t_start=$(date +%s)
 module="$repo/kernel/hmb_trace/hmb_trace.ko"
-if [[ -n $(hmbq_kernel_root) ]]; then
-	kdir=$(hmbq_kernel_build "$(hmbq_kver)")
-	echo "== building hmb_trace.ko against $kdir"
-	# The ivshmem backend alone: the guests here load no nvme.
-	module=$(hmbq_build_module "$logs/module" HMB_TRACE_NVME=n 2>"$logs/build-module.log") || {
+if [[ -n $kernel_arg && -f $HMBQ_KBUILD/include/linux/nvme-hmb-trace.h ]]; then
+	# A tree with the nvme-pci series (the debug kernel): the ivshmem
+	# backend alone, the guests here load no nvme.
+	echo "== building hmb_trace.ko against $HMBQ_KBUILD"
+	if ! module=$(hmbq_build_module "$logs/module" HMB_TRACE_NVME=n 2>"$logs/build-module.log"); then
 		cat "$logs/build-module.log"
-		echo "FAIL build: hmb_trace.ko against $kdir"
+		echo "FAIL build: hmb_trace.ko against $HMBQ_KBUILD"
 		echo "0 passed, ${#scenarios[@]} failed"
 		exit 2
-	}
+	fi
+elif [[ -n $kernel_arg ]]; then
+	echo "== building hmb_trace.ko for $HMBQ_KVER (mock/kernels/build-module.sh, W=1)"
+	if ! module=$(mock/kernels/build-module.sh "$HMBQ_KVER" 2>"$logs/build-module.log"); then
+		tail -n 20 "$logs/build-module.log"
+		echo "FAIL build: mock/kernels/build-module.sh $HMBQ_KVER (log: $logs/build-module.log)"
+		echo "0 passed, ${#scenarios[@]} failed"
+		exit 2
+	fi
 else
 	echo "== building hmb_trace.ko"
 	if ! make -C kernel/hmb_trace >"$logs/build-module.log" 2>&1; then
