@@ -27,8 +27,9 @@
 #           7.2 (and 6.12 with --full-matrix; without it that half is
 #           counted skipped, with the command that runs it). Kernels and
 #           chroots are cached in ~/.cache/hmbtrace (kernels, chroot)
-#   reference SSD - mock/qemu-nvme/run-ssd.sh record, record-mono, reset,
-#           ctrl (record-mono: both buffers on trace clock mono): the
+#   reference SSD - mock/qemu-nvme/run-ssd.sh record, record-mono, quiet,
+#           reset, ctrl (record-mono: both buffers on trace clock mono;
+#           quiet: no control command while nobody traces): the
 #           patched nvme-pci and hmb_trace.ko on Debian's QEMU 7.2 patched to
 #           have an NVMe HMB and the trace capability (built once, cached in
 #           ~/.cache/hmbtrace/qemu-nvme; skipped under --no-e2e); then
@@ -241,8 +242,9 @@ fi
 if ((run_e2e)); then
 	# The first run builds QEMU (~8 min of 2 idle CPUs); then ~1 min each.
 	stage "reference SSD (mock/qemu-nvme: QEMU NVMe with HMB and trace capability)"
-	# record-mono: 71 s here (load 19 on 2 CPUs).
-	for s in record record-mono reset ctrl; do
+	# record-mono: 71 s here (load 19 on 2 CPUs); quiet: ~2 min (20 s of
+	# nobody tracing, then tracing, then not: 0 vendor commands idle).
+	for s in record record-mono quiet reset ctrl; do
 		ssd_rc=0
 		mock/qemu-nvme/run-ssd.sh "$s" || ssd_rc=$?
 		case $ssd_rc in
