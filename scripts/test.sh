@@ -19,6 +19,11 @@
 #           linux-source-6.1, builds with -Werror, is checkpatch clean, and
 #           the patched nvme drives an emulated NVMe disk in the guest
 #           (without the guest under --no-e2e)
+#   kernel patches 6.12, 7.2 - kernel/patches/verify-series.sh: those
+#           series apply to Debian's linux-source-6.12/-7.2 (downloaded
+#           into ~/.cache/hmbtrace/linux-source), build with W=1 -Werror in
+#           their release's chroot, are checkpatch --strict clean (no
+#           guest; skipped when the source, headers or chroot are missing)
 #   kernel matrix - mock/kernels: hmb_trace.ko built with W=1 (no warning)
 #           against Debian 12's 6.1, Debian 13's 6.12 and sid's 7.2 (amd64;
 #           6.12/7.2 in chroots of their release) and cross-built for arm64
@@ -237,6 +242,31 @@ else
 		failed=$((failed + 1))
 	fi
 fi
+
+# ~90 s each with the source and chroots cached (the first run downloads
+# ~160 MB per series and extracts it, ~1 more min each).
+for ks in 6.12 7.2; do
+	stage "kernel patches $ks (nvme-pci HMB trace series, no guest)"
+	ks_out=$(mktemp)
+	ks_rc=0
+	kernel/patches/verify-series.sh "$ks" 2>&1 | tee "$ks_out" || ks_rc=$?
+	line=$(grep -E "^kernel-patches-$ks: [0-9]+ passed, [0-9]+ failed" "$ks_out" | tail -1 || true)
+	rm -f "$ks_out"
+	if ((ks_rc == 77)); then
+		echo "kernel patches $ks: skipped (reason above)" >&2
+		skipped=$((skipped + 1))
+	elif [[ -z $line ]]; then
+		echo "kernel patches $ks: verify-series.sh reported no results (status $ks_rc)" >&2
+		failed=$((failed + 1))
+	else
+		line=${line#kernel-patches-"$ks": }
+		passed=$((passed + $(echo "$line" | cut -d' ' -f1)))
+		failed=$((failed + $(echo "$line" | cut -d' ' -f3)))
+		if ((ks_rc != 0)) && [[ $(echo "$line" | cut -d' ' -f3) == 0 ]]; then
+			failed=$((failed + 1))
+		fi
+	fi
+done
 
 if ((run_e2e)); then
 	# The first run builds QEMU (~8 min of 2 idle CPUs); then ~1 min each.
