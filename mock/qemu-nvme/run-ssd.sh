@@ -136,8 +136,12 @@ events=pci_nvme_io_cmd,pci_nvme_admin_cmd,pci_nvme_enqueue_req_completion,pci_nv
 events+=",pci_nvme_mmio_shutdown_set,pci_nvme_hmbt_*"
 maxd=""
 [[ $scenario != maxd1 ]] || maxd=,hmb.maxd=1
-# resets: a busy firmware (its background mix 20 times the default).
+# resets: a busy firmware (its background mix 20 times the default),
+# and the shadow doorbells: a queue whose EventIdx lags behind its shadow
+# tail is never rung again (kernel/patches/0006).
 [[ $scenario != resets ]] || maxd=,hmb.trace.mix_hz=2000
+[[ $scenario != resets ]] ||
+	events+=",pci_nvme_dbbuf_config,pci_nvme_mmio_doorbell_sq,pci_nvme_shadow_doorbell_sq,pci_nvme_eventidx_sq"
 # quiet: the marks the guest reads (pci_nvme_read: their lba).
 [[ $scenario != quiet ]] || events+=",pci_nvme_read"
 # shellcheck disable=SC2054 # commas belong to QEMU's option syntax

@@ -62,6 +62,10 @@ def main():
     fw_prev = {}                            # (gen, core) -> (prev_gen, prev_next_seq)
     fw_gens = []
     dev_marks = []                          # (block, time, C1h commands before it)
+    # I/O fetched after a Create I/O SQ (01h) and before the next Doorbell
+    # Buffer Config (7Ch): the host used shadow doorbells the controller
+    # did not know of (kernel/patches/0006).
+    dbbuf_due, dbbuf_early = False, 0
     c1_at = []                              # time of every C1h command
     with open(f"{run}/qemu-nvme.log", errors="replace") as f:
         for line in f:
@@ -97,10 +101,13 @@ def main():
             m = re.search(r"pci_nvme_io_cmd cid (\d+) nsid 0x\w+ sqid (\d+) opc 0x(\w+)", line)
             if m:
                 io_cmds.append((int(m[2]), int(m[1]), int(m[3], 16)))
+                dbbuf_early += dbbuf_due
                 continue
             m = re.search(r"pci_nvme_admin_cmd cid \d+ sqid \d+ opc 0x(\w+)", line)
             if m:
                 admin_opc[int(m[1], 16)] += 1
+                if int(m[1], 16) in (0x01, 0x7c):
+                    dbbuf_due = int(m[1], 16) == 0x01
                 if int(m[1], 16) == 0xc1:
                     c1_at.append(t)
                 continue
@@ -214,6 +221,13 @@ def main():
 
     # nvme_hmb_trace_place() before nvme_set_host_mem(): C2h EN=1 right before 0Dh EHM=1.
     places = [i for i, (fid, dw) in enumerate(setfeat) if fid == 0xc2 and dw & 1]
+    if admin_opc[0x7c]:
+        # QEMU's controller has shadow doorbells: a reset forgets them, and
+        # I/O sent before they are set again can leave EventIdx behind the
+        # shadow tail, after which that queue is never rung again.
+        check(f"no I/O command fetched between a Create I/O SQ and the next Doorbell Buffer "
+              f"Config ({dbbuf_early} of {len(io_cmds)}; {admin_opc[0x7c]} 7Ch)",
+              dbbuf_early == 0)
     check("nvme-pci placed the trace area (vendor feature C2h EN=1) right before every "
           "HMB enable (0Dh EHM=1)",
           bool(places) and all(i + 1 < len(setfeat) and setfeat[i + 1][0] == 0x0d and
