@@ -6,12 +6,14 @@
 # and to build the tools against its libraries. Nothing is installed on the
 # host; the chroot lives in the hmbtrace cache.
 #
-# Usage: mock/kernels/chroot.sh SUITE [--tools] [--path] [--] [COMMAND [ARG]...]
+# Usage: mock/kernels/chroot.sh SUITE [--tools] [--path|--cached] [--] [COMMAND [ARG]...]
 #
 #   SUITE    trixie or sid (release names as fetch.sh: 6.12, 7.2)
 #   --tools  the chroot that also has the tools' build dependencies
 #            (meson, libtracefs-dev, ...: scripts/install-deps.sh's list)
 #   --path   print the chroot's directory (created if missing) and exit
+#   --cached print the chroot's directory and exit 0 if it is made, exit 1
+#            (printing nothing) if not: never creates it
 #   COMMAND  run in the chroot (default: an interactive shell), as root, in
 #            the current directory, with the worktree and the hmbtrace cache
 #            bound at their own paths (the kernel trees of fetch.sh build
@@ -35,10 +37,12 @@ usage() {
 suite=""
 tools=0
 path_only=0
+cached_only=0
 while (($#)); do
 	case "$1" in
 	--tools) tools=1; shift ;;
 	--path) path_only=1; shift ;;
+	--cached) cached_only=1; shift ;;
 	--) shift; break ;;
 	-h | --help) usage 0 ;;
 	-*) hmbk_die "unknown option $1 (see --help)" ;;
@@ -76,6 +80,12 @@ mmdeb=(mmdebstrap --variant=buildd --mode=root --format=directory --components=m
 key=$(printf '%s\n' "${mmdeb[@]}" | sha256sum | cut -c1-12)
 ((tools)) && key=tools-$key
 dir="$hmbk_cache/chroot/$suite-$key"
+
+if ((cached_only)); then
+	[[ -e $dir/.hmbtrace-ready ]] || exit 1
+	echo "$dir"
+	exit 0
+fi
 
 mkdir -p "$hmbk_cache/chroot"
 exec 9>"$hmbk_cache/chroot/.lock-$suite"
