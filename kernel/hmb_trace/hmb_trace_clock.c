@@ -182,14 +182,6 @@ void hmb_trace_clock_stamp(struct hmb_trace_stamps *t, bool after)
 	}
 }
 
-/* One burst's answered requests: host stamps and device ticks. */
-struct hmb_trace_burst {
-	struct hmb_trace_stamps t0[HMB_CLOCK_SYNC_BURST];
-	struct hmb_trace_stamps t1[HMB_CLOCK_SYNC_BURST];
-	u64 tick[HMB_CLOCK_SYNC_BURST];
-	unsigned int n;
-};
-
 static void hmb_trace_clock_burst(struct hmb_trace_area *a,
 				  struct hmb_trace_burst *b)
 {
@@ -294,7 +286,8 @@ static void hmb_trace_clock_work(struct work_struct *work)
 						 work);
 	struct hmb_trace_area *a = container_of(k, struct hmb_trace_area,
 						clock);
-	struct hmb_trace_burst b;
+	/* Not on the stack (~550 bytes): the work never runs twice at once. */
+	struct hmb_trace_burst *b = &k->burst;
 	unsigned int id, ms;
 	bool wanted;
 	u64 clock_hz;
@@ -307,7 +300,7 @@ static void hmb_trace_clock_work(struct work_struct *work)
 		return;
 	if (!hmb_trace_clock_geometry(a, &gen, &clock_hz))
 		goto again;
-	hmb_trace_clock_burst(a, &b);
+	hmb_trace_clock_burst(a, b);
 
 	if (k->have_gen && k->gen != gen) {
 		/* A firmware reset restores its defaults: what it acked is gone. */
@@ -327,18 +320,18 @@ static void hmb_trace_clock_work(struct work_struct *work)
 		k->run_bursts = 0;
 		WRITE_ONCE(k->started, local_clock());
 	}
-	if (b.n && b.t0[0].cpu != k->cpu) {
+	if (b->n && b->t0[0].cpu != k->cpu) {
 		/*
 		 * The first burst, or the first drain moved (its CPU went
 		 * offline): "local" is another CPU's clock from here on.
 		 */
-		WRITE_ONCE(k->cpu, b.t0[0].cpu);
+		WRITE_ONCE(k->cpu, b->t0[0].cpu);
 		hmb_clock_sync_restart(&k->sync[HMB_TRACE_CLOCK_LOCAL]);
 	}
 	for (id = 0; id < HMB_TRACE_CLOCK_NR; id++)
-		hmb_trace_clock_step(a, &b, id, clock_hz);
+		hmb_trace_clock_step(a, b, id, clock_hz);
 	k->run_bursts++;
-	k->silent = b.n ? 0 : k->silent + 1;
+	k->silent = b->n ? 0 : k->silent + 1;
 	if (k->silent >= HMB_TRACE_SYNC_GIVE_UP &&
 	    k->state == HMB_TRACE_SYNC_RUNNING) {
 		WRITE_ONCE(k->state, HMB_TRACE_SYNC_NO_ANSWER);

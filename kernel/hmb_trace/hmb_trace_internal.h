@@ -212,6 +212,20 @@ struct hmb_trace_stamps {
 };
 
 /**
+ * struct hmb_trace_burst - one burst's answered sync requests.
+ * @t0: host stamps right before each request
+ * @t1: host stamps right after each answer
+ * @tick: the device's clock in each answer
+ * @n: answered requests
+ */
+struct hmb_trace_burst {
+	struct hmb_trace_stamps t0[HMB_CLOCK_SYNC_BURST];
+	struct hmb_trace_stamps t1[HMB_CLOCK_SYNC_BURST];
+	u64 tick[HMB_CLOCK_SYNC_BURST];
+	unsigned int n;
+};
+
+/**
  * struct hmb_trace_clock - firmware time on the host clocks (hmb_trace_clock.c).
  * @work: a burst of sync requests every period, on hmb_trace_wq, queued
  *	on the first drain's CPU
@@ -228,6 +242,8 @@ struct hmb_trace_stamps {
  * @started: local_clock() when this run of the sync started
  * @run_bursts: bursts since @started (the first ones come faster)
  * @silent: bursts in a row with no request answered or sent
+ * @burst: the work's last burst (too large for its stack frame); only the
+ *	work uses it, and a work item never runs twice at once
  */
 struct hmb_trace_clock {
 	struct delayed_work work;
@@ -241,6 +257,7 @@ struct hmb_trace_clock {
 	u64 started;
 	unsigned int run_bursts;
 	unsigned int silent;
+	struct hmb_trace_burst burst;
 };
 
 /**
