@@ -95,7 +95,7 @@ fi
 # "kernel.env"): HMBTRACE_KVER=KVER (or HMBTRACE_KERNEL_DIR=$out) boots it.
 write_kernel_env() {
 	local k d
-	k=$(ls "$out/lib/modules")
+	k=$(find "$out/lib/modules" -mindepth 1 -maxdepth 1 -printf "%f\n" | head -n 1)
 	d=${HMBTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hmbtrace}/kernels/$k
 	mkdir -p "$d"
 	printf '%s\n' "kver=$k" arch=amd64 release=debug "version=$key" \

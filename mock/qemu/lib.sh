@@ -50,7 +50,7 @@ hmbq_kernel() {
 	if [[ -n ${HMBTRACE_KERNEL_DIR:-} && -z ${HMBTRACE_KVER:-} ]]; then
 		[[ -d $HMBTRACE_KERNEL_DIR/lib/modules ]] ||
 			hmbq_die "HMBTRACE_KERNEL_DIR=$HMBTRACE_KERNEL_DIR has no lib/modules/KVER"
-		HMBTRACE_KVER=$(ls "$HMBTRACE_KERNEL_DIR/lib/modules" | head -n 1)
+		HMBTRACE_KVER=$(find "$HMBTRACE_KERNEL_DIR/lib/modules" -mindepth 1 -maxdepth 1 -printf "%f\n" | head -n 1)
 	fi
 	env=$(hmbk_resolve "${HMBTRACE_KVER:-}") ||
 		hmbq_die "no kernel to boot (HMBTRACE_KVER='${HMBTRACE_KVER:-}'): install the Debian package 'linux-image-amd64', or see mock/kernels/README.md"
