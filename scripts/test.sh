@@ -101,6 +101,32 @@ count_meson() {
 	failed=$((failed + f))
 }
 stage() { printf '\n==== %s\n' "$*"; }
+# count_tagged WHAT TAG COMMAND...: runs a runner that ends with a line
+# "TAG: N passed, M failed" and exits 77 when it cannot run (counted
+# skipped). No such line, or a failing status with 0 failed, counts as a
+# failure: a failure that left no "not ok" line still fails the stage.
+count_tagged() {
+	local what=$1 tag=$2 out rc=0 line
+	shift 2
+	out=$(mktemp)
+	"$@" 2>&1 | tee "$out" || rc=$?
+	line=$(grep -E "^$tag: [0-9]+ passed, [0-9]+ failed" "$out" | tail -1 || true)
+	rm -f "$out"
+	if ((rc == 77)); then
+		echo "$what: skipped (reason above)" >&2
+		skipped=$((skipped + 1))
+	elif [[ -z $line ]]; then
+		echo "$what: $1 reported no results (status $rc)" >&2
+		failed=$((failed + 1))
+	else
+		line=${line#"$tag": }
+		passed=$((passed + $(echo "$line" | cut -d' ' -f1)))
+		failed=$((failed + $(echo "$line" | cut -d' ' -f3)))
+		if ((rc != 0)) && [[ $(echo "$line" | cut -d' ' -f3) == 0 ]]; then
+			failed=$((failed + 1))
+		fi
+	fi
+}
 # count_runner WHAT COMMAND...: runs a runner that ends with a line
 # "N passed, M failed" and adds it to the totals; no such line, or nothing
 # run, counts as a failure.
@@ -235,26 +261,7 @@ fi
 stage "kernel patches (nvme-pci HMB trace series)"
 kp_args=()
 ((run_e2e)) || kp_args=(--no-guest)
-kp_out=$(mktemp)
-kp_rc=0
-kernel/patches/verify.sh "${kp_args[@]}" 2>&1 | tee "$kp_out" || kp_rc=$?
-line=$(grep -E '^kernel-patches: [0-9]+ passed, [0-9]+ failed' "$kp_out" | tail -1 || true)
-rm -f "$kp_out"
-if ((kp_rc == 77)); then
-	echo "kernel patches: skipped (reason above)" >&2
-	skipped=$((skipped + 1))
-elif [[ -z $line ]]; then
-	echo "kernel patches: verify.sh reported no results (status $kp_rc)" >&2
-	failed=$((failed + 1))
-else
-	line=${line#kernel-patches: }
-	passed=$((passed + $(echo "$line" | cut -d' ' -f1)))
-	failed=$((failed + $(echo "$line" | cut -d' ' -f3)))
-	# A failure that left no "not ok" line still fails the stage.
-	if ((kp_rc != 0)) && [[ $(echo "$line" | cut -d' ' -f3) == 0 ]]; then
-		failed=$((failed + 1))
-	fi
-fi
+count_tagged "kernel patches" kernel-patches kernel/patches/verify.sh "${kp_args[@]}"
 
 # ~90 s each with the source and chroots cached (the first run downloads
 # ~160 MB per series and extracts it, ~1 more min each).
@@ -266,25 +273,7 @@ for ks in 6.12 7.2; do
 		skipped=$((skipped + 1))
 		continue
 	fi
-	ks_out=$(mktemp)
-	ks_rc=0
-	kernel/patches/verify-series.sh "$ks" 2>&1 | tee "$ks_out" || ks_rc=$?
-	line=$(grep -E "^kernel-patches-$ks: [0-9]+ passed, [0-9]+ failed" "$ks_out" | tail -1 || true)
-	rm -f "$ks_out"
-	if ((ks_rc == 77)); then
-		echo "kernel patches $ks: skipped (reason above)" >&2
-		skipped=$((skipped + 1))
-	elif [[ -z $line ]]; then
-		echo "kernel patches $ks: verify-series.sh reported no results (status $ks_rc)" >&2
-		failed=$((failed + 1))
-	else
-		line=${line#kernel-patches-"$ks": }
-		passed=$((passed + $(echo "$line" | cut -d' ' -f1)))
-		failed=$((failed + $(echo "$line" | cut -d' ' -f3)))
-		if ((ks_rc != 0)) && [[ $(echo "$line" | cut -d' ' -f3) == 0 ]]; then
-			failed=$((failed + 1))
-		fi
-	fi
+	count_tagged "kernel patches $ks" "kernel-patches-$ks" kernel/patches/verify-series.sh "$ks"
 done
 
 if ((run_e2e)); then
