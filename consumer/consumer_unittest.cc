@@ -839,6 +839,30 @@ void ExpectNoRepeats(const std::vector<uint64_t>& seqs) {
     ASSERT_LT(seqs[i - 1], seqs[i]) << "record delivered twice or out of order at " << i;
 }
 
+// The backlog the module's first-fit hold looks at: pages written and not
+// drained, by the head hint, bounded by the ring whatever the hint says.
+TEST(ConsumerBacklog, CountsUndrainedPagesAndIsBoundedByTheRing) {
+  Rig r(4096, 8, 2);
+  const uint32_t pp = r.RecordsPerPage(0);
+  EXPECT_EQ(hmb_consumer_backlog_pages(r.consumer.get(), 0), 0u);  // not attached
+  r.Emit(0, pp * 2 + 1);  // pages 0 and 1 full, page 2 open
+  ASSERT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_ATTACHED);
+  EXPECT_EQ(hmb_consumer_backlog_pages(r.consumer.get(), 0), 3u);
+  EXPECT_EQ(hmb_consumer_backlog_pages(r.consumer.get(), 1), 0u);  // nothing written
+  EXPECT_EQ(hmb_consumer_backlog_pages(r.consumer.get(), 2), 0u);  // no such core
+  r.consumer.DrainAll();
+  EXPECT_EQ(hmb_consumer_backlog_pages(r.consumer.get(), 0), 1u);  // the open page
+  r.Emit(0, pp * 20);
+  EXPECT_EQ(hmb_consumer_backlog_pages(r.consumer.get(), 0), 8u);  // lapped: a ring
+  // Hostile hints: far ahead is a ring, behind the consumer is nothing.
+  CoreDesc(r, 0)->head_page += 1ull << 40;
+  EXPECT_EQ(hmb_consumer_backlog_pages(r.consumer.get(), 0), 8u);
+  CoreDesc(r, 0)->head_page = 0;
+  EXPECT_EQ(hmb_consumer_backlog_pages(r.consumer.get(), 0), 0u);
+  CoreDesc(r, 0)->head_page = ~0ull;
+  EXPECT_EQ(hmb_consumer_backlog_pages(r.consumer.get(), 0), 0u);
+}
+
 TEST(ConsumerImplausible, TornPrevNextSeqAtResetIsCountedNotCharged) {
   Rig r(4096, 4, 2);
   r.Emit(0, 100, 8);

@@ -852,6 +852,21 @@ static uint64_t read_head(const struct hmb_consumer *c, uint16_t core)
 	return cd ? hmb_load64(cd + CORE_OFF_HEAD) : ~0ull;
 }
 
+uint32_t hmb_consumer_backlog_pages(const struct hmb_consumer *c,
+				    uint16_t core)
+{
+	uint64_t head;
+
+	if (c->state != HMB_CONSUMER_ATTACHED || core >= c->geo.nr_cores)
+		return 0;
+	head = read_head(c, core);
+	if (head == ~0ull || head < c->core[core].next_page)
+		return 0;
+	if (head - c->core[core].next_page >= c->geo.pages_per_core)
+		return c->geo.pages_per_core;
+	return (uint32_t)(head - c->core[core].next_page) + 1;
+}
+
 /*
  * The slot of next_page holds a later page: next_page is gone. Jump to the
  * oldest page that can still be in the ring; the producer's head hint may

@@ -329,6 +329,18 @@ void hmb_consumer_peek_take(const struct hmb_consumer *c, uint32_t cores,
 int hmb_consumer_peek_changed(const struct hmb_consumer *c,
 			      const struct hmb_consumer_peek *p);
 
+/**
+ * hmb_consumer_backlog_pages() - how many pages of @core, by the producer's
+ * head_page hint, are written but not yet drained (the page being written
+ * included): 0 when not attached, for a core the geometry does not have,
+ * or without a hint; at most pages_per_core. A hint of device memory, not
+ * authoritative: for decisions a wrong answer cannot make unsafe (the
+ * module holds records back for a clock fit until a ring is half full; a
+ * lie only ends the wait early or lets it run to its time bound).
+ */
+uint32_t hmb_consumer_backlog_pages(const struct hmb_consumer *c,
+				    uint16_t core);
+
 /** Total records lost on @core for every reason (saturating). */
 uint64_t hmb_consumer_lost_total(const struct hmb_consumer_core *cc);
 

@@ -280,12 +280,9 @@ if ((run_e2e)); then
 	# The first run builds QEMU (~8 min of 2 idle CPUs); then ~1 min each.
 	stage "reference SSD (mock/qemu-nvme: QEMU NVMe with HMB and trace capability)"
 	# quiet: ~2 min (20 s of nobody tracing, then tracing, then not: 0
-	# vendor commands idle). record-mono and record-global (both buffers on
-	# that trace clock) are run by name only: since the sync runs only while
-	# tracing, the first fit comes ~1 s into the capture and the records
-	# before it stay unconverted (599 of 801 commands not joined, 2026-12-03):
-	# the drains' first-fit gate waits 100 ms at most. To fix (issue 31).
-	for s in record quiet reset ctrl; do
+	# vendor commands idle). record-mono and record-global: both buffers on
+	# that trace clock, every command joined as on the default (~1 min each).
+	for s in record record-mono record-global quiet reset ctrl; do
 		ssd_rc=0
 		mock/qemu-nvme/run-ssd.sh "$s" || ssd_rc=$?
 		case $ssd_rc in

@@ -34,14 +34,20 @@
  * or consume mode "always"; hmb_trace_area_consuming()), so a device
  * nobody traces gets no command from us. A run starts when tracing starts
  * (hmb_trace_clock_kick() from the tracepoint's reg callback, consume
- * "always", a new control channel while tracing): its first
- * HMB_TRACE_SYNC_FAST_BURSTS bursts come every HMB_TRACE_SYNC_FAST_MS
- * (jiffies: 8 ms at HZ=250), enough for the fit's HMB_CLOCK_FIT_MIN
- * samples, then one every HMB_TRACE_SYNC_PERIOD_MS. Meanwhile the drains
- * hold their first records back (hmb_trace_clock_ready(), at most
- * HMB_TRACE_FIRST_FIT_MS), so a capture has its fit before its first
- * record. The same happens after a firmware reset (a new generation needs
- * its own fit). The run ends at the first burst after tracing stopped.
+ * "always", a new control channel while tracing): its bursts come every
+ * HMB_TRACE_SYNC_FAST_MS (jiffies: 8 ms at HZ=250) until every trace
+ * clock has a fit (HMB_CLOCK_FIT_MIN samples; at least
+ * HMB_TRACE_SYNC_FAST_BURSTS bursts, at most HMB_TRACE_FIRST_FIT_NS),
+ * then one every HMB_TRACE_SYNC_PERIOD_MS. Meanwhile the drains hold
+ * their first records back (hmb_trace_clock_ready()), so a capture has
+ * its fit, on whichever clock it uses, before its first record. The hold
+ * is bounded twice: by HMB_TRACE_FIRST_FIT_NS, and by the ring (a drain
+ * delivers once a core it drains is half full, hmb_trace_drain.c: waiting
+ * for a fit never costs a record). A loaded controller answers the first
+ * requests late (timeouts under a TCG guest's I/O burst at the start of a
+ * capture: ~1 s), which is why the bound is seconds, not one period. The
+ * same happens after a firmware reset (a new generation needs its own
+ * fit). The run ends at the first burst after tracing stopped.
  * Between runs the window and the last fit are kept: a fit stays true
  * while the device is not reset, its bound growing with the distance from
  * its window (clock/hmb_clock_fit.h), and the next run's samples join the
@@ -50,7 +56,8 @@
  * A device that stops answering: after HMB_TRACE_SYNC_GIVE_UP bursts in
  * a row with no answer (or none sent: nvme-pci keeps an unanswered
  * command in flight and refuses the next until it completes or the
- * controller resets) the sync stops, says so once in the kernel log and
+ * controller resets), over at least HMB_TRACE_SYNC_GIVE_UP_NS, the sync
+ * stops, says so once in the kernel log and
  * in ctrl/sync, and starts again only when tracing starts again.
  *
  * The work runs on hmb_trace_wq (WQ_MEM_RECLAIM: nvme-pci's reset path
@@ -74,15 +81,22 @@
 /* The first bursts of a run, this often: a fit needs HMB_CLOCK_FIT_MIN. */
 #define HMB_TRACE_SYNC_FAST_MS		5
 #define HMB_TRACE_SYNC_FAST_BURSTS	(HMB_CLOCK_FIT_MIN + 1)
-/* Bursts in a row with no answer: the sync stops until tracing restarts. */
+/*
+ * Bursts in a row with no answer, and for this long (the fast bursts of a
+ * run's start come 8 ms apart): the sync stops until tracing restarts.
+ */
 #define HMB_TRACE_SYNC_GIVE_UP		10
+#define HMB_TRACE_SYNC_GIVE_UP_NS	(10ULL * HMB_TRACE_SYNC_PERIOD_MS * NSEC_PER_MSEC)
 /*
  * A tracer's reg callback runs before its event is marked enabled: a run
  * kicked then keeps going this long before it believes nobody traces.
  */
 #define HMB_TRACE_SYNC_GRACE_NS		(50 * NSEC_PER_MSEC)
-/* The drains hold their first records back at most this long for a fit. */
-#define HMB_TRACE_FIRST_FIT_NS		(100 * NSEC_PER_MSEC)
+/*
+ * The drains hold their first records back at most this long for a fit
+ * (and less if a ring fills), and the fast bursts last at most this long.
+ */
+#define HMB_TRACE_FIRST_FIT_NS		(2 * NSEC_PER_SEC)
 
 static const char *const hmb_trace_sync_state_names[] = {
 	[HMB_TRACE_SYNC_IDLE] = "idle",
@@ -231,6 +245,20 @@ static int hmb_trace_clock_cpu(struct hmb_trace_area *a)
 	return READ_ONCE(a->drains[0]->cpu);
 }
 
+/* Has every trace clock a fit of the current generation? Under k->lock. */
+static bool hmb_trace_clock_all_fit(struct hmb_trace_clock *k)
+{
+	unsigned int id;
+
+	lockdep_assert_held(&k->lock);
+	if (!k->have_gen)
+		return false;
+	for (id = 0; id < HMB_TRACE_CLOCK_NR; id++)
+		if (!k->sync[id].have_fit)
+			return false;
+	return true;
+}
+
 /*
  * Is a run still wanted? Under k->lock. Ends it (state idle) when nobody
  * has traced since the grace after its kick.
@@ -289,7 +317,7 @@ static void hmb_trace_clock_work(struct work_struct *work)
 	/* Not on the stack (~550 bytes): the work never runs twice at once. */
 	struct hmb_trace_burst *b = &k->burst;
 	unsigned int id, ms;
-	bool wanted;
+	bool wanted, fast = true;
 	u64 clock_hz;
 	u32 gen;
 
@@ -332,7 +360,14 @@ static void hmb_trace_clock_work(struct work_struct *work)
 		hmb_trace_clock_step(a, b, id, clock_hz);
 	k->run_bursts++;
 	k->silent = b->n ? 0 : k->silent + 1;
+	if (b->n)
+		k->answered = local_clock();
+	/* Fast until every clock has its first fit, within the bound. */
+	fast = k->run_bursts < HMB_TRACE_SYNC_FAST_BURSTS ||
+	       (!hmb_trace_clock_all_fit(k) &&
+		local_clock() - k->started < HMB_TRACE_FIRST_FIT_NS);
 	if (k->silent >= HMB_TRACE_SYNC_GIVE_UP &&
+	    local_clock() - k->answered >= HMB_TRACE_SYNC_GIVE_UP_NS &&
 	    k->state == HMB_TRACE_SYNC_RUNNING) {
 		WRITE_ONCE(k->state, HMB_TRACE_SYNC_NO_ANSWER);
 		pr_warn("%s: clock sync stopped: no answer to %u bursts in a row; it starts again when tracing starts\n",
@@ -340,8 +375,7 @@ static void hmb_trace_clock_work(struct work_struct *work)
 	}
 	mutex_unlock(&k->lock);
 again:
-	ms = k->run_bursts < HMB_TRACE_SYNC_FAST_BURSTS ?
-	     HMB_TRACE_SYNC_FAST_MS : HMB_TRACE_SYNC_PERIOD_MS;
+	ms = fast ? HMB_TRACE_SYNC_FAST_MS : HMB_TRACE_SYNC_PERIOD_MS;
 	if (!READ_ONCE(k->stopping) &&
 	    READ_ONCE(k->state) == HMB_TRACE_SYNC_RUNNING)
 		queue_delayed_work_on(hmb_trace_clock_cpu(a), hmb_trace_wq,
@@ -373,6 +407,7 @@ void hmb_trace_clock_kick(struct hmb_trace_area *a, bool tracing_started)
 		k->run_bursts = 0;
 		k->silent = 0;
 		WRITE_ONCE(k->started, local_clock());
+		k->answered = k->started;
 		WRITE_ONCE(k->state, HMB_TRACE_SYNC_RUNNING);
 		queue = true;
 	}
@@ -387,9 +422,11 @@ void hmb_trace_clock_kick(struct hmb_trace_area *a, bool tracing_started)
  * @a: the area
  * @gen: the generation the drain is attached to
  *
- * While a run of the sync has no fit of @gen yet and began less than
+ * While a run of the sync has no fit of @gen on every trace clock yet
+ * (a capture may be on any of them) and began less than
  * HMB_TRACE_FIRST_FIT_NS ago, no: a capture's first records would have no
- * fit before them. Always yes without a channel or a running sync.
+ * fit before them. Always yes without a channel or a running sync. The
+ * drain also delivers when its ring fills (hmb_trace_drain.c).
  *
  * Context: process context, under the drain's lock (lock order: a drain's
  * lock, then the clock's).
@@ -405,8 +442,7 @@ bool hmb_trace_clock_ready(struct hmb_trace_area *a, u32 gen)
 		return true;
 	mutex_lock(&k->lock);
 	other_gen = k->have_gen && k->gen != gen;
-	ready = k->sync[HMB_TRACE_CLOCK_LOCAL].have_fit && k->have_gen &&
-		k->gen == gen;
+	ready = !other_gen && hmb_trace_clock_all_fit(k);
 	if (!ready && !other_gen &&
 	    local_clock() - k->started >= HMB_TRACE_FIRST_FIT_NS)
 		ready = true;

@@ -88,8 +88,9 @@
  * wrapped).
  *
  * Clock: while the sync's run has no fit of the generation yet, a pass
- * delivers nothing (hmb_trace_clock_ready(), bounded): the records wait in
- * the firmware ring, and a capture has its fit before its first record.
+ * delivers nothing (hmb_trace_clock_ready(), bounded in time, and until a
+ * ring of the context is half full): the records wait in the firmware
+ * ring, and a capture has its fit before its first record.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -535,6 +536,25 @@ static enum hrtimer_restart hmb_trace_drain_timer(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * Is a ring this context drains half full (by the producer's hint)? Then
+ * the records wait no longer for the clock's first fit: a capture without
+ * a fit for its first records is better than records overwritten or
+ * dropped for it.
+ */
+static bool hmb_trace_ring_half_full(struct hmb_trace_drain *d)
+{
+	unsigned int step = d->area->nr_drains;
+	u16 core;
+
+	lockdep_assert_held(&d->lock);
+	for (core = d->index; core < d->c.geo.nr_cores; core += step)
+		if (2 * hmb_consumer_backlog_pages(&d->c, core) >=
+		    d->c.geo.pages_per_core)
+			return true;
+	return false;
+}
+
 /* What one pass saw. */
 struct hmb_trace_pass {
 	bool consuming;		/* someone traces (or mode "always") */
@@ -644,7 +664,8 @@ static void hmb_trace_drain_pass(struct hmb_trace_drain *d,
 	if (hmb_consumer_poll(&d->c) != HMB_CONSUMER_ATTACHED ||
 	    !p->consuming)
 		return;
-	if (!hmb_trace_clock_ready(a, d->c.geo.producer_gen)) {
+	if (!hmb_trace_clock_ready(a, d->c.geo.producer_gen) &&
+	    !hmb_trace_ring_half_full(d)) {
 		p->held = true;
 		return;
 	}

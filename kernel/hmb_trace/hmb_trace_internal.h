@@ -242,6 +242,8 @@ struct hmb_trace_burst {
  * @started: local_clock() when this run of the sync started
  * @run_bursts: bursts since @started (the first ones come faster)
  * @silent: bursts in a row with no request answered or sent
+ * @answered: local_clock() of the last burst with an answer (or of the
+ *	run's start): the sync gives up only after a silence this old too
  * @burst: the work's last burst (too large for its stack frame); only the
  *	work uses it, and a work item never runs twice at once
  */
@@ -257,6 +259,7 @@ struct hmb_trace_clock {
 	u64 started;
 	unsigned int run_bursts;
 	unsigned int silent;
+	u64 answered;
 	struct hmb_trace_burst burst;
 };
 
