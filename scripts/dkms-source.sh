@@ -5,16 +5,21 @@
 # dkms.conf and the files the module's Kbuild reads, in the tree's layout
 # (kernel/hmb_trace/ + consumer/ + clock/ + include/), plus the licences.
 # Only sources: no build output of a previous make is copied.
-# Usage: scripts/dkms-source.sh DIR     (e.g. /usr/src/hmbtrace-0.1.0)
+# With --nvme: the tree of hmbtrace-nvme-dkms instead: the same files, with
+# kernel/patches/dkms.conf as its dkms.conf, kernel/patches/nvme-build.sh
+# and every series of kernel/patches (the patches, no scripts or tests).
+# Usage: scripts/dkms-source.sh [--nvme] DIR
+#        (e.g. /usr/src/hmbtrace-0.1.0, /usr/src/hmbtrace-nvme-0.1.0)
 set -euo pipefail
+nvme=0
+[[ ${1:-} != --nvme ]] || { nvme=1; shift; }
 if (($# != 1)) || [[ $1 == -* ]]; then
-	echo "usage: $0 DIR   (e.g. /usr/src/hmbtrace-\$VERSION)" >&2
+	echo "usage: $0 [--nvme] DIR   (e.g. /usr/src/hmbtrace-\$VERSION)" >&2
 	exit 2
 fi
 src=$(cd "$(dirname "$0")/.." && pwd)
 dest=$1
 files=(
-	dkms.conf
 	kernel/hmb_trace/Kbuild kernel/hmb_trace/Makefile kernel/hmb_trace/README.md
 	kernel/hmb_trace/*.c kernel/hmb_trace/*.h
 	kernel/hmb_trace/bench/Kbuild kernel/hmb_trace/bench/*.c
@@ -25,8 +30,16 @@ files=(
 	LICENSES/preferred/GPL-2.0 LICENSES/preferred/MIT LICENSES/exceptions/Linux-syscall-note
 )
 cd "$src"
+if ((nvme)); then
+	files+=(kernel/patches/nvme-build.sh kernel/patches/README.md
+		kernel/patches/0[0-9][0-9][0-9]-*.patch kernel/patches/[0-9]*.[0-9]*/0[0-9][0-9][0-9]-*.patch)
+	install -D -m 0644 kernel/patches/dkms.conf "$dest/dkms.conf"
+else
+	files+=(dkms.conf)
+fi
 mkdir -p "$dest"
 for f in "${files[@]}"; do
 	[[ -f $f ]] || { echo "dkms-source: $f is missing from $src" >&2; exit 1; }
 	install -D -m 0644 "$f" "$dest/$f"
 done
+((!nvme)) || chmod 0755 "$dest/kernel/patches/nvme-build.sh"

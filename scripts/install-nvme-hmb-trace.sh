@@ -1,28 +1,29 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# For a Debian 12 machine whose SSD has the HMB trace capability: build the
-# nvme driver of kernel/patches and hmb_trace.ko with its nvme backend for
-# an installed 6.1 kernel, and install them where modprobe prefers them to
-# the kernel's own: /lib/modules/KVER/updates/hmbtrace/.
-#
-# From Debian's linux-source-6.1 (drivers/nvme/host) with the series
-# applied (kernel/patches/verify.sh --no-guest extracts, patches, checks and
-# builds nvme-core.ko, nvme.ko and hmb_trace.ko):
+# For a machine whose SSD has the HMB trace capability: build the nvme driver
+# of kernel/patches and hmb_trace.ko with its nvme backend for an installed
+# kernel, and install them where modprobe prefers them to the kernel's own:
+# /lib/modules/KVER/updates/hmbtrace/. The hmbtrace-nvme-dkms package does
+# the same for every installed kernel through DKMS; both run one recipe,
+# kernel/patches/nvme-build.sh (its header says what it builds and why):
 #   nvme-core.ko, nvme.ko   the patched driver
-#   nvme-fabrics.ko and the transports KVER's configuration builds
-#   (nvme-tcp, nvme-rdma, nvme-fc), from the same tree: the series adds a
-#                           field to struct nvme_ctrl, so the kernel's own
-#                           transports would not load on the patched
-#                           nvme-core (their symbol versions differ)
+#   the modules KVER's configuration builds that must be rebuilt with them
+#   (nvme-fabrics, nvme-tcp, nvme-rdma, nvme-fc; the NVMe target where it
+#                           links to the host side): the series adds a field
+#                           to struct nvme_ctrl, so the kernel's own would
+#                           not load on the patched nvme-core (their symbol
+#                           versions differ)
 #   hmb_trace.ko            with the nvme backend, against the patched nvme
+#                           (the 6.1 series: the 6.12 and 7.2 series have no
+#                           interface for it yet)
 # then depmod and update-initramfs -u (Debian's initramfs carries nvme).
 # hmbtrace-dkms's hmb_trace.ko has no nvme backend (Debian's headers do not
 # have the series): remove it for KVER (dkms remove hmbtrace/VERSION -k
 # KVER) so that modprobe finds this one.
 #
-# Needs: scripts/install-deps.sh --kernel-source (linux-source-6.1, of the
-# same 6.1 release as KVER) and linux-headers-KVER.
+# Needs: linux-source-X.Y of KVER's series (scripts/install-deps.sh
+# --kernel-source for 6.1) and linux-headers-KVER.
 # Usage: scripts/install-nvme-hmb-trace.sh [--kver KVER] [--destdir DIR]
 #                                          [--build-dir DIR]
 #   --kver KVER      the kernel to build for (default: the running one)
@@ -31,9 +32,8 @@
 #   --build-dir DIR  work directory (default build/nvme-hmb-trace)
 # Undo: rm -r /lib/modules/KVER/updates/hmbtrace; depmod KVER;
 #       update-initramfs -u -k KVER
-# Exit status 77 when there is no linux-source-6.1 to build from.
-# Tested by scripts/test.sh: into a staging root, then
-# mock/qemu-nvme/run-ssd.sh reset on what it installed (HMB_SSD_MODULES).
+# Exit status 77 when there is no linux-source-X.Y to build from, 3 when
+# there is no series for KVER's kernel series (the reason is printed).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -56,37 +56,28 @@ while (($#)); do
 done
 die() { echo "install-nvme-hmb-trace: $*" >&2; exit 1; }
 
-[[ $kver == 6.1.* ]] ||
-	die "kernel $kver: the series is against Linux 6.1 (Debian 12); give --kver of an installed 6.1 kernel"
 kdir=/lib/modules/$kver/build
 [[ -d $kdir ]] || die "no $kdir: install linux-headers-$kver"
 [[ -n $destdir || $EUID -eq 0 ]] || die "installing into /lib/modules needs root (or --destdir DIR)"
 mkdir -p "$bdir"
 bdir=$(cd "$bdir" && pwd)
 
-# The patched tree, nvme-core.ko, nvme.ko and hmb_trace.ko, with the
-# series' own checks (it says what is missing, e.g. linux-source-6.1).
-echo "install-nvme-hmb-trace: building for $kver in $bdir (kernel/patches/verify.sh --no-guest)"
-vrc=0
-HMBTRACE_KVER=$kver "$repo/kernel/patches/verify.sh" --no-guest --build-dir "$bdir" || vrc=$?
-# 77: no linux-source-6.1 (verify.sh said so).
-((vrc != 77)) || exit 77
-((vrc == 0)) || die "kernel/patches/verify.sh --no-guest failed (see above)"
-tree=$bdir/tree
-# Every module of drivers/nvme/host that KVER's configuration builds.
-log=$bdir/all-modules.log
-make -C "$kdir" M="$tree/drivers/nvme/host" KCFLAGS="-I$tree/include" -j"$(nproc)" \
-	modules >"$log" 2>&1 || { tail -n 20 "$log"; die "build of drivers/nvme/host failed (log: $log)"; }
-mapfile -t mods < <(cd "$tree/drivers/nvme/host" && ls ./*.ko)
-[[ " ${mods[*]} " == *" ./nvme-core.ko "* && " ${mods[*]} " == *" ./nvme.ko "* ]] ||
-	die "no nvme-core.ko or nvme.ko in $tree/drivers/nvme/host"
+echo "install-nvme-hmb-trace: building for $kver in $bdir (kernel/patches/nvme-build.sh)"
+rm -rf "$bdir/modules"
+brc=0
+"$repo/kernel/patches/nvme-build.sh" --hmb-trace "$repo" "$kver" "$kdir" "$bdir/modules" || brc=$?
+# 77: no linux-source-X.Y; 3: no series for this kernel (it said why).
+((brc != 77 && brc != 3)) || exit $brc
+((brc == 0)) || die "kernel/patches/nvme-build.sh failed (see above)"
+[[ -f $bdir/modules/hmb_trace.ko ]] ||
+	echo "install-nvme-hmb-trace: no hmb_trace.ko for $kver: its series has no interface for the nvme backend yet"
+mapfile -t mods < <(cd "$bdir/modules" && ls ./*.ko)
 
 dest=$destdir/lib/modules/$kver/updates/hmbtrace
 install -d "$dest"
 for m in "${mods[@]}"; do
-	install -m 0644 "$tree/drivers/nvme/host/$m" "$dest/"
+	install -m 0644 "$bdir/modules/$m" "$dest/"
 done
-install -m 0644 "$bdir/hmb_trace/hmb_trace.ko" "$dest/"
 echo "install-nvme-hmb-trace: installed in $dest: $(cd "$dest" && echo ./*.ko | sed 's|\./||g')"
 if [[ -n $destdir ]]; then
 	echo "install-nvme-hmb-trace: staging root: no depmod, no update-initramfs"

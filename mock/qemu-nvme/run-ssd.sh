@@ -17,8 +17,9 @@
 # quiet: 20 s nobody tracing, then tracing, then not: the device's control
 # commands counted in each phase; resets: 8 controller resets in a row
 # while tracing a busy firmware, with I/O and memory pressure)
-# HMB_SSD_MODULES=DIR: the modules scripts/install-nvme-hmb-trace.sh
-# installed (DIR = .../lib/modules/KVER/updates/hmbtrace) instead of
+# HMB_SSD_MODULES=DIR: the modules the hmbtrace-nvme-dkms package or
+# scripts/install-nvme-hmb-trace.sh installed (DIR = .../KVER/updates/dkms,
+# or .../lib/modules/KVER/updates/hmbtrace) instead of
 # kernel/patches/verify.sh's build; the guest also loads nvme-fabrics and
 # nvme-tcp on the patched nvme-core.
 # HMBTRACE_KERNEL_DIR=DIR: boot the kernel DIR holds (mock/qemu/lib.sh), e.g.
@@ -93,8 +94,8 @@ fi
 missing=$(hmbq_stage_modules "$kver" "$run/modules" "${hmbq_nvme_deps[@]}") ||
 	{ echo "run-ssd: $missing" >&2; exit 1; }
 if [[ -n ${HMB_SSD_MODULES:-} ]]; then
-	# What scripts/install-nvme-hmb-trace.sh installed (its updates/hmbtrace
-	# directory): nvme-core, nvme, hmb_trace and the fabrics transports,
+	# What hmbtrace-nvme-dkms or scripts/install-nvme-hmb-trace.sh
+	# installed: nvme-core, nvme, hmb_trace and the fabrics transports,
 	# of which the guest loads nvme-fabrics and nvme-tcp too.
 	for m in nvme-core nvme hmb_trace nvme-fabrics nvme-tcp; do
 		[[ -f $HMB_SSD_MODULES/$m.ko ]] ||

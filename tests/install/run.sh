@@ -6,7 +6,8 @@
 # build tree.
 #   1. dpkg-buildpackage -us -uc -b in a copy of the tree (nocheck: the unit
 #      suites run elsewhere) builds hmbtrace, libtraceevent-plugin-hmb,
-#      hmbtrace-dkms and hmbtrace-dev; lintian reports no error.
+#      hmbtrace-dkms, hmbtrace-nvme-dkms and hmbtrace-dev; lintian reports no
+#      error.
 #   2. The .debs are unpacked (dpkg -x) into an empty root, to which only the
 #      host's trace-cmd and the shared libraries that it and the packaged
 #      binaries need are added (as mock/qemu puts them in the initramfs).
@@ -20,6 +21,16 @@
 #      under /var/lib/dkms or /lib/modules is touched, nothing is loaded
 #      here), and that module passes the e2e "record" scenario in the QEMU
 #      guest, with the packaged hmb-fwsim, hmbtrace-cmd and plugin.
+#   4. DKMS builds the patched nvme and hmb_trace.ko (nvme backend) from
+#      the hmbtrace-nvme-dkms package's source (linux-source-6.1 from
+#      /usr/src) and installs them into a temporary install tree holding a
+#      copy of the kernel's own nvme modules (so DKMS's version check meets
+#      them, as on a machine): the modules of the kernel's configuration
+#      are there, and depmod resolves nvme, nvme-core, nvme-tcp and
+#      hmb_trace to them. They are kept in OUT/nvme-modules:
+#      scripts/test.sh's reference SSD stage runs the reset scenario on
+#      them (HMB_SSD_MODULES). A kernel of a series with no patches
+#      (6.13 here) is refused with the reason: hmb_trace.ko alone.
 # Usage: tests/install/run.sh [--out DIR] [--debs DIR] [--no-qemu] [--keep]
 #   --out DIR   work directory (default: build/install-check, emptied first)
 #   --debs DIR  check the .debs already in DIR instead of building them
@@ -42,7 +53,7 @@ while (($#)); do
 	--debs) debs_dir=$(cd "${2:?}" && pwd); shift 2 ;;
 	--no-qemu) run_qemu=0; shift ;;
 	--keep) keep=1; shift ;;
-	-h | --help) sed -n '3,27p' "$0"; exit 0 ;;
+	-h | --help) sed -n '3,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "install check: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -75,6 +86,7 @@ finish() {
 version=$(sed -n "s/^  version : '\(.*\)',$/\1/p" meson.build)
 deb_version=$(dpkg-parsechangelog -l debian/changelog -S Version)
 dkms_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)
+nvme_dkms_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' kernel/patches/dkms.conf)
 arch=$(dpkg --print-architecture)
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 
@@ -84,12 +96,14 @@ out=$(cd "$out" && pwd)
 src=$out/src/hmbtrace-$version
 root=$out/root
 
-# One version everywhere: meson, debian/changelog, dkms.conf.
+# One version everywhere: meson, debian/changelog, the two dkms.conf.
 same_versions() {
-	echo "meson $version, debian/changelog $deb_version, dkms.conf $dkms_version"
-	[[ -n $version && $deb_version == "$version" && $dkms_version == "$version" ]]
+	echo "meson $version, debian/changelog $deb_version, dkms.conf $dkms_version," \
+		"kernel/patches/dkms.conf $nvme_dkms_version"
+	[[ -n $version && $deb_version == "$version" && $dkms_version == "$version" &&
+		$nvme_dkms_version == "$version" ]]
 }
-check "one version in meson.build, debian/changelog and dkms.conf" same_versions || true
+check "one version in meson.build, debian/changelog and both dkms.conf" same_versions || true
 
 # 1. The packages, from a copy of the tree (the files git knows, committed
 # or not): dpkg-buildpackage writes its .debs next to the source directory.
@@ -109,17 +123,17 @@ build_debs() {
 	for p in hmbtrace libtraceevent-plugin-hmb; do
 		[[ -f $out/src/${p}_${deb_version}_$arch.deb ]] || { echo "no ${p} .deb"; return 1; }
 	done
-	for p in hmbtrace-dkms hmbtrace-dev; do
+	for p in hmbtrace-dkms hmbtrace-nvme-dkms hmbtrace-dev; do
 		[[ -f $out/src/${p}_${deb_version}_all.deb ]] || { echo "no ${p} .deb"; return 1; }
 	done
 }
 if [[ -z $debs_dir ]]; then
-	check "dpkg-buildpackage -us -uc -b builds the four packages" build_debs || finish
+	check "dpkg-buildpackage -us -uc -b builds the five packages" build_debs || finish
 	debs_dir=$out/src
 fi
 
 debs=()
-for p in hmbtrace libtraceevent-plugin-hmb hmbtrace-dkms hmbtrace-dev; do
+for p in hmbtrace libtraceevent-plugin-hmb hmbtrace-dkms hmbtrace-nvme-dkms hmbtrace-dev; do
 	debs+=("$(ls "$debs_dir"/"${p}"_"${deb_version}"_*.deb)")
 done
 du -h "${debs[@]}" | sed "s|$debs_dir/||"
@@ -283,7 +297,86 @@ if ((run_qemu)); then
 		--out "$out/record" --quiet || true
 fi
 
+# 4. The patched nvme, built and installed by DKMS from hmbtrace-nvme-dkms.
+nvme_out=$out/nvme-modules
+nvme_itree=$dkms_tree/nvme-install
+nvme_dkms_installs() {
+	local srcdir=$root/usr/src/hmbtrace-nvme-$version force m want got
+	[[ -f $srcdir/dkms.conf ]] || { echo "no $srcdir/dkms.conf"; return 1; }
+	[[ -f /usr/src/linux-source-6.1.tar.xz ]] ||
+		{ echo "no /usr/src/linux-source-6.1.tar.xz: scripts/install-deps.sh --kernel-source"; return 1; }
+	# The kernel's own nvme where DKMS looks for it (its install tree).
+	mkdir -p "$nvme_itree/$kver/kernel/drivers"
+	cp -r "/lib/modules/$kver/kernel/drivers/nvme" "$nvme_itree/$kver/kernel/drivers/"
+	export mok_signing_key=$dkms_tree/keys/mok.key mok_certificate=$dkms_tree/keys/mok.pub
+	local opts=(--sourcetree "$root/usr/src" --dkmstree "$dkms_tree/tree" --installtree "$nvme_itree")
+	dkms add -m hmbtrace-nvme -v "$version" "${opts[@]}" || return 1
+	dkms build -m hmbtrace-nvme -v "$version" -k "$kver" "${opts[@]}" ||
+		{ tail -n 30 "$dkms_tree/tree/hmbtrace-nvme/$version/build/make.log"; return 1; }
+	# Installed as the package has DKMS do it: nvme's version ("1.0") is
+	# the kernel's, so the package asks for a version override in
+	# /usr/share/dkms/modules_to_force_install (read from / by dkms: given
+	# here on the command line once the packaged file is checked).
+	force=$(cat "$root/usr/share/dkms/modules_to_force_install/hmbtrace-nvme") || return 1
+	[[ $force == hmbtrace-nvme_version-override ]] ||
+		{ echo "modules_to_force_install/hmbtrace-nvme says '$force'"; return 1; }
+	dkms install -m hmbtrace-nvme -v "$version" -k "$kver" --no-depmod --force-version-override \
+		"${opts[@]}" || return 1
+	dkms status -m hmbtrace-nvme "${opts[@]}"
+	# The modules of the kernel's configuration, and hmb_trace.
+	want=$(bash "$srcdir/kernel/patches/nvme-build.sh" --list --hmb-trace "$srcdir" "$kver" \
+		"/lib/modules/$kver/build" | sort | paste -sd ' ')
+	got=$(find "$nvme_itree/$kver/updates/dkms" -name '*.ko' -printf '%f\n' | sed 's/\.ko$//' |
+		sort | paste -sd ' ')
+	echo "installed in updates/dkms: $got"
+	[[ $got == "$want" ]] || { echo "expected: $want"; return 1; }
+	for m in nvme-core nvme nvme-fabrics nvme-tcp hmb_trace; do
+		[[ " $got " == *" $m "* ]] || { echo "no $m.ko"; return 1; }
+	done
+	for m in $got; do
+		[[ $(modinfo -F vermagic "$nvme_itree/$kver/updates/dkms/$m.ko") == "$kver "* ]] ||
+			{ echo "$m.ko: vermagic is not $kver"; return 1; }
+	done
+	modinfo -F depends "$nvme_itree/$kver/updates/dkms/hmb_trace.ko" | grep -qw nvme ||
+		{ echo "hmb_trace.ko has no nvme backend"; return 1; }
+	rm -rf "$nvme_out"
+	cp -r "$nvme_itree/$kver/updates/dkms" "$nvme_out"
+}
+check "dkms build and install of hmbtrace-nvme-dkms for $kver (linux-source-6.1)" nvme_dkms_installs || true
+
+# What modprobe would load: depmod over the kernel's nvme and the package's.
+nvme_depmod_prefers_package() {
+	local r=$out/depmod-root d=$out/depmod-root/lib/modules/$kver line m
+	[[ -d $nvme_out ]] || { echo "no modules installed by the previous check"; return 1; }
+	rm -rf "$r"
+	mkdir -p "$d/updates"
+	cp -r "$nvme_itree/$kver/kernel" "$d/"
+	cp -r "$nvme_out" "$d/updates/dkms"
+	depmod -b "$r" "$kver" || return 1
+	for m in nvme-core nvme nvme-tcp hmb_trace; do
+		line=$(grep -E "^[^:]*/$m\.ko:" "$d/modules.dep") || { echo "no $m in modules.dep"; return 1; }
+		echo "$line"
+		[[ $line == "updates/dkms/$m.ko:"* ]] || return 1
+	done
+	grep -qE '^updates/dkms/hmb_trace.ko:.*updates/dkms/nvme.ko' "$d/modules.dep"
+}
+check "depmod resolves nvme, nvme-core, nvme-tcp and hmb_trace to hmbtrace-nvme-dkms's" \
+	nvme_depmod_prefers_package || true
+
+# A kernel series with no patches: refused with the reason, hmb_trace alone.
+nvme_refuses_other_series() {
+	local srcdir=$root/usr/src/hmbtrace-nvme-$version list
+	list=$(bash "$srcdir/kernel/patches/nvme-build.sh" --list --fallback --hmb-trace "$srcdir" \
+		6.13.0-1-amd64 "/lib/modules/$kver/build" 2>"$out/refuse.err") || return 1
+	cat "$out/refuse.err"
+	echo "modules: $list"
+	[[ $list == hmb_trace ]] && grep -q 'no nvme-pci HMB trace series for Linux 6.13' "$out/refuse.err" &&
+		grep -q 'there is one for 6.1 ' "$out/refuse.err"
+}
+check "hmbtrace-nvme-dkms refuses a kernel series with no patches, with the reason" \
+	nvme_refuses_other_series || true
+
 if ((!keep)); then
-	rm -rf "$root" "$dkms_tree" "$out/src/hmbtrace-$version"
+	rm -rf "$root" "$dkms_tree" "$out/src/hmbtrace-$version" "$out/depmod-root"
 fi
 finish
