@@ -82,8 +82,10 @@ if [[ -n $series && -z ${HMB_SSD_MODULES:-} ]]; then
 	# W=1 -Werror), hmb_trace.ko against the kernel and that tree.
 	sbdir=$repo/build/kernel-patches-$series
 	tree=$sbdir/tree
-	# Built again only when the series or the kernel changed.
-	sstamp=$( (echo "$kver" && cat "$repo/kernel/patches/$series"/0*.patch) | sha256sum | cut -c1-16)
+	# Built again only when the patches (not the cover letter) or the
+	# kernel changed.
+	sstamp=$( (echo "$kver" && find "$repo/kernel/patches/$series" -name '0*.patch' ! -name '0000-*' |
+		sort | xargs cat) | sha256sum | cut -c1-16)
 	krc=0
 	if [[ ! -f $tree/drivers/nvme/host/nvme.ko || "$(cat "$sbdir/.ssd-stamp" 2>/dev/null)" != "$sstamp" ]]; then
 		rm -f "$sbdir/.ssd-stamp"
