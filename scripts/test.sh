@@ -45,8 +45,8 @@
 #   reference SSD 7.2, 6.12 - run-ssd.sh record, reset, ctrl booting
 #           sid's 7.2 and trixie's 6.12 with their series (kernel/patches/
 #           7.2, 6.12: nvme-pci's auxiliary device, hmb_trace.ko bound to
-#           it); only with --full-matrix (~2 min a scenario warm, the
-#           first adds the series and module builds), otherwise counted
+#           it); only with --full-matrix (4-5 min a scenario on the loaded
+#           2-CPU machine, the first adds the series and module builds), otherwise counted
 #           skipped (one each); 6.12 also needs the trixie chroot
 #   debug kernel - the reference SSD scenarios record, reset, ctrl and the
 #           e2e scenario hostile on the debug kernel (mock/debug-kernel:
@@ -324,9 +324,12 @@ fi
 
 if ((run_e2e)); then
 	# The 6.12 and 7.2 series with their reader (nvme-pci's auxiliary
-	# device): ~2 min a scenario with the builds cached; 7 min and 6 min
-	# for the three on 7.2 measured with them (2026-12-03, load 15-20),
-	# too much for the 60 min budget: --full-matrix.
+	# device). Measured 2026-12-03 on the shared 2-CPU machine (load
+	# average 14-20): 4-5 min a scenario with the series and module
+	# builds cached (6.12: ctrl 281 s, reset 258 s; guests 64-122 s), and
+	# the first run after a change of either rebuilds them (7.2: reset
+	# 770 s, ctrl 754 s, record 779 s): ~13 min a kernel at best, too much
+	# for the 60 min budget: --full-matrix.
 	for km in sid trixie; do
 		stage "reference SSD on $km (its nvme-pci series, hmb_trace.ko on the auxiliary device)"
 		if ((!full_matrix)) || { [[ $km == trixie ]] && ((!trixie_ok)); }; then
