@@ -8,8 +8,9 @@
 # (nvme.quirks=1b36:0010:hmb_trace) the trace area is allocated inside the
 # HMB limit, the trace area feature (FID C2h of the reference SSD) is sent
 # before every HMB enable, a controller reset returns to live; without the
-# quirk (--no-quirk) no trace area and no such feature. There is no
-# consumer on these series (no exports), so no records are read.
+# quirk (--no-quirk) no trace area and no such feature. nvme-pci's side
+# only: no reader is loaded here (mock/qemu-nvme/run-ssd.sh with
+# HMBTRACE_KVER=sid|trixie loads hmb_trace.ko on the auxiliary device).
 #
 # Usage: kernel/patches/ssd-series.sh SERIES [--no-quirk]
 # Run verify-series.sh SERIES first. Output in build/ssd-series-SERIES[-noquirk]/.
