@@ -5,7 +5,18 @@
  * Memory Buffer of a controller with the HMB trace capability, and the
  * control channel carried by its vendor control command.
  *
- * nvme never imports from this module: it offers a notifier, we subscribe.
+ * nvme never imports from this module. How we subscribe depends on the
+ * series the kernel carries (the one place that differs is marked "The
+ * series' interface" below):
+ *
+ *  - Linux 6.1 (kernel/patches/000[1-6]): nvme-pci exports a notifier and
+ *    the control command's functions (nvme_hmb_trace_register_notifier(),
+ *    nvme_hmb_trace_ctrl_post/answered/wait()), for all controllers;
+ *  - Linux 6.12 and 7.2 (kernel/patches/6.12, 7.2: no exports):
+ *    nvme-pci adds an auxiliary device "nvme.hmb_trace.N" per controller
+ *    with a trace area; we bind an auxiliary driver to it and subscribe
+ *    through its operations, which carry the same events and the same
+ *    control command. The header says which (NVME_HMB_TRACE_AUXDEV_NAME).
  *
  *   nvme-pci                           this backend
  *   ENABLED (after HMB enable) ------> queue the registration (work), or
@@ -42,8 +53,10 @@
  * charged as lost to "reset" from the new generation's prev_next_seq,
  * exactly. An ENABLED on other memory forgets the old area first.
  *
- * nvme-pci serialises its callbacks (one lock for all controllers, also
- * around the replay of enabled areas when we subscribe). Our own lock
+ * nvme-pci serialises its callbacks (6.1: one lock for all controllers,
+ * also around the replay of enabled areas when we subscribe; the auxiliary
+ * device: one lock per controller, also around the replay on subscribe
+ * and the DISABLING unsubscribe sends). Our own lock
  * orders them with the work and the module's exit, which stops every area
  * while still subscribed (an area nvme-pci frees must never be read after
  * its DISABLING); ENABLED is refused from then on.
@@ -53,6 +66,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/auxiliary_bus.h>
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/list.h>
@@ -65,6 +79,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
+#include "hmb_trace_compat.h"
 #include "hmb_trace_internal.h"
 
 /*
@@ -73,12 +88,13 @@
  */
 struct hmb_trace_nvme {
 	struct list_head node;		/* in hmb_trace_nvme_areas until freed */
-	struct nvme_hmb_trace *trace;	/* nvme-pci's handle: the key */
+	void *trace;			/* nvme-pci's handle: the key */
 	struct device *dev;		/* a reference on the controller's */
 	struct hmb_trace_area *area;	/* NULL until the work registered it */
 	struct work_struct work;	/* registration, resume, teardown */
 	const void *virt;		/* the memory registered */
 	size_t size;
+	u64 gen;			/* nvme-pci's generation of it (or 0) */
 	bool has_ctrl;
 	bool enabled;			/* between ENABLED and DISABLING */
 	bool suspended;			/* @area is not read */
@@ -86,6 +102,25 @@ struct hmb_trace_nvme {
 	bool busy;			/* @work queued or running */
 	char name[32];
 };
+
+/* An ENABLED, from either interface of the series. */
+struct hmb_trace_nvme_info {
+	void *trace;			/* the key */
+	struct device *dev;		/* the controller's PCI device */
+	const char *name;		/* "nvme0" */
+	void *virt;
+	size_t size;
+	u64 hmb_offset;
+	u64 gen;			/* 0 where nvme-pci has none (6.1) */
+	bool has_ctrl;
+};
+
+/* The series' interface: the control command (see below). */
+static int hmb_trace_nvme_ctrl_post(void *trace, u64 seq, u16 op, u64 arg0,
+				    u64 arg1);
+static bool hmb_trace_nvme_ctrl_answered(void *trace, u64 seq, u16 *status,
+					 u64 *result);
+static void hmb_trace_nvme_ctrl_wait(void *trace, u64 seq, u64 timeout_ns);
 
 static DEFINE_MUTEX(hmb_trace_nvme_lock);
 static LIST_HEAD(hmb_trace_nvme_areas);		/* under hmb_trace_nvme_lock */
@@ -108,7 +143,7 @@ static int hmb_trace_nvme_post(void *priv, u16 op, u64 seq, const u64 arg[4])
 	 * here, and lives until it completes, a reset cancels it, or the
 	 * admin timeout resets the controller): nothing more is sent.
 	 */
-	ret = nvme_hmb_trace_ctrl_post(n->trace, seq, op, arg[0], arg[1]);
+	ret = hmb_trace_nvme_ctrl_post(n->trace, seq, op, arg[0], arg[1]);
 	if (ret)
 		pr_debug("%s: control request %llu (op %u) not sent: %d\n",
 			 n->name, seq, op, ret);
@@ -120,7 +155,7 @@ static void hmb_trace_nvme_wait(void *priv, u64 seq, u64 timeout_ns)
 {
 	struct hmb_trace_nvme *n = priv;
 
-	nvme_hmb_trace_ctrl_wait(n->trace, seq, timeout_ns);
+	hmb_trace_nvme_ctrl_wait(n->trace, seq, timeout_ns);
 }
 
 /* NVMe completion status (SCT, SC) to the control channel's status. */
@@ -154,7 +189,7 @@ static bool hmb_trace_nvme_answered(void *priv, u64 seq, u16 *status,
 	u16 nvme_status;
 	u64 result;
 
-	if (!nvme_hmb_trace_ctrl_answered(n->trace, seq, &nvme_status, &result))
+	if (!hmb_trace_nvme_ctrl_answered(n->trace, seq, &nvme_status, &result))
 		return false;
 	*status = hmb_trace_nvme_status(n, nvme_status & 0x7ff);
 	val[0] = result;
@@ -170,7 +205,7 @@ static const struct hmb_trace_ctrl_ops hmb_trace_nvme_ctrl_ops = {
 	.wait = hmb_trace_nvme_wait,
 };
 
-static struct hmb_trace_nvme *hmb_trace_nvme_find(struct nvme_hmb_trace *t)
+static struct hmb_trace_nvme *hmb_trace_nvme_find(void *t)
 {
 	struct hmb_trace_nvme *n;
 
@@ -292,7 +327,7 @@ static struct hmb_trace_area *hmb_trace_nvme_register(struct hmb_trace_nvme *n)
 	return area;
 }
 
-static void hmb_trace_nvme_enabled(const struct nvme_hmb_trace_info *info)
+static void hmb_trace_nvme_enabled(const struct hmb_trace_nvme_info *info)
 {
 	struct hmb_trace_nvme *n;
 	unsigned int noio;
@@ -303,7 +338,8 @@ static void hmb_trace_nvme_enabled(const struct nvme_hmb_trace_info *info)
 		pr_warn("%s: trace area enabled twice: ignored\n", info->name);
 		return;
 	}
-	if (n && n->virt == info->virt && n->size == info->size) {
+	if (n && n->virt == info->virt && n->size == info->size &&
+	    n->gen == info->gen) {
 		n->enabled = true;
 		/*
 		 * Cheap (flags, queued work); else the work resumes it, or
@@ -336,6 +372,7 @@ static void hmb_trace_nvme_enabled(const struct nvme_hmb_trace_info *info)
 	n->dev = get_device(info->dev);
 	n->virt = info->virt;
 	n->size = info->size;
+	n->gen = info->gen;
 	n->has_ctrl = info->has_ctrl;
 	n->enabled = true;
 	n->suspended = true;
@@ -348,10 +385,10 @@ static void hmb_trace_nvme_enabled(const struct nvme_hmb_trace_info *info)
 		info->has_ctrl ? ", with control channel" : "");
 }
 
-static int hmb_trace_nvme_event(struct notifier_block *nb,
-				unsigned long event, void *data)
+/* An event of nvme-pci's for the area @trace; @info for ENABLED only. */
+static void hmb_trace_nvme_event(unsigned long event, void *trace,
+				 const struct hmb_trace_nvme_info *info)
 {
-	const struct nvme_hmb_trace_info *info = data;
 	struct hmb_trace_nvme *n;
 
 	mutex_lock(&hmb_trace_nvme_lock);
@@ -361,25 +398,188 @@ static int hmb_trace_nvme_event(struct notifier_block *nb,
 			hmb_trace_nvme_enabled(info);
 		break;
 	case NVME_HMB_TRACE_DISABLING:
-		n = hmb_trace_nvme_find(info->trace);
+		n = hmb_trace_nvme_find(trace);
 		if (n) {
 			n->enabled = false;
 			hmb_trace_nvme_suspend(n);
 		}
 		break;
 	case NVME_HMB_TRACE_FREEING:
-		n = hmb_trace_nvme_find(info->trace);
+		n = hmb_trace_nvme_find(trace);
 		if (n)
 			hmb_trace_nvme_forget(n);
 		break;
 	}
 	mutex_unlock(&hmb_trace_nvme_lock);
+}
+
+/*
+ * The series' interface: everything that differs between the 6.1 series
+ * (exported notifier and control command) and the 6.12/7.2 series (an
+ * auxiliary device with operations) is in this block.
+ */
+#ifdef NVME_HMB_TRACE_AUXDEV_NAME
+
+/* Stop reading @trace and unregister it before this returns. */
+static void hmb_trace_nvme_forget_sync(void *trace)
+{
+	struct hmb_trace_nvme *n;
+
+	mutex_lock(&hmb_trace_nvme_lock);
+	n = hmb_trace_nvme_find(trace);
+	if (n)
+		hmb_trace_nvme_forget(n);
+	mutex_unlock(&hmb_trace_nvme_lock);
+	flush_workqueue(hmb_trace_nvme_wq);
+}
+
+static int hmb_trace_nvme_ctrl_post(void *trace, u64 seq, u16 op, u64 arg0,
+				    u64 arg1)
+{
+	struct nvme_hmb_trace_device *tdev = trace;
+
+	return tdev->host->ctrl_post(tdev, seq, op, arg0, arg1);
+}
+
+static bool hmb_trace_nvme_ctrl_answered(void *trace, u64 seq, u16 *status,
+					 u64 *result)
+{
+	struct nvme_hmb_trace_device *tdev = trace;
+
+	return tdev->host->ctrl_answered(tdev, seq, status, result);
+}
+
+static void hmb_trace_nvme_ctrl_wait(void *trace, u64 seq, u64 timeout_ns)
+{
+	struct nvme_hmb_trace_device *tdev = trace;
+
+	tdev->host->ctrl_wait(tdev, seq, timeout_ns);
+}
+
+/* nvme-pci's notice, under its controller's lock (the rule above). */
+static void hmb_trace_nvme_notify(void *priv, enum nvme_hmb_trace_event event,
+				  const struct nvme_hmb_trace_area *area)
+{
+	struct nvme_hmb_trace_device *tdev = priv;
+	struct hmb_trace_nvme_info info = {
+		.trace = tdev,
+		.dev = tdev->adev.dev.parent,
+		.name = tdev->name,
+		.virt = area->virt,
+		.size = area->size,
+		.hmb_offset = area->hmb_offset,
+		.gen = area->gen,
+		.has_ctrl = area->has_ctrl,
+	};
+
+	hmb_trace_nvme_event(event, tdev, &info);
+}
+
+static const struct nvme_hmb_trace_ops hmb_trace_nvme_ops = {
+	.notify = hmb_trace_nvme_notify,
+};
+
+static int hmb_trace_nvme_probe(struct auxiliary_device *adev,
+				const struct auxiliary_device_id *id)
+{
+	struct nvme_hmb_trace_device *tdev = to_nvme_hmb_trace_device(adev);
+
+	/* An enabled area comes as ENABLED before this returns. */
+	return tdev->host->subscribe(tdev, &hmb_trace_nvme_ops, tdev);
+}
+
+/*
+ * The controller goes (nvme-pci's remove), or we do: unsubscribing sends
+ * DISABLING (the drains stop), and the area is unregistered before nvme-pci
+ * may free it.
+ */
+static void hmb_trace_nvme_remove(struct auxiliary_device *adev)
+{
+	struct nvme_hmb_trace_device *tdev = to_nvme_hmb_trace_device(adev);
+
+	tdev->host->unsubscribe(tdev);
+	hmb_trace_nvme_forget_sync(tdev);
+}
+
+static const struct auxiliary_device_id hmb_trace_nvme_ids[] = {
+	{ .name = "nvme." NVME_HMB_TRACE_AUXDEV_NAME },
+	{ }
+};
+MODULE_DEVICE_TABLE(auxiliary, hmb_trace_nvme_ids);
+
+static struct auxiliary_driver hmb_trace_nvme_driver = {
+	.name = "nvme",
+	.probe = hmb_trace_nvme_probe,
+	.remove = hmb_trace_nvme_remove,
+	.id_table = hmb_trace_nvme_ids,
+};
+
+static int hmb_trace_nvme_subscribe(void)
+{
+	return auxiliary_driver_register(&hmb_trace_nvme_driver);
+}
+
+static void hmb_trace_nvme_unsubscribe(void)
+{
+	auxiliary_driver_unregister(&hmb_trace_nvme_driver);
+}
+
+#else /* the 6.1 series: nvme-pci's exports */
+
+static int hmb_trace_nvme_ctrl_post(void *trace, u64 seq, u16 op, u64 arg0,
+				    u64 arg1)
+{
+	return nvme_hmb_trace_ctrl_post(trace, seq, op, arg0, arg1);
+}
+
+static bool hmb_trace_nvme_ctrl_answered(void *trace, u64 seq, u16 *status,
+					 u64 *result)
+{
+	return nvme_hmb_trace_ctrl_answered(trace, seq, status, result);
+}
+
+static void hmb_trace_nvme_ctrl_wait(void *trace, u64 seq, u64 timeout_ns)
+{
+	nvme_hmb_trace_ctrl_wait(trace, seq, timeout_ns);
+}
+
+static int hmb_trace_nvme_notifier(struct notifier_block *nb,
+				   unsigned long event, void *data)
+{
+	const struct nvme_hmb_trace_info *ni = data;
+	struct hmb_trace_nvme_info info = {
+		.trace = ni->trace,
+		.dev = ni->dev,
+		.name = ni->name,
+		.virt = ni->virt,
+		.size = ni->size,
+		.hmb_offset = ni->hmb_offset,
+		.has_ctrl = ni->has_ctrl,
+	};
+
+	hmb_trace_nvme_event(event, ni->trace, &info);
 	return NOTIFY_DONE;
 }
 
 static struct notifier_block hmb_trace_nvme_nb = {
-	.notifier_call = hmb_trace_nvme_event,
+	.notifier_call = hmb_trace_nvme_notifier,
 };
+
+static int hmb_trace_nvme_subscribe(void)
+{
+	return nvme_hmb_trace_register_notifier(&hmb_trace_nvme_nb);
+}
+
+/*
+ * Every area is stopped and removed first (hmb_trace_nvme_exit()): 6.1's
+ * notifier sends nothing on unsubscribe.
+ */
+static void hmb_trace_nvme_unsubscribe(void)
+{
+	nvme_hmb_trace_unregister_notifier(&hmb_trace_nvme_nb);
+}
+
+#endif /* NVME_HMB_TRACE_AUXDEV_NAME */
 
 /**
  * hmb_trace_nvme_init() - subscribe to nvme-pci's trace areas; the ones
@@ -391,10 +591,11 @@ int hmb_trace_nvme_init(void)
 {
 	int ret;
 
-	hmb_trace_nvme_wq = alloc_workqueue("hmb_trace_nvme", 0, 0);
+	hmb_trace_nvme_wq = alloc_workqueue("hmb_trace_nvme", HMB_TRACE_WQ_PERCPU,
+					    0);
 	if (!hmb_trace_nvme_wq)
 		return -ENOMEM;
-	ret = nvme_hmb_trace_register_notifier(&hmb_trace_nvme_nb);
+	ret = hmb_trace_nvme_subscribe();
 	if (ret) {
 		destroy_workqueue(hmb_trace_nvme_wq);
 		return ret;
@@ -419,6 +620,6 @@ void hmb_trace_nvme_exit(void)
 	mutex_unlock(&hmb_trace_nvme_lock);
 	/* Every teardown, including those FREEING queued before. */
 	flush_workqueue(hmb_trace_nvme_wq);
-	nvme_hmb_trace_unregister_notifier(&hmb_trace_nvme_nb);
+	hmb_trace_nvme_unsubscribe();
 	destroy_workqueue(hmb_trace_nvme_wq);
 }

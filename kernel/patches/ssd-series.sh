@@ -9,8 +9,9 @@
 # HMB limit, the trace area feature (FID C2h of the reference SSD) is sent
 # before every HMB enable, a controller reset returns to live; without the
 # quirk (--no-quirk) no trace area and no such feature. (6.12 has no quirks
-# parameter: nvme.hmb_trace=1 there.) There is no
-# consumer on these series (no exports), so no records are read.
+# parameter: nvme.hmb_trace=1 there.) nvme-pci's side only: no reader is
+# loaded here (mock/qemu-nvme/run-ssd.sh with HMBTRACE_KVER=sid|trixie
+# loads hmb_trace.ko on the auxiliary device).
 #
 # Usage: kernel/patches/ssd-series.sh SERIES [--no-quirk]
 # Run verify-series.sh SERIES first.

@@ -6,6 +6,7 @@
 # would build is what is checked. Fails on any warning or error.
 #
 # Usage: mock/kernels/build-module.sh KERNEL [--arch amd64|arm64] [--out DIR]
+#        [--nvme-tree TREE]
 #
 #   KERNEL     as HMBTRACE_KVER (mock/kernels/lib.sh hmbk_resolve): "" or
 #              "host" for the installed kernel, bookworm|6.1, trixie|6.12,
@@ -15,6 +16,11 @@
 #              6.1, in the release's chroot for newer ones)
 #   --out DIR  where the sources are copied and built (default
 #              build/kernels/KVER); the module is DIR/kernel/hmb_trace/hmb_trace.ko
+#   --nvme-tree TREE  with the nvme-pci backend: TREE has the kernel's
+#              nvme-pci HMB trace series applied and its drivers/nvme/host
+#              built (kernel/patches/verify-series.sh's
+#              build/kernel-patches-SERIES/tree; the Makefile's
+#              NVME_HMB_TRACE_TREE); inside the worktree, so the chroot sees it
 #
 # Kernels whose compiler the host lacks (kernel.env: chroot=SUITE) are built
 # in that release's chroot (mock/kernels/chroot.sh). The build log is
@@ -32,10 +38,12 @@ kernel=""
 have_kernel=0
 arch=amd64
 out=""
+nvme_tree=""
 while (($#)); do
 	case "$1" in
 	--arch) arch=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
+	--nvme-tree) nvme_tree=$(cd "${2:?}" && pwd); shift 2 ;;
 	-h | --help) usage 0 ;;
 	-*) hmbk_die "unknown option $1 (see --help)" ;;
 	*) ((!have_kernel)) || usage; kernel=$1; have_kernel=1; shift ;;
@@ -57,6 +65,7 @@ rm -rf "$out/src"
 "$hmbk_repo/scripts/dkms-source.sh" "$out/src"
 
 make_args=(-C "$out/src/kernel/hmb_trace" KDIR="$kdir" W=1)
+[[ -z $nvme_tree ]] || make_args+=(NVME_HMB_TRACE_TREE="$nvme_tree")
 if [[ $arch == arm64 ]]; then
 	# Debian's arm64 headers set CROSS_COMPILE only under dpkg-buildpackage
 	# (DEB_HOST_GNU_TYPE); the compiler version comes from .kernelvariables.

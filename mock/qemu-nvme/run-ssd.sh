@@ -22,6 +22,14 @@
 # or .../lib/modules/KVER/updates/hmbtrace) instead of
 # kernel/patches/verify.sh's build; the guest also loads nvme-fabrics and
 # nvme-tcp on the patched nvme-core.
+# HMBTRACE_KVER=sid|trixie (7.2, 6.12; mock/kernels/README.md): boot Debian's
+# kernel of that series with the series of kernel/patches/SERIES, built by
+# kernel/patches/verify-series.sh SERIES (which this runs first; its patched
+# nvme-core and nvme), hmb_trace.ko built against that kernel and tree
+# (mock/kernels/build-module.sh --nvme-tree, in the release's chroot; its
+# nvme backend binds to nvme-pci's auxiliary device), and nvme loaded with
+# the extension turned on for QEMU's controller (1b36:0010): quirks=
+# 1b36:0010:hmb_trace (7.2), hmb_trace=1 (6.12, whose nvme has no quirks=).
 # HMBTRACE_KERNEL_DIR=DIR: boot the kernel DIR holds (mock/qemu/lib.sh), e.g.
 # the debug kernel of mock/debug-kernel/build.sh; a kernel whose tree has
 # the series applied (include/linux/nvme-hmb-trace.h) brings its own
@@ -65,7 +73,65 @@ mkdir -p "$bdir"
 run=$repo/build/e2e/ssd-$scenario$sfx
 rm -rf "$run"
 mkdir -p "$run/modules"
-if [[ -f $kdir/include/linux/nvme-hmb-trace.h && -z ${HMB_SSD_MODULES:-} ]]; then
+# The series of kernel/patches for this kernel, if it is not 6.1's.
+series=$(grep -oE '^[0-9]+\.[0-9]+' <<<"$kver" || true)
+[[ -n $series && -d $repo/kernel/patches/$series ]] || series=""
+: >"$run/nvme-args"
+if [[ -n $series && -z ${HMB_SSD_MODULES:-} ]]; then
+	# Debian's kernel of a newer series: the patched nvme of
+	# kernel/patches/SERIES (verify-series.sh builds it in its chroot,
+	# W=1 -Werror), hmb_trace.ko against the kernel and that tree.
+	sbdir=$repo/build/kernel-patches-$series
+	tree=$sbdir/tree
+	# Built again only when the patches (not the cover letter) or the
+	# kernel changed.
+	sstamp=$( (echo "$kver" && find "$repo/kernel/patches/$series" -name '0*.patch' ! -name '0000-*' |
+		sort | xargs cat) | sha256sum | cut -c1-16)
+	krc=0
+	if [[ ! -f $tree/drivers/nvme/host/nvme.ko || "$(cat "$sbdir/.ssd-stamp" 2>/dev/null)" != "$sstamp" ]]; then
+		rm -f "$sbdir/.ssd-stamp"
+		"$repo/kernel/patches/verify-series.sh" "$series" --build-dir "$sbdir" >"$sbdir.log" 2>&1 || krc=$?
+		((krc != 0)) || echo "$sstamp" >"$sbdir/.ssd-stamp"
+	fi
+	if ((krc == 77)); then
+		grep SKIPPED "$sbdir.log" || true
+		echo "run-ssd: SKIPPED: kernel/patches/verify-series.sh $series could not build the patched nvme"
+		exit 77
+	fi
+	((krc == 0)) ||
+		{ tail -n 20 "$sbdir.log"; echo "run-ssd: kernel/patches/verify-series.sh $series failed" >&2; exit 1; }
+	echo "run-ssd: kernel $kver with the $series series: nvme from $tree" >&2
+	kout=$repo/build/kernels/$kver-nvme
+	ko=$kout/src/kernel/hmb_trace/hmb_trace.ko
+	mstamp=$( (cd "$repo" && echo "$sstamp" && find kernel/hmb_trace consumer clock include producer scripts/dkms-source.sh \
+		-type f \( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' \) | sort | xargs cat) |
+		sha256sum | cut -c1-16)
+	if [[ ! -f $ko || "$(cat "$kout/.ssd-stamp" 2>/dev/null)" != "$mstamp" ]]; then
+		ko=$("$repo/mock/kernels/build-module.sh" "$kver" --nvme-tree "$tree" \
+			--out "$kout" 2>"$run/build-module.log" | tail -n 1) ||
+			{ tail -n 20 "$run/build-module.log"; echo "run-ssd: hmb_trace.ko against $kver and $tree failed" >&2; exit 1; }
+		echo "$mstamp" >"$kout/.ssd-stamp"
+	fi
+	# No import from nvme: the backend is an auxiliary driver.
+	modinfo -F alias "$ko" | grep -qx "auxiliary:nvme.$(sed -n \
+		's/^#define NVME_HMB_TRACE_AUXDEV_NAME[[:space:]]*"\(.*\)"/\1/p' \
+		"$tree/include/linux/nvme-hmb-trace.h")" ||
+		{ echo "run-ssd: $ko has no nvme backend (alias: $(modinfo -F alias "$ko"))" >&2; exit 1; }
+	mods=$tree/drivers/nvme/host
+	# nvme-core's own dependencies in drivers/nvme/common (7.2: nvme-auth,
+	# nvme-keyring), Debian's.
+	mapfile -t common < <(modinfo -F depends "$mods/nvme-core.ko" | tr , '\n' |
+		sed -n 's|^nvme-|drivers/nvme/common/nvme-|p')
+	missing=$(hmbq_stage_modules "$kver" "$run/modules" "${common[@]}") ||
+		{ echo "run-ssd: $missing" >&2; exit 1; }
+	cp "$mods/nvme-core.ko" "$mods/nvme.ko" "$ko" "$run/modules/"
+	# The extension is off unless asked for: QEMU's NVMe is 1b36:0010.
+	if modinfo -F parm "$mods/nvme.ko" | grep -q '^hmb_trace:'; then
+		echo "hmb_trace=1" >"$run/nvme-args"
+	else
+		echo "quirks=1b36:0010:hmb_trace" >"$run/nvme-args"
+	fi
+elif [[ -f $kdir/include/linux/nvme-hmb-trace.h && -z ${HMB_SSD_MODULES:-} ]]; then
 	# The kernel has the series: its own nvme-core.ko and nvme.ko are the
 	# patched ones; hmb_trace.ko (nvme backend) against its tree.
 	echo "run-ssd: kernel $kver carries the series: its own nvme, hmb_trace.ko against $kdir" >&2
@@ -103,7 +169,7 @@ if [[ -n ${HMB_SSD_MODULES:-} ]]; then
 		cp "$HMB_SSD_MODULES/$m.ko" "$run/modules/"
 	done
 	mods=$HMB_SSD_MODULES
-elif [[ $mods != "$run/modules" ]]; then
+elif [[ $mods != "$run/modules" && -z $series ]]; then
 	cp "$mods/nvme-core.ko" "$mods/nvme.ko" "$hmb/hmb_trace.ko" "$run/modules/"
 fi
 modinfo -F srcversion "$mods/nvme.ko" >"$run/nvme.srcversion"
@@ -160,6 +226,10 @@ HMBTRACE_QEMU=$qemu "$repo/mock/qemu/run-guest.sh" --share "$run" --initrd "$ini
 	--timeout 240 --append hmbtrace.nvme_driver=0 --quiet "${qargs[@]}" \
 	>"$run/run-guest.log" 2>&1 || rc=$?
 echo "run-ssd: guest ran $((SECONDS - t0)) s (status $rc)" >&2
+# Where the trace area came from and its size against the HMB budget
+# (nvme's max_host_mem_size_mb, 128 MiB by default), as nvme-pci said.
+grep -oE 'nvme[0-9]+: (allocated .*(host memory buffer|HMB trace area).*|.*HMB trace.*)' \
+	"$run/dmesg.txt" 2>/dev/null | sort -u | sed 's/^/run-ssd: nvme-pci: /' >&2 || true
 grep -E '^(ok|not ok) - ' "$run/guest.log" 2>/dev/null | sed 's/^/guest: /' || true
 crc=0
 if [[ $base == record ]]; then
