@@ -146,9 +146,11 @@ if cfg NVME_TARGET_PASSTHRU y || cfg NVME_TARGET_LOOP m || cfg NVME_TARGET_FCLOO
 		! cfg "${pair%%:*}" m || target_mods+=("${pair#*:}")
 	done
 fi
-# hmb_trace.ko's nvme backend uses the 6.1 series' exports.
+# hmb_trace.ko's nvme backend uses the 6.1 series' exports, or the
+# auxiliary device of the 6.12/7.2 series (hmb_trace_nvme.c).
 with_nvme_backend=0
-! grep -qs '^+EXPORT_SYMBOL_GPL(nvme_hmb_trace_register_notifier);' "$sdir"/0*.patch ||
+! grep -qs -e '^+EXPORT_SYMBOL_GPL(nvme_hmb_trace_register_notifier);' \
+	-e '^+#define NVME_HMB_TRACE_AUXDEV_NAME' "$sdir"/0*.patch ||
 	with_nvme_backend=1
 if ((list)); then
 	printf '%s\n' "${host_mods[@]}" "${target_mods[@]}"
