@@ -39,18 +39,21 @@ mutate=$(hmbq_build_dir)/mock/mutator/hmb-mutate
 	{ echo "FAIL: no $mutate (ninja -C BUILD mock/mutator/hmb-mutate)"; exit 1; }
 
 sh=$HMBQ_SHARE
+# The guest's answers come as much slower as its timeouts are scaled (the
+# debug kernel: HMBTRACE_QEMU_TIMEOUT_SCALE=3, mock/qemu/run-guest.sh).
+x=${HMBTRACE_QEMU_TIMEOUT_SCALE:-1}
 steps=(
-	"wait-file:$sh/ready:120" sleep:1
+	"wait-file:$sh/ready:$((120 * x))" sleep:1
 	mark:phase-A payload-flips:all:1:200 record-flips:all:1:200 mark:phase-A-end sleep:0.5
 	mark:phase-E reset-prev-next:32:30 reset-prev-next:63:30 mark:phase-E-end sleep:0.5
 	mark:phase-B page-seq-ahead:1:50 page-gen-bit:2:0 page-unclose:3 mark:phase-B-end sleep:3
 	mark:phase-C gen-alternate:1:20 mark:phase-C-end sleep:0.5
 	mark:phase-D state-flip:1:20 mark:phase-D-end
-	"wait-file:$sh/row6-go:90" mark:phase-F save
+	"wait-file:$sh/row6-go:$((90 * x))" mark:phase-F save
 )
 for w in zero ff random; do
-	steps+=("fill:$w" "touch:$sh/fill-$w" "wait-file:$sh/seen-$w:30"
-		restore "touch:$sh/restored-$w" "wait-file:$sh/reattached-$w:30")
+	steps+=("fill:$w" "touch:$sh/fill-$w" "wait-file:$sh/seen-$w:$((30 * x))"
+		restore "touch:$sh/restored-$w" "wait-file:$sh/reattached-$w:$((30 * x))")
 done
 steps+=(mark:phase-F-end)
 
