@@ -60,20 +60,9 @@ name=kernel-patches-$series
 bdir=${bdir:-$repo/build/$name}
 mkdir -p "$bdir"
 
-t_start=$SECONDS
-passed=0
-failed=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-not_ok() { echo "not ok - $*"; failed=$((failed + 1)); }
-finish() {
-	echo "$name: $passed passed, $failed failed ($((SECONDS - t_start)) s)"
-	((failed == 0)) || exit 1
-	exit 0
-}
-skip() {
-	echo "$name: SKIPPED: $*"
-	exit 77
-}
+tap_name=$name
+# shellcheck source=kernel/patches/tap.sh
+source "$here/tap.sh"
 
 patches=()
 for p in "$here/$series"/0[0-9][0-9][0-9]-*.patch; do

@@ -61,20 +61,9 @@ while (($#)); do
 	esac
 done
 
-t_start=$SECONDS
-passed=0
-failed=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-not_ok() { echo "not ok - $*"; failed=$((failed + 1)); }
-finish() {
-	echo "kernel-patches: $passed passed, $failed failed ($((SECONDS - t_start)) s)"
-	((failed == 0)) || exit 1
-	exit 0
-}
-skip() {
-	echo "kernel-patches: SKIPPED: $*"
-	exit 77
-}
+tap_name=kernel-patches
+# shellcheck source=kernel/patches/tap.sh
+source "$here/tap.sh"
 
 tarball=${LINUX_SOURCE_TAR:-/usr/src/linux-source-6.1.tar.xz}
 if [[ ! -f "$tarball" && -z "${LINUX_SOURCE_TAR:-}" ]]; then

@@ -51,17 +51,9 @@ done
 [[ $series == 6.12 || $series == 7.2 ]] || { echo "usage: nvme-series.sh 6.12|7.2 [--debs DIR] [--no-guest]" >&2; exit 2; }
 suite=$(hmbk_release "$series")
 name=nvme-dkms-$series
-t_start=$SECONDS
-passed=0
-failed=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-not_ok() { echo "not ok - $*"; failed=$((failed + 1)); }
-finish() {
-	echo "$name: $passed passed, $failed failed ($((SECONDS - t_start)) s)"
-	((failed == 0)) || exit 1
-	exit 0
-}
-skip() { echo "$name: SKIPPED: $*"; exit 77; }
+tap_name=$name
+# shellcheck source=kernel/patches/tap.sh
+source "$repo/kernel/patches/tap.sh"
 
 deb=$(find "$debs" -maxdepth 1 -name 'hmbtrace-nvme-dkms_*_all.deb' 2>/dev/null | sort -V | tail -n1)
 [[ -n $deb ]] || skip "no hmbtrace-nvme-dkms .deb in $debs (run tests/install/run.sh first)"
