@@ -15,6 +15,12 @@
 #           installed into a clean root and used from there; the module
 #           built by DKMS from the package passes the record scenario
 #           (without the guest under --no-e2e)
+#   tools on trixie/sid - mock/kernels/build-tools.sh: in each release's
+#           tools chroot (mock/kernels/chroot.sh SUITE --tools), the tools
+#           built with -Werror, the unit suite, and the Debian packages
+#           (tests/install/run.sh --no-dkms, only with --full-matrix:
+#           otherwise counted skipped). A release whose tools chroot is not
+#           cached is counted skipped; --full-matrix makes it
 #   kernel patches - kernel/patches/verify.sh: the nvme-pci series applies to
 #           linux-source-6.1, builds with -Werror, is checkpatch clean, and
 #           the patched nvme drives an emulated NVMe disk in the guest
@@ -257,6 +263,36 @@ if ((!run_e2e || !full_matrix)); then
 	skipped=$((skipped + 1))
 	((run_e2e)) || skipped=$((skipped + 1))
 fi
+
+stage "tools on trixie/sid (chroot: build, unit suite, packages)"
+# mock/kernels/build-tools.sh: the user-space tools built (-Werror) and
+# unit-tested against Debian 13's and sid's libraries, compiler and meson
+# in each release's tools chroot, and with --full-matrix their Debian
+# packages built and used from a clean root there (a second full build
+# each: without --full-matrix counted skipped). A chroot is made here only
+# with --full-matrix (~6-9 min each, ~1 GB): without it, a release whose
+# tools chroot is not cached is counted skipped.
+tools_args=()
+((full_matrix)) || tools_args=(--no-packages)
+for ts in trixie sid; do
+	tt0=$SECONDS
+	if mock/kernels/chroot.sh "$ts" --tools --cached >/dev/null; then
+		count_tagged "tools on $ts" tools-chroot mock/kernels/build-tools.sh "${tools_args[@]}" "$ts"
+	elif ((full_matrix)); then
+		count_tagged "tools on $ts" tools-chroot mock/kernels/build-tools.sh --make "$ts"
+	else
+		echo "tools on $ts: SKIPPED (no $ts tools chroot cached; time budget): run" \
+			"scripts/test.sh --full-matrix, or mock/kernels/build-tools.sh --make $ts" >&2
+		skipped=$((skipped + 1))
+		continue
+	fi
+	if ((!full_matrix)); then
+		echo "tools on $ts: SKIPPED the Debian packages (a second full build; time" \
+			"budget): run scripts/test.sh --full-matrix, or mock/kernels/build-tools.sh $ts" >&2
+		skipped=$((skipped + 1))
+	fi
+	echo "tools on $ts: took $((SECONDS - tt0)) s"
+done
 
 stage "kernel patches (nvme-pci HMB trace series)"
 kp_args=()
