@@ -17,6 +17,12 @@
 #           (without the guest under --no-e2e); hmbtrace-nvme-dkms built
 #           and installed by DKMS for 6.1 (its modules pass the reset
 #           scenario in the reference SSD stage)
+#   tools on trixie/sid - mock/kernels/build-tools.sh: in each release's
+#           tools chroot (mock/kernels/chroot.sh SUITE --tools), the tools
+#           built with -Werror, the unit suite, and the Debian packages
+#           (tests/install/run.sh --no-dkms). Only with --full-matrix (two
+#           builds of the tools, ~10 min each on 2 idle CPUs, estimated):
+#           otherwise counted skipped; --full-matrix makes the chroots
 #   kernel patches - kernel/patches/verify.sh: the nvme-pci series applies to
 #           linux-source-6.1, builds with -Werror, is checkpatch clean, and
 #           the patched nvme drives an emulated NVMe disk in the guest
@@ -271,6 +277,27 @@ if ((!run_e2e || !full_matrix)); then
 	skipped=$((skipped + 1))
 	((run_e2e)) || skipped=$((skipped + 1))
 fi
+
+stage "tools on trixie/sid (chroot: build, unit suite, packages)"
+# mock/kernels/build-tools.sh: the user-space tools built (-Werror) and
+# unit-tested against Debian 13's and sid's libraries, compiler and meson
+# in each release's tools chroot, and their Debian packages built and used
+# from a clean root there. Only with --full-matrix (the chroots ~6-9 min
+# each to make, ~1 GB; two more full builds of the tools, ~10 min each on
+# 2 idle CPUs, estimated): otherwise counted skipped, never passed.
+for ts in trixie sid; do
+	if ((!full_matrix)); then
+		echo "tools on $ts: SKIPPED (time budget of the test command): run" \
+			"scripts/test.sh --full-matrix, or mock/kernels/build-tools.sh --make $ts" >&2
+		skipped=$((skipped + 1))
+		continue
+	fi
+	tt0=$SECONDS
+	tools_make=()
+	mock/kernels/chroot.sh "$ts" --tools --cached >/dev/null || tools_make=(--make)
+	count_tagged "tools on $ts" tools-chroot mock/kernels/build-tools.sh "${tools_make[@]}" "$ts"
+	echo "tools on $ts: took $((SECONDS - tt0)) s"
+done
 
 stage "kernel patches (nvme-pci HMB trace series)"
 kp_args=()

@@ -67,10 +67,15 @@ esac
 pkgs=(build-essential make kmod dwarves libelf-dev bc "gcc-$gcc" "gcc-$gcc-for-host"
 	"gcc-$gcc-aarch64-linux-gnu" python3)
 if ((tools)); then
-	# scripts/install-deps.sh's base list, without clang and the docs.
+	# scripts/install-deps.sh's base list and debian/control's Build-Depends
+	# (the unit suite, the man pages, the packages: tests/install/run.sh
+	# --no-dkms), without clang (the ASan build stays on the host) and
+	# gcc-arm-none-eabi (the producer's optional freestanding check, ~1 GB).
+	# man-db, lintian, fakeroot: what the install check uses besides.
 	pkgs+=(meson ninja-build pkg-config g++ libgtest-dev libgmock-dev libbenchmark-dev
 		nlohmann-json3-dev libcli11-dev libtraceevent-dev libtracefs-dev libtracecmd-dev
-		trace-cmd protobuf-compiler libprotobuf-dev python3)
+		trace-cmd protobuf-compiler libprotobuf-dev zlib1g-dev asciidoctor bash-completion
+		dpkg-dev debhelper dh-dkms fakeroot lintian man-db)
 fi
 mirror=$(hmbk_archive) || hmbk_die "no Debian archive address in the host's apt configuration"
 # Valid-Until: see hmbk_apt_opts (lib.sh).
@@ -88,7 +93,11 @@ if ((cached_only)); then
 fi
 
 mkdir -p "$hmbk_cache/chroot"
-exec 9>"$hmbk_cache/chroot/.lock-$suite"
+# One lock per kind: making the tools chroot (minutes) does not hold up the
+# kernel builds in the plain one.
+lock=$hmbk_cache/chroot/.lock-$suite
+((tools)) && lock+=-tools
+exec 9>"$lock"
 flock 9
 if [[ ! -e $dir/.hmbtrace-ready ]]; then
 	hmbk_log "creating the $suite chroot in $dir (mmdebstrap, a few minutes)"

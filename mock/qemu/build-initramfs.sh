@@ -15,7 +15,9 @@
 #   overlay  the things that change every run: the module (as /hmb_trace.ko) and
 #            --extra files. SRC goes to DEST in the guest (default
 #            /usr/bin/basename(SRC)); an ELF SRC brings the libraries ldd lists,
-#            at their host paths (so build-tree RUNPATHs still resolve).
+#            at their host paths (so build-tree RUNPATHs still resolve); a
+#            directory SRC is copied as it is to DEST (no ldd: e.g. another
+#            release's bpftrace with its own libraries, mock/kernels/fetch-bpftrace.sh).
 set -euo pipefail
 # shellcheck source=mock/qemu/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -244,6 +246,11 @@ for e in "${extras[@]}"; do
 	dest=/usr/bin/$(basename "$src")
 	[[ "$e" == *:* ]] && dest=${e#*:}
 	[[ -r "$src" ]] || hmbq_die "--extra $src: not readable"
+	if [[ -d "$src" ]]; then
+		mkdir -p "$overlay_stage/$dest"
+		cp -a "$src/." "$overlay_stage/$dest/"
+		continue
+	fi
 	# Absolute host paths for libraries: the stage has no usr-merge links here,
 	# so map /lib and /lib64 onto /usr explicitly.
 	copy_file "$overlay_stage" "$src" "$dest"

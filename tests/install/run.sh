@@ -31,10 +31,13 @@
 #      scripts/test.sh's reference SSD stage runs the reset scenario on
 #      them (HMB_SSD_MODULES). A kernel of a series with no patches
 #      (6.13 here) is refused with the reason: hmb_trace.ko alone.
-# Usage: tests/install/run.sh [--out DIR] [--debs DIR] [--no-qemu] [--keep]
+# Usage: tests/install/run.sh [--out DIR] [--debs DIR] [--no-qemu] [--no-dkms] [--keep]
 #   --out DIR   work directory (default: build/install-check, emptied first)
 #   --debs DIR  check the .debs already in DIR instead of building them
 #   --no-qemu   stop after the DKMS build (no guest)
+#   --no-dkms   stop before the DKMS build: steps 1 and 2 only (a chroot of
+#               another release, mock/kernels/chroot.sh --tools, has no
+#               headers of the kernel it runs on)
 #   --keep      keep the unpacked root and the DKMS trees
 # Ends with one line "N passed, M failed"; exits non-zero on any failure.
 set -euo pipefail
@@ -45,6 +48,7 @@ source mock/qemu/lib.sh
 
 out=$repo/build/install-check
 run_qemu=1
+run_dkms=1
 keep=0
 debs_dir=""
 while (($#)); do
@@ -52,6 +56,7 @@ while (($#)); do
 	--out) out=${2:?}; shift 2 ;;
 	--debs) debs_dir=$(cd "${2:?}" && pwd); shift 2 ;;
 	--no-qemu) run_qemu=0; shift ;;
+	--no-dkms) run_dkms=0; run_qemu=0; shift ;;
 	--keep) keep=1; shift ;;
 	-h | --help) sed -n '3,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "install check: unknown option $1" >&2; exit 2 ;;
@@ -263,6 +268,10 @@ pkgconfig_builds_producer() {
 check "hmbtrace-dev: pkg-config hmbtrace compiles the producer" pkgconfig_builds_producer || true
 
 # 3. The module, built by DKMS from the package's source tree.
+if ((!run_dkms)); then
+	((keep)) || rm -rf "$root" "$out/src/hmbtrace-$version"
+	finish
+fi
 kver=$(hmbq_kver)
 dkms_tree=$out/dkms
 module=""

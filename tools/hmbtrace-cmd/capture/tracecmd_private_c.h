@@ -6,9 +6,11 @@
  * (lib/trace-cmd/include/private/trace-cmd-private.h), as trace-cmd's own
  * tools use them. The declarations are those of trace-cmd 3.1.6
  * (libtracecmd 1.3.1, Debian 12), checked against it and unchanged in
- * trace-cmd 3.4's source; meson pins the library to the 1.3 series for
- * them (tools/hmbtrace-cmd/meson.build). One place, so that a new
- * libtracecmd is checked against one list.
+ * trace-cmd 3.4's source; libtracecmd 1.5.2 (Debian 13) and 1.5.5 (sid)
+ * export them all, and capture/ compiles against both with -Werror
+ * (mock/kernels/build-tools.sh). meson pins the library to soname 1 from
+ * 1.3.1 for them (tools/hmbtrace-cmd/meson.build). One place, so that a
+ * new libtracecmd is checked against one list.
  *
  * C only, after <trace-cmd.h>.
  */

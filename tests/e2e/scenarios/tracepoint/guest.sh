@@ -36,7 +36,7 @@ wait_file /tmp/perf-ready 120 || fail "perf stat did not start its command"
 # attached.
 bpf_pid=
 if command -v bpftrace >/dev/null; then
-	step "bpftrace: count hmb_record per event id"
+	step "bpftrace ($(bpftrace --version 2>&1 | head -n 1)): count hmb_record per event id"
 	bpftrace -e 'BEGIN { printf("attached\n"); }
 		tracepoint:hmb:hmb_record { @[args->event_id] = count(); }' \
 		>/tmp/bpftrace.txt 2>/mnt/bpftrace.err &

@@ -25,8 +25,16 @@ fi
 HMBQ_EXTRAS=("$perf:/usr/bin/perf")
 # Debian 12's bpftrace (0.17) as a fourth consumer: its libraries (LLVM,
 # clang: about 200 MB) need a larger guest; off by default.
+# E2E_TP_BPFTRACE=sid takes sid's bpftrace (0.27) with its own libraries
+# and loader instead (mock/kernels/fetch-bpftrace.sh, ~270 MB, cached).
 bpf_args=()
-if [[ "${E2E_TP_BPFTRACE:-0}" == 1 ]]; then
+if [[ "${E2E_TP_BPFTRACE:-0}" == sid ]]; then
+	bundle=$("$E2E_DIR/../../mock/kernels/fetch-bpftrace.sh" sid) ||
+		{ echo "FAIL: mock/kernels/fetch-bpftrace.sh sid failed"; exit 1; }
+	HMBQ_EXTRAS+=("$bundle:/opt/bpfsid" "$bundle/run:/usr/bin/bpftrace")
+	HMBQ_GUEST_ARGS="--mem 3G"
+	bpf_args=(--bpftrace "$HMBQ_SHARE/bpftrace.txt" --stat "$HMBQ_SHARE/hmb-stat.json")
+elif [[ "${E2E_TP_BPFTRACE:-0}" == 1 ]]; then
 	bpftrace=$(command -v bpftrace || true)
 	[[ -n "$bpftrace" ]] || { echo "FAIL: E2E_TP_BPFTRACE=1 but no bpftrace (apt-get install bpftrace)"; exit 1; }
 	HMBQ_EXTRAS+=("$bpftrace:/usr/bin/bpftrace")
