@@ -25,6 +25,7 @@ MARKS = range(1001, 1007)
 IO_ROUND = 2 * 2 * (128 + 32)
 FETCH, COMPLETE, NAND_READ, NAND_PROG, THERMAL, ECHO = 1, 2, 3, 4, 8, 11
 
+PIPE_LOST = re.compile(r"CPU:(\d+) \[LOST (\d+) EVENTS\]")
 ENTRIES = re.compile(r"^# entries-in-buffer/entries-written: (\d+)/(\d+)")
 CPU = re.compile(r"\[(\d+)\]")
 REC = re.compile(r"hmb_record:\s+dev=(\d+) core=(\d+) seq=(\d+) fw_ts=(\d+) "
@@ -137,12 +138,17 @@ def main():
     overwritten = 0
     with open(f"{run}/trace.txt", errors="replace") as f:
         for line in f:
+            m = PIPE_LOST.search(line)
+            if m:
+                # trace_pipe (resets) fell behind and ftrace dropped these.
+                overwritten += int(m[2])
+                continue
             m = ENTRIES.match(line)
             if m:
                 # The instance's own buffer overwrote its oldest events:
                 # what they held is lost to ftrace, not to hmb_trace, and
                 # no count of ours can say which they were.
-                overwritten = int(m[2]) - int(m[1])
+                overwritten += int(m[2]) - int(m[1])
                 continue
             c = CPU.search(line)
             gen = cpu_epoch[c[1]] if c else 0
