@@ -24,15 +24,20 @@ T=/sys/kernel/tracing/instances/hmb
 # writes (two MiB used). 2 x (2 x 128 reads + 2 x 32 writes) = 640 commands.
 command -v taskset >/dev/null || taskset() { shift 2; "$@"; }
 io_round() {
+	pids=""
 	for cpu in 0 1; do
 		for j in 0 1; do
 			taskset -c $cpu dd if=/dev/nvme0n1 of=/dev/null bs=4096 count=128 \
 				skip=$((j * 8192 + cpu * 512)) iflag=direct 2>/dev/null &
+			pids="$pids $!"
 			taskset -c $cpu dd if=/tmp/p.bin of=/dev/nvme0n1 bs=16384 \
 				count=32 seek=$(( ($1 + cpu) * 128 + j * 32)) oflag=direct 2>/dev/null &
+			pids="$pids $!"
 		done
 	done
-	wait
+	# Its own dd only (resets keeps a trace_pipe reader in the background).
+	# shellcheck disable=SC2086 # a list of pids
+	wait $pids
 }
 
 # The firmware stops writing (control STOP; the device logs each core's
@@ -258,9 +263,12 @@ resets)
 	while [ $r -le 8 ]; do
 		fill_memory
 		io_round $((2 * r)) &
+		io_pid=$!
 		dd if=/tmp/p.bin of=/dev/nvme0n1 bs=65536 seek=$((640 + r * 8)) 2>/dev/null &
+		dd_pid=$!
 		echo 1 >/sys/class/nvme/nvme0/reset_controller || not_ok "reset $r: write reset_controller"
-		wait
+		# Not a bare wait: the trace_pipe reader runs to the end.
+		wait "$io_pid" "$dd_pid"
 		# shellcheck disable=SC2016 # evaluated by wait_for
 		check "reset $r of 8 (tracing, I/O, $(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo) MiB available): live again" \
 			wait_for '[ "$(cat /sys/class/nvme/nvme0/state)" = live ]' 300
