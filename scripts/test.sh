@@ -323,7 +323,17 @@ if ((run_e2e)); then
 	# quiet: ~2 min (20 s of nobody tracing, then tracing, then not: 0
 	# vendor commands idle). record-mono and record-global: both buffers on
 	# that trace clock, every command joined as on the default (~1 min each).
-	for s in record record-mono record-global quiet reset ctrl; do
+	# resets (8 resets in a row with I/O and memory pressure, ~3 min):
+	# only with --full-matrix (time budget), counted skipped otherwise.
+	ssd_list=(record record-mono record-global quiet reset ctrl)
+	if ((full_matrix)); then
+		ssd_list+=(resets)
+	else
+		echo "reference SSD: SKIPPED resets (time budget): run scripts/test.sh --full-matrix," \
+			"or mock/qemu-nvme/run-ssd.sh resets" >&2
+		skipped=$((skipped + 1))
+	fi
+	for s in "${ssd_list[@]}"; do
 		ssd_rc=0
 		mock/qemu-nvme/run-ssd.sh "$s" || ssd_rc=$?
 		case $ssd_rc in
