@@ -43,8 +43,10 @@
 #           trixie chroot (6.12's module build and series check) is made
 #           only with --full-matrix, and without it they are counted
 #           skipped (the time budget of a fresh machine)
-#   reference SSD - mock/qemu-nvme/run-ssd.sh record, quiet, reset, ctrl
-#           (quiet: no control command while nobody traces): the
+#   reference SSD - mock/qemu-nvme/run-ssd.sh record, record-mono,
+#           record-global, quiet, reset, ctrl, and resets with
+#           --full-matrix (quiet: no control command while nobody
+#           traces; record-CLOCK: the capture on that trace clock): the
 #           patched nvme-pci and hmb_trace.ko on Debian's QEMU 7.2 patched to
 #           have an NVMe HMB and the trace capability (built once, cached in
 #           ~/.cache/hmbtrace/qemu-nvme; skipped under --no-e2e); then
@@ -62,7 +64,8 @@
 #           it); only with --full-matrix (4-5 min a scenario on the loaded
 #           2-CPU machine, the first adds the series and module builds), otherwise counted
 #           skipped (one each); 6.12 also needs the trixie chroot
-#   debug kernel - the reference SSD scenarios record, reset, ctrl and the
+#   debug kernel - the reference SSD scenarios record-global, reset, ctrl,
+#           resets and the
 #           e2e scenario hostile on the debug kernel (mock/debug-kernel:
 #           Debian's linux-source-6.1 with the nvme-pci series, lockdep,
 #           DEBUG_ATOMIC_SLEEP, KASAN, DEBUG_OBJECTS, the workqueue
