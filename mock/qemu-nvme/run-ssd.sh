@@ -65,6 +65,22 @@ if ((qrc == 77)); then
 fi
 ((qrc == 0)) || { echo "run-ssd: mock/qemu-nvme/build.sh failed (status $qrc)"; exit 1; }
 echo "run-ssd: QEMU $qemu" >&2
+# Runs a patch verifier that builds the patched nvme (DESC names it in the
+# messages), its output in LOG: its 77 (what it needs is missing) skips the
+# scenario, any other failure fails it.
+# Usage: build_patched_nvme LOG DESC COMMAND [ARG]...
+build_patched_nvme() {
+	local log=$1 what=$2 rc=0
+	shift 2
+	"$@" >"$log" 2>&1 || rc=$?
+	if ((rc == 77)); then
+		grep SKIPPED "$log" || true
+		echo "run-ssd: SKIPPED: $what could not build the patched nvme"
+		exit 77
+	fi
+	((rc == 0)) || { tail -n 20 "$log"; echo "run-ssd: $what failed" >&2; exit 1; }
+}
+
 kver=$(hmbq_kver)
 kdir=$(hmbq_kernel_build "$kver")
 sfx=$(hmbq_run_suffix)
@@ -87,19 +103,12 @@ if [[ -n $series && -z ${HMB_SSD_MODULES:-} ]]; then
 	# kernel changed.
 	sstamp=$( (echo "$kver" && find "$repo/kernel/patches/$series" -name '0*.patch' ! -name '0000-*' |
 		sort | xargs cat) | sha256sum | cut -c1-16)
-	krc=0
 	if [[ ! -f $tree/drivers/nvme/host/nvme.ko || "$(cat "$sbdir/.ssd-stamp" 2>/dev/null)" != "$sstamp" ]]; then
 		rm -f "$sbdir/.ssd-stamp"
-		"$repo/kernel/patches/verify-series.sh" "$series" --build-dir "$sbdir" >"$sbdir.log" 2>&1 || krc=$?
-		((krc != 0)) || echo "$sstamp" >"$sbdir/.ssd-stamp"
+		build_patched_nvme "$sbdir.log" "kernel/patches/verify-series.sh $series" \
+			"$repo/kernel/patches/verify-series.sh" "$series" --build-dir "$sbdir"
+		echo "$sstamp" >"$sbdir/.ssd-stamp"
 	fi
-	if ((krc == 77)); then
-		grep SKIPPED "$sbdir.log" || true
-		echo "run-ssd: SKIPPED: kernel/patches/verify-series.sh $series could not build the patched nvme"
-		exit 77
-	fi
-	((krc == 0)) ||
-		{ tail -n 20 "$sbdir.log"; echo "run-ssd: kernel/patches/verify-series.sh $series failed" >&2; exit 1; }
 	echo "run-ssd: kernel $kver with the $series series: nvme from $tree" >&2
 	kout=$repo/build/kernels/$kver-nvme
 	ko=$kout/src/kernel/hmb_trace/hmb_trace.ko
@@ -144,16 +153,9 @@ elif [[ -f $kdir/include/linux/nvme-hmb-trace.h && -z ${HMB_SSD_MODULES:-} ]]; t
 		{ echo "run-ssd: $ko has no nvme backend (depends: $(modinfo -F depends "$ko"))" >&2; exit 1; }
 	cp "$ko" "$run/modules/"
 else
-	krc=0
-	KDIR=$kdir "$repo/kernel/patches/verify.sh" --no-guest --build-dir "$bdir" >"$bdir.log" 2>&1 || krc=$?
-	if ((krc == 77)); then
-		# No linux-source-6.1: no patched nvme to test (verify.sh says why).
-		grep SKIPPED "$bdir.log" || true
-		echo "run-ssd: SKIPPED: kernel/patches/verify.sh could not build the patched nvme"
-		exit 77
-	fi
-	((krc == 0)) ||
-		{ tail -n 20 "$bdir.log"; echo "run-ssd: kernel/patches/verify.sh --no-guest failed" >&2; exit 1; }
+	# 77 without linux-source-6.1: no patched nvme to test (verify.sh says why).
+	build_patched_nvme "$bdir.log" "kernel/patches/verify.sh --no-guest" \
+		env KDIR="$kdir" "$repo/kernel/patches/verify.sh" --no-guest --build-dir "$bdir"
 	mods=$bdir/modules
 	hmb=$bdir/hmb_trace
 fi
