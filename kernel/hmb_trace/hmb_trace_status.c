@@ -457,7 +457,13 @@ static struct attribute *hmb_trace_attrs[] = {
  * answer, -EOPNOTSUPP / -EINVAL for the device's refusal. Reads show what
  * the device acknowledged last.
  */
-#define HMB_TRACE_CTRL_TIMEOUT_US	(100 * USEC_PER_MSEC)
+/*
+ * A user's request waits asleep for up to 1 s: a firmware (or, in the
+ * mock, a firmware process on a loaded host) busy for tens of
+ * milliseconds is not an error the user should see; the clock sync,
+ * whose samples are worthless when slow, keeps its own 5 ms.
+ */
+#define HMB_TRACE_CTRL_TIMEOUT_US	(1000 * USEC_PER_MSEC)
 
 static int hmb_trace_ctrl_send(struct hmb_trace_area *a, u16 op, u64 arg0,
 			       u64 arg1, u64 val[4])
