@@ -171,6 +171,27 @@ if [[ -n ${HMB_SSD_MODULES:-} ]]; then
 		cp "$HMB_SSD_MODULES/$m.ko" "$run/modules/"
 	done
 	mods=$HMB_SSD_MODULES
+	if [[ -n $series ]]; then
+		# A newer series (tests/install/nvme-series.sh): nvme-core's
+		# own dependencies in drivers/nvme/common, the package's if it
+		# built them, else Debian's; the extension turned on as above.
+		for m in $(modinfo -F depends "$mods/nvme-core.ko" | tr , ' '); do
+			[[ $m == nvme-* ]] || continue
+			if [[ -f $mods/$m.ko ]]; then
+				cp "$mods/$m.ko" "$run/modules/"
+			else
+				missing=$(hmbq_stage_modules "$kver" "$run/modules" "drivers/nvme/common/$m") ||
+					{ echo "run-ssd: $missing" >&2; exit 1; }
+			fi
+		done
+		modinfo -F alias "$mods/hmb_trace.ko" | grep -q '^auxiliary:nvme\.' ||
+			{ echo "run-ssd: $mods/hmb_trace.ko has no nvme backend on the $series series" >&2; exit 1; }
+		if modinfo -F parm "$mods/nvme.ko" | grep -q '^hmb_trace:'; then
+			echo "hmb_trace=1" >"$run/nvme-args"
+		else
+			echo "quirks=1b36:0010:hmb_trace" >"$run/nvme-args"
+		fi
+	fi
 elif [[ $mods != "$run/modules" && -z $series ]]; then
 	cp "$mods/nvme-core.ko" "$mods/nvme.ko" "$hmb/hmb_trace.ko" "$run/modules/"
 fi

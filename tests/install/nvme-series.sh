@@ -18,10 +18,11 @@
 #      the trace area is placed, the controller is live after a reset,
 #      nvme-fabrics, nvme-tcp, nvmet and nvme-loop load on the patched
 #      nvme-core
+#   3. the reset scenario of mock/qemu-nvme/run-ssd.sh on the installed
+#      modules (HMB_SSD_MODULES): tracing through a controller reset,
+#      exact accounting of every record, the disk's data intact
 # hmb_trace.ko is built with its nvme backend, which binds to the series'
-# auxiliary device; the reset scenario of mock/qemu-nvme/run-ssd.sh on
-# these modules does not run here yet (run-ssd.sh's HMB_SSD_MODULES is for
-# the 6.1 series).
+# auxiliary device.
 #
 # Usage: tests/install/nvme-series.sh SERIES [--debs DIR] [--no-guest]
 #   --debs DIR   where hmbtrace-nvme-dkms_*.deb is (default
@@ -156,6 +157,20 @@ if ((guest)); then
 	else
 		tail -n 5 "$out/ssd-series.log"
 		not_ok "the installed modules in a $kver guest on the reference SSD (log: $out/ssd-series.log)"
+	fi
+	t0=$SECONDS
+	grc=0
+	HMBTRACE_KVER=$series HMB_SSD_MODULES=$mods "$repo/mock/qemu-nvme/run-ssd.sh" reset \
+		>"$out/ssd-reset.log" 2>&1 || grc=$?
+	if ((grc == 0)); then
+		ok "the installed modules pass the reference SSD's reset scenario on $kver ($((SECONDS - t0)) s)"
+	elif ((grc == 77)); then
+		tail -n 3 "$out/ssd-reset.log"
+		skip "no reference SSD guest here (mock/qemu-nvme/run-ssd.sh: see above)"
+	else
+		grep -E '^(guest: )?not ok - ' "$out/ssd-reset.log" | head -n 5
+		tail -n 3 "$out/ssd-reset.log"
+		not_ok "the installed modules pass the reference SSD's reset scenario on $kver (log: $out/ssd-reset.log)"
 	fi
 fi
 finish
