@@ -227,8 +227,17 @@ if [[ -n $hmbsrc ]] && ((with_nvme_backend)); then
 	rm -rf "$work/kernel/patches"
 	make -C "$work/kernel/hmb_trace" KDIR="$kdir" NVME_HMB_TRACE_TREE="$tree" -j"$jobs" \
 		modules >>"$log" 2>&1 || { tail -n 20 "$log" >&2; die "build of hmb_trace.ko failed (log: $log)"; }
-	modinfo -F depends "$work/kernel/hmb_trace/hmb_trace.ko" | grep -qw nvme ||
-		die "hmb_trace.ko was built without its nvme backend"
+	# The backend imports the 6.1 series' notifier from nvme, or binds to
+	# the 6.12/7.2 series' auxiliary device (an alias, no import).
+	aux=$(sed -n 's/^#define NVME_HMB_TRACE_AUXDEV_NAME[[:space:]]*"\(.*\)"/\1/p' \
+		"$tree/include/linux/nvme-hmb-trace.h")
+	if [[ -n $aux ]]; then
+		modinfo -F alias "$work/kernel/hmb_trace/hmb_trace.ko" | grep -qx "auxiliary:nvme.$aux" ||
+			die "hmb_trace.ko was built without its nvme backend (no alias auxiliary:nvme.$aux)"
+	else
+		modinfo -F depends "$work/kernel/hmb_trace/hmb_trace.ko" | grep -qw nvme ||
+			die "hmb_trace.ko was built without its nvme backend"
+	fi
 fi
 
 # 6. Flat into OUT.
