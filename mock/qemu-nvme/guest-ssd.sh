@@ -258,10 +258,16 @@ quiet)
 	;;
 resets)
 	mkdir -p /tmp/fill && mount -t tmpfs -o size=90% tmpfs /tmp/fill
+	# Filled once, kept for all 8: the pressure is the same, and refilling
+	# (copying most of the guest's memory) took minutes a round on the
+	# debug kernel (KASAN under TCG).
+	fill_memory
+	echo "# resets: $(awk '/^Shmem:/ { print int($2 / 1024) }' /proc/meminfo) MiB pinned in tmpfs, $(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo) MiB available (uptime $(cut -d' ' -f1 /proc/uptime))"
 	# r, not i: wait_for (guest-tap.sh) uses i.
 	r=1
 	while [ $r -le 8 ]; do
-		fill_memory
+		echo 3 >/proc/sys/vm/drop_caches
+		echo "# resets: reset $r of 8 (uptime $(cut -d' ' -f1 /proc/uptime))"
 		io_round $((2 * r)) &
 		io_pid=$!
 		dd if=/tmp/p.bin of=/dev/nvme0n1 bs=65536 seek=$((640 + r * 8)) 2>/dev/null &
@@ -274,9 +280,9 @@ resets)
 			wait_for '[ "$(cat /sys/class/nvme/nvme0/state)" = live ]' 300
 		check "reset $r: the trace area is back and read (resets $(cat $area/resets 2>/dev/null))" \
 			wait_for "[ \"\$(cat $area/state 2>/dev/null)\" = attached ] && [ \"\$(cat $area/resets 2>/dev/null)\" = $r ]" 100
-		rm -f /tmp/fill/f
 		r=$((r + 1))
 	done
+	rm -f /tmp/fill/f
 	umount /tmp/fill
 	sync
 	echo 3 >/proc/sys/vm/drop_caches

@@ -30,6 +30,11 @@
 # nvme backend binds to nvme-pci's auxiliary device), and nvme loaded with
 # the extension turned on for QEMU's controller (1b36:0010): quirks=
 # 1b36:0010:hmb_trace (7.2), hmb_trace=1 (6.12, whose nvme has no quirks=).
+# HMB_SSD_MIX_HZ=N: the resets scenario's busy firmware runs its background
+# mix N times a second (default 2000, 20 times the device's default); a
+# guest that cannot drain that much (the debug kernel: KASAN and lockdep
+# under TCG) gets a smaller N, or its trace_pipe reader falls behind and
+# the scenario itself is starved of CPU.
 # HMBTRACE_KERNEL_DIR=DIR: boot the kernel DIR holds (mock/qemu/lib.sh), e.g.
 # the debug kernel of mock/debug-kernel/build.sh; a kernel whose tree has
 # the series applied (include/linux/nvme-hmb-trace.h) brings its own
@@ -226,10 +231,12 @@ events=pci_nvme_io_cmd,pci_nvme_admin_cmd,pci_nvme_enqueue_req_completion,pci_nv
 events+=",pci_nvme_mmio_shutdown_set,pci_nvme_hmbt_*"
 maxd=""
 [[ $scenario != maxd1 ]] || maxd=,hmb.maxd=1
-# resets: a busy firmware (its background mix 20 times the default),
-# and the shadow doorbells: a queue whose EventIdx lags behind its shadow
-# tail is never rung again (kernel/patches/0006).
-[[ $scenario != resets ]] || maxd=,hmb.trace.mix_hz=2000
+# resets: a busy firmware (its background mix 20 times the default,
+# HMB_SSD_MIX_HZ), and the shadow doorbells: a queue whose EventIdx lags
+# behind its shadow tail is never rung again (kernel/patches/0006).
+mix_hz=${HMB_SSD_MIX_HZ:-2000}
+[[ $mix_hz =~ ^[1-9][0-9]*$ ]] || { echo "run-ssd: HMB_SSD_MIX_HZ=$mix_hz: expected a positive integer" >&2; exit 2; }
+[[ $scenario != resets ]] || maxd=,hmb.trace.mix_hz=$mix_hz
 [[ $scenario != resets ]] ||
 	events+=",pci_nvme_dbbuf_config,pci_nvme_mmio_doorbell_sq,pci_nvme_shadow_doorbell_sq,pci_nvme_eventidx_sq"
 # quiet: the marks the guest reads (pci_nvme_read: their lba).
