@@ -8,10 +8,12 @@ from collections import defaultdict
 
 from hmbtest.check import die
 
-# "[001]  19.991495882: hmb_record: seq=0 ..." (trace-cmd report) or
-# "[001] .....  19.991496: hmb_record: dev=0 ..." (the trace file).
+# "[001]  19.991495882: hmb_record: seq=0 ..." (trace-cmd report -R up to
+# 3.2), "[001]-0x0  19.991495882: ..." (-R from trace-cmd 3.3: the raw
+# latency flags) or "[001] .....  19.991496: hmb_record: dev=0 ..." (the
+# trace file).
 LINE_RE = re.compile(
-    r"\[(\d+)\]\s+(?:[^\s:]+\s+)?(\d+)\.(\d+):\s+([\w]+):\s?(.*)$")
+    r"\[(\d+)\](?:-0x[0-9a-fA-F]+)?\s+(?:[^\s:]+\s+)?(\d+)\.(\d+):\s+([\w]+):\s?(.*)$")
 FIELD_RE = re.compile(r"(\w+)=(ARRAY\[[^\]]*\]|\S*)")
 
 
