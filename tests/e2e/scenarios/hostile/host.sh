@@ -40,7 +40,7 @@ mutate=$(hmbq_build_dir)/mock/mutator/hmb-mutate
 
 sh=$HMBQ_SHARE
 # The guest's answers come as much slower as its timeouts are scaled (the
-# debug kernel: HMBTRACE_QEMU_TIMEOUT_SCALE=3, mock/qemu/run-guest.sh).
+# debug kernel: HMBTRACE_QEMU_TIMEOUT_SCALE=4, mock/qemu/run-guest.sh).
 x=${HMBTRACE_QEMU_TIMEOUT_SCALE:-1}
 steps=(
 	"wait-file:$sh/ready:$((120 * x))" sleep:1
