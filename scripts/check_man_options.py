@@ -19,10 +19,12 @@ def help_options(command):
                           capture_output=True, text=True).stdout
     opts = {}
     for line in text.splitlines():
-        m = re.match(r'\s+((?:-\w,)?--[\w-]+)\s*(\S*)', line)
+        # "-h,--help" (CLI11 up to 2.4) or "-h,      --help" (2.5, sid);
+        # not a wrapped description's line that starts with "--cmd)".
+        m = re.match(r'\s+((?:-\w,\s*)?--[\w-]+)(?=\s|$)\s*(\S*)', line)
         if not m:
             continue
-        names = m.group(1).split(',')
+        names = [n.strip() for n in m.group(1).split(',')]
         default = None
         d = re.search(r'=(\S+)', m.group(2))
         if d:

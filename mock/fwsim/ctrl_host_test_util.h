@@ -45,9 +45,11 @@ class CtrlHost {
     return false;
   }
 
+  // The default wait is long (1 s) as the module's for a user's request:
+  // hmb-fwsim's thread on a loaded 2-CPU machine may not run for tens of ms.
   CtrlAnswer Request(uint16_t op,
                      std::array<uint64_t, 4> arg = {},
-                     uint64_t timeout_ns = 50000000,
+                     uint64_t timeout_ns = 1000000000,
                      uint32_t magic = HMB_CTRL_MAGIC) {
     const uint64_t seq = ++seq_;
     Store<uint32_t>(offsetof(hmb_ctrl_request, magic), magic);
