@@ -4,8 +4,8 @@
  * struct, its dictionary entry and a typed emitter from that declaration.
  *
  * In the manner of the kernel's TRACE_EVENT(): the declarations live in a
- * file of their own (no include guard) that this header includes several
- * times, each time with the macros below meaning something else:
+ * file of their own (no include guard) that this header includes once per
+ * pass, the macros below meaning in each pass something else:
  *
  *   my_events.def    HMB_TRACE_ENUM / HMB_TRACE_VALUES / HMB_TRACE_EVENT /
  *                    HMB_TRACE_EVENT_CLASS / HMB_TRACE_DEFINE_EVENT
@@ -21,9 +21,10 @@
  * fields...) for every HMB_TRACE_EVENT. The one file that defines
  * HMB_TRACE_CREATE_DICTIONARY also gets the value-name tables, the field
  * tables and the event table my_events[] / my_nr_events for
- * hmb_trace_producer_config, all const (ROM). A field or value name, an
- * event name or a format string too long for the dictionary, and a role
- * that names no field, are compile-time errors there.
+ * hmb_trace_producer_config, all const (ROM). A field name, an event name
+ * or a format string too long for the dictionary, a role that names no
+ * field of the event, are compile-time errors there (a value name too
+ * long is refused by hmb_trace_producer_init()).
  * Documentation/hmb-trace-abi.rst, "Declaring events", has a complete
  * example; producer/hmb_trace_declare_example.def is that example, compiled
  * by the unit tests.
