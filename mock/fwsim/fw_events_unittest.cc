@@ -1,18 +1,65 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "fw_events.h"
+#include "fwsim_events.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "decode_test_util.h"
 #include "fwsim.h"
 #include "hmb_trace_producer.h"
 
+// The reference SSD's hand-written tables (fw_events.c, renamed by
+// meson.build): what mock/qemu-nvme compiles into the device.
+extern "C" {
+extern const hmb_trace_event_desc fw_events_reference[];
+extern const uint16_t fw_nr_events_reference;
+}
+
 namespace hmbtrace {
 namespace {
+
+// Where @offset falls: "event <name>, byte <n> of its entry".
+std::string WhereInDictionary(const std::vector<uint8_t>& dict, size_t offset) {
+  size_t entry = sizeof(hmb_trace_dict_header);
+  while (entry + sizeof(hmb_trace_dict_event) <= dict.size()) {
+    uint32_t len;
+    std::memcpy(&len, &dict[entry + offsetof(hmb_trace_dict_event, entry_len)],
+                sizeof(len));
+    if (len == 0 || offset < entry + len) {
+      const char* name = reinterpret_cast<const char*>(
+          &dict[entry + offsetof(hmb_trace_dict_event, name)]);
+      return "event " + std::string(name, strnlen(name, HMB_TRACE_NAME_LEN)) +
+             ", byte " + std::to_string(offset - entry) + " of its entry";
+    }
+    entry += len;
+  }
+  return offset < entry ? "the dictionary header" : "past the last entry";
+}
+
+// hmb-fwsim declares its events (fwsim_events.def); the reference SSD still
+// compiles the hand-written tables. Both publish one dictionary, to the byte
+// (and so hash to one build id: FwEventsBuildId() reads only what the
+// dictionary carries).
+TEST(FwEventsTest, DictionaryIsTheReferenceSsdsByteForByte) {
+  const std::vector<uint8_t> reference =
+      test::ProduceDictionary({fw_events_reference, fw_nr_events_reference});
+  const std::vector<uint8_t> declared =
+      test::ProduceDictionary({fw_events, fw_nr_events});
+  ASSERT_GT(reference.size(), sizeof(hmb_trace_dict_header));
+  ASSERT_FALSE(declared.empty());
+  const size_t common = std::min(reference.size(), declared.size());
+  for (size_t i = 0; i < common; i++) {
+    ASSERT_EQ(declared[i], reference[i])
+        << "first difference at dictionary byte " << i << ": "
+        << WhereInDictionary(reference, i);
+  }
+  EXPECT_EQ(declared.size(), reference.size());
+}
 
 size_t FixedPayloadSize(uint16_t id) {
   switch (id) {

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fw_clock.h"
-#include "fw_events.h"
+#include "fwsim_events.h"
 #include "hmb_trace_producer.h"
 #include "mailbox.h"
 #include "status.h"

@@ -12,7 +12,7 @@
 #include <cstring>
 
 #include "fw_clock.h"
-#include "fw_events.h"
+#include "fwsim_events.h"
 
 namespace hmbtrace {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fw_events.h"
+#include "fwsim_events.h"
 
 namespace hmbtrace {
 namespace {

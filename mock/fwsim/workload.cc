@@ -10,7 +10,7 @@ namespace hmbtrace {
 
 // Payloads are copied byte for byte; the ABI says little-endian.
 static_assert(std::endian::native == std::endian::little,
-              "fw_events.h payloads are written in host byte order");
+              "fwsim_events.h payloads are written in host byte order");
 
 namespace {
 

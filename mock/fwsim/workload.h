@@ -11,7 +11,7 @@
 #include <queue>
 #include <vector>
 
-#include "fw_events.h"
+#include "fwsim_events.h"
 
 namespace hmbtrace {
 

@@ -13,7 +13,7 @@ Checks what a user reading the decoded report relies on:
     that dev's records is left as event_id + hex;
   - every decoded record carries the name of its event id, and its field
     values equal the payload bytes decoded here independently, with the
-    hmb-fwsim event layouts (mock/fwsim/fw_events.h).
+    hmb-fwsim event layouts (mock/fwsim/fwsim_events.def).
 """
 import re
 import struct
