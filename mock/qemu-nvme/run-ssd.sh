@@ -157,7 +157,7 @@ elif [[ -f $kdir/include/linux/nvme-hmb-trace.h && -z ${HMB_SSD_MODULES:-} ]]; t
 	modinfo -F depends "$ko" | grep -qw nvme ||
 		{ echo "run-ssd: $ko has no nvme backend (depends: $(modinfo -F depends "$ko"))" >&2; exit 1; }
 	cp "$ko" "$run/modules/"
-else
+elif [[ -z ${HMB_SSD_MODULES:-} ]]; then
 	# 77 without linux-source-6.1: no patched nvme to test (verify.sh says why).
 	build_patched_nvme "$bdir.log" "kernel/patches/verify.sh --no-guest" \
 		env KDIR="$kdir" "$repo/kernel/patches/verify.sh" --no-guest --build-dir "$bdir"
@@ -177,10 +177,13 @@ if [[ -n ${HMB_SSD_MODULES:-} ]]; then
 	done
 	mods=$HMB_SSD_MODULES
 	if [[ -n $series ]]; then
-		# A newer series (tests/install/nvme-series.sh): nvme-core's
-		# own dependencies in drivers/nvme/common, the package's if it
-		# built them, else Debian's; the extension turned on as above.
-		for m in $(modinfo -F depends "$mods/nvme-core.ko" | tr , ' '); do
+		# A newer series (tests/install/nvme-series.sh): the
+		# dependencies in drivers/nvme/common, the package's if it
+		# built them, else Debian's; the extension turned on as above
+		# (nvme-auth, nvme-keyring: what nvme-core, nvme-fabrics and
+		# nvme-tcp import).
+		for m in $(for k in nvme-core nvme-fabrics nvme-tcp; do
+			modinfo -F depends "$mods/$k.ko" | tr , '\n'; done | sort -u); do
 			[[ $m == nvme-* ]] || continue
 			if [[ -f $mods/$m.ko ]]; then
 				cp "$mods/$m.ko" "$run/modules/"
