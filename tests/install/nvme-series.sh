@@ -145,33 +145,30 @@ else
 	not_ok "hmb_trace.ko: expected with its nvme backend on the $series series' auxiliary device"
 fi
 
+# guest_check LOG WHAT COMMAND...: one check from a guest run, its output in
+# LOG; 77 is a skip (no reference SSD here), with the run's reason.
+guest_check() {
+	local log=$1 what=$2 t0=$SECONDS grc=0
+	shift 2
+	"$@" >"$log" 2>&1 || grc=$?
+	sed 's/^/    /' "$log" | grep -E '^    (guest: )?(ok|not ok) - ' || true
+	if ((grc == 0)); then
+		ok "$what ($((SECONDS - t0)) s)"
+	elif ((grc == 77)); then
+		tail -n 3 "$log"
+		skip "no reference SSD guest here (the reason is above)"
+	else
+		tail -n 5 "$log"
+		not_ok "$what (log: $log)"
+	fi
+}
+
 if ((guest)); then
-	t0=$SECONDS
-	grc=0
-	HMB_SERIES_MODULES=$mods "$repo/kernel/patches/ssd-series.sh" "$series" >"$out/ssd-series.log" 2>&1 || grc=$?
-	sed 's/^/    /' "$out/ssd-series.log" | grep -E '^    (ok|not ok) - ' || true
-	if ((grc == 0)); then
-		ok "the installed modules in a $kver guest on the reference SSD: area placed, reset, transports and target load ($((SECONDS - t0)) s)"
-	elif ((grc == 77)); then
-		tail -n 3 "$out/ssd-series.log"
-		skip "no reference SSD guest here (kernel/patches/ssd-series.sh: see above)"
-	else
-		tail -n 5 "$out/ssd-series.log"
-		not_ok "the installed modules in a $kver guest on the reference SSD (log: $out/ssd-series.log)"
-	fi
-	t0=$SECONDS
-	grc=0
-	HMBTRACE_KVER=$series HMB_SSD_MODULES=$mods "$repo/mock/qemu-nvme/run-ssd.sh" reset \
-		>"$out/ssd-reset.log" 2>&1 || grc=$?
-	if ((grc == 0)); then
-		ok "the installed modules pass the reference SSD's reset scenario on $kver ($((SECONDS - t0)) s)"
-	elif ((grc == 77)); then
-		tail -n 3 "$out/ssd-reset.log"
-		skip "no reference SSD guest here (mock/qemu-nvme/run-ssd.sh: see above)"
-	else
-		grep -E '^(guest: )?not ok - ' "$out/ssd-reset.log" | head -n 5
-		tail -n 3 "$out/ssd-reset.log"
-		not_ok "the installed modules pass the reference SSD's reset scenario on $kver (log: $out/ssd-reset.log)"
-	fi
+	guest_check "$out/ssd-series.log" \
+		"the installed modules in a $kver guest on the reference SSD: area placed, reset, transports and target load" \
+		env HMB_SERIES_MODULES="$mods" "$repo/kernel/patches/ssd-series.sh" "$series"
+	guest_check "$out/ssd-reset.log" \
+		"the installed modules pass the reference SSD's reset scenario on $kver" \
+		env HMBTRACE_KVER="$series" HMB_SSD_MODULES="$mods" "$repo/mock/qemu-nvme/run-ssd.sh" reset
 fi
 finish
