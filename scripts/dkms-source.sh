@@ -26,7 +26,7 @@ files=(
 	consumer/hmb_consumer.c consumer/hmb_consumer.h consumer/hmb_consumer_port.h
 	clock/hmb_clock_fit.c clock/hmb_clock_fit.h
 	clock/hmb_clock_sync.c clock/hmb_clock_sync.h
-	include/hmb_trace_abi.h include/hmb_trace_ctrl_abi.h include/hmb_trace_events_abi.h
+	include/hmb_trace_abi.h include/hmb_trace_ctrl_abi.h include/hmb_trace_events_abi.h include/hmb_trace_dump_abi.h
 	LICENSES/preferred/GPL-2.0 LICENSES/preferred/MIT LICENSES/exceptions/Linux-syscall-note
 )
 cd "$src"

@@ -249,6 +249,7 @@ hmb_trace_area_create(const char *name, struct device *parent,
 
 	a->debugfs = debugfs_create_dir(a->name, hmb_trace_debugfs_root);
 	hmb_trace_drains_debugfs(a);
+	hmb_trace_dump_create(a, parent);
 
 	mutex_lock(&hmb_trace_areas_lock);
 	list_add_tail(&a->node, &hmb_trace_areas);
@@ -299,9 +300,14 @@ void hmb_trace_unregister_area(struct hmb_trace_area *area)
 	list_del(&a->node);
 	mutex_unlock(&hmb_trace_areas_lock);
 
+	debugfs_remove_recursive(a->debugfs);
+	/*
+	 * A dump taken at the last DISABLING goes to devcoredump while the
+	 * device it is of (maybe the status device) is still there.
+	 */
+	hmb_trace_dump_destroy(a);
 	/* No status reader runs once the device is gone. */
 	hmb_trace_status_remove(a);
-	debugfs_remove_recursive(a->debugfs);
 	/*
 	 * Drains first: a pass may ask the clock for a burst. No request
 	 * after this: the backend's transport may go.

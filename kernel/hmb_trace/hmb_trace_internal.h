@@ -23,6 +23,7 @@
 
 struct device;
 struct hmb_trace_area;
+struct hmb_trace_dump;
 
 /* Losses not yet in the trace buffer, per core, oldest first. */
 #define HMB_TRACE_PENDING_LOST	4
@@ -286,6 +287,7 @@ struct hmb_trace_clock {
  * @dict_errors: dictionaries that failed validation
  * @ctrl: the control channel
  * @clock: the firmware clock's fit
+ * @dump: the crash dump (hmb_trace_dump.c), or NULL
  */
 struct hmb_trace_area {
 	struct list_head node;
@@ -309,6 +311,7 @@ struct hmb_trace_area {
 	u64 dict_errors;
 	struct hmb_trace_ctrl ctrl;
 	struct hmb_trace_clock clock;
+	struct hmb_trace_dump *dump;
 };
 
 /* Defaults of new areas' tunables: module parameters (hmb_trace_main.c). */
@@ -354,6 +357,12 @@ void hmb_trace_clock_resume(struct hmb_trace_area *a);
 void hmb_trace_clock_destroy(struct hmb_trace_area *a);
 void hmb_trace_clock_emit(struct hmb_trace_area *a, u32 gen);
 void hmb_trace_clock_stamp(struct hmb_trace_stamps *t, bool after);
+
+/* hmb_trace_dump.c */
+int hmb_trace_dump_check_params(void);
+void hmb_trace_dump_create(struct hmb_trace_area *a, struct device *parent);
+void hmb_trace_dump_take(struct hmb_trace_area *a, u32 reason);
+void hmb_trace_dump_destroy(struct hmb_trace_area *a);
 
 /* hmb_trace_drain.c */
 bool hmb_trace_area_consuming(const struct hmb_trace_area *a);

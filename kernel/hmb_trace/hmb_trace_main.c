@@ -166,6 +166,8 @@ static int __init hmb_trace_init(void)
 	if (hmb_trace_always_consume)
 		hmb_trace_default_tunables.consume = HMB_TRACE_CONSUME_ALWAYS;
 	ret = hmb_trace_tunables_check(&hmb_trace_default_tunables);
+	if (!ret)
+		ret = hmb_trace_dump_check_params();
 	if (ret) {
 		pr_err("module parameters out of range (see modinfo hmb_trace)\n");
 		return ret;

@@ -24,7 +24,8 @@
  *                                      same memory
  *   DISABLING (reset, suspend, sysfs,  suspend it: every drain and
  *     removal; before HMB disable) --> control request has stopped when
- *                                      the callback returns
+ *                                      the callback returns; then take
+ *                                      the crash dump (hmb_trace_dump.c)
  *   FREEING (before the free) -------> forget it; the work unregisters it
  *
  * The rule for the callbacks. nvme-pci sends DISABLING and FREEING from
@@ -80,6 +81,7 @@
 #include <linux/workqueue.h>
 
 #include "hmb_trace_compat.h"
+#include "hmb_trace_dump_abi.h"
 #include "hmb_trace_internal.h"
 
 /*
@@ -99,6 +101,7 @@ struct hmb_trace_nvme {
 	bool enabled;			/* between ENABLED and DISABLING */
 	bool suspended;			/* @area is not read */
 	bool freed;			/* FREEING came: the work tears down */
+	bool removing;			/* our remove: DISABLING is the last */
 	bool busy;			/* @work queued or running */
 	char name[32];
 };
@@ -402,6 +405,11 @@ static void hmb_trace_nvme_event(unsigned long event, void *trace,
 		if (n) {
 			n->enabled = false;
 			hmb_trace_nvme_suspend(n);
+			/* What the ring held, before the device overwrites it. */
+			if (n->area)
+				hmb_trace_dump_take(n->area, n->removing ?
+						    HMB_DUMP_REASON_REMOVED :
+						    HMB_DUMP_REASON_DISABLING);
 		}
 		break;
 	case NVME_HMB_TRACE_FREEING:
@@ -496,7 +504,13 @@ static int hmb_trace_nvme_probe(struct auxiliary_device *adev,
 static void hmb_trace_nvme_remove(struct auxiliary_device *adev)
 {
 	struct nvme_hmb_trace_device *tdev = to_nvme_hmb_trace_device(adev);
+	struct hmb_trace_nvme *n;
 
+	mutex_lock(&hmb_trace_nvme_lock);
+	n = hmb_trace_nvme_find(tdev);
+	if (n)
+		n->removing = true;
+	mutex_unlock(&hmb_trace_nvme_lock);
 	tdev->host->unsubscribe(tdev);
 	hmb_trace_nvme_forget_sync(tdev);
 }

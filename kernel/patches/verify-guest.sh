@@ -129,6 +129,21 @@ else
 		[ "$(cat $area/resets)" = 1 ]
 	check "after the reset: the new generation's 50 50 records delivered (150 150 in all)" \
 		wait_for 'delivered_is "150 150"' 50
+	# DISABLING took a crash dump of the ending generation for
+	# devcoredump (of the area's status device: the fake has no parent).
+	# Everything was delivered, so it holds no record: per core
+	# start_seq == end_seq == 100 (verify.sh reads the copy on the host).
+	# The 20 resets below come within coredump_interval_s: no dump.
+	# shellcheck disable=SC2317 # called by wait_for
+	save_dump() {
+		for d in /sys/class/devcoredump/devcd*; do
+			[ "$(head -c 8 "$d/data" 2>/dev/null)" = HMBTDUMP ] || continue
+			cat "$d/data" >/mnt/coredump.bin && echo 1 >"$d/data" && return 0
+		done
+		return 1
+	}
+	check "reset: a crash dump for devcoredump (HMBTDUMP), saved and dismissed" \
+		wait_for save_dump 50
 	# 20 resets from a WQ_MEM_RECLAIM work (as nvme-pci's reset work),
 	# each after 2000 records per core, while the drains and the clock
 	# sync run: DISABLING must not wait for non-reclaim work (the
@@ -138,6 +153,8 @@ else
 	# those it saw): the last generation is what must be read.
 	check "after 21 resets: the last generation is read (producer_gen $(cat $area/producer_gen 2>/dev/null), resets $(cat $area/resets 2>/dev/null))" \
 		wait_for "[ \"\$(cat $area/producer_gen 2>/dev/null)\" = 22 ] && [ \"\$(cat $area/state 2>/dev/null)\" = attached ]" 100
+	check "20 resets within coredump_interval_s: no other crash dump" \
+		sh -c '! ls -d /sys/class/devcoredump/devcd* >/dev/null 2>&1'
 	# A firmware that stops answering: its first command stays in
 	# flight, every later one is refused (-EBUSY) as nvme-pci does; the
 	# sync gives up after 10 silent bursts, once in the log, and starts

@@ -269,6 +269,40 @@ else
 	not_ok "QEMU guest: status $rc, $g_ok checks passed, $g_fail failed (see $run)"
 fi
 
+# The crash dump the first reset took (hmb_trace_dump.c): all delivered,
+# so per core nothing between start_seq and end_seq, both 100.
+if [[ -f $run/coredump.bin ]]; then
+	if out=$(PYTHONPATH="$repo/tests/lib" python3 - "$run/coredump.bin" <<'PY' 2>&1
+import sys
+from hmbtest.dump import parse, identity_errors, DumpError
+try:
+    d = parse(open(sys.argv[1], "rb").read())
+except DumpError as e:
+    sys.exit(f"not a valid dump: {e}")
+h = d["header"]
+errs = identity_errors(d)
+seqs = [(c["start_seq"], c["end_seq"]) for c in d["cores"]]
+if h["name"] != "fake0" or h["producer_gen"] != 1 or h["nr_cores"] != 2:
+    errs.append(f"header: {h['name']} generation {h['producer_gen']}, "
+                f"{h['nr_cores']} cores")
+if seqs != [(100, 100), (100, 100)] or d["records"]:
+    errs.append(f"cores (start_seq, end_seq) {seqs}, {len(d['records'])} records")
+if not h["flags"] & 1:
+    errs.append("no dictionary")
+print("; ".join(errs) + " in " if errs else "", end="")
+print(f"{len(d['sections'])} sections, {h['total_len']} bytes, copied in "
+      f"{h['copy_ns']} ns")
+sys.exit(1 if errs else 0)
+PY
+	); then
+		ok "crash dump of fake0 at the first reset: generation 1, seq 100..100 per core, dictionary ($out)"
+	else
+		not_ok "crash dump of fake0: $out"
+	fi
+else
+	not_ok "crash dump of fake0: the guest saved none ($run/coredump.bin)"
+fi
+
 # What the guest wrote reached the device: read it back from the image.
 a_ok=0
 c_ok=0

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * abi_layout.h - pins every size and offset of hmb_trace_abi.h and
- * hmb_trace_ctrl_abi.h, and that the value lists of hmb_trace_events_abi.h
+ * abi_layout.h - pins every size and offset of hmb_trace_abi.h,
+ * hmb_trace_ctrl_abi.h and hmb_trace_dump_abi.h, and that the value lists of hmb_trace_events_abi.h
  * run 0, 1, ... in list order (HMB_ABI_NAMES() indexes by value). Included
  * from a C11 and a C++20 translation unit so both languages see the same
  * layout; a change to the ABI that moves a byte fails the build.
  */
 #include "hmb_trace_abi.h"
 #include "hmb_trace_ctrl_abi.h"
+#include "hmb_trace_dump_abi.h"
 #include "hmb_trace_events_abi.h"
 
 #ifdef __cplusplus
@@ -123,6 +124,53 @@ HMB_AT(hmb_ctrl_response, seq, 8);
 HMB_AT(hmb_ctrl_response, val, 16);
 HMB_ASSERT(HMB_CTRL_RSP_OFFSET + sizeof(struct hmb_ctrl_response) <= HMB_CTRL_MAILBOX_SIZE);
 HMB_ASSERT(sizeof(struct hmb_ctrl_request) <= HMB_CTRL_RSP_OFFSET);
+
+/* The crash dump (hmb_trace_dump_abi.h). */
+HMB_ASSERT(sizeof(struct hmb_dump_header) == 200);
+HMB_AT(hmb_dump_header, magic, 0);
+HMB_AT(hmb_dump_header, version, 8);
+HMB_AT(hmb_dump_header, header_len, 12);
+HMB_AT(hmb_dump_header, total_len, 16);
+HMB_AT(hmb_dump_header, nr_sections, 24);
+HMB_AT(hmb_dump_header, reason, 28);
+HMB_AT(hmb_dump_header, flags, 32);
+HMB_AT(hmb_dump_header, producer_gen, 36);
+HMB_AT(hmb_dump_header, nr_cores, 40);
+HMB_AT(hmb_dump_header, area_index, 42);
+HMB_AT(hmb_dump_header, clock_hz, 48);
+HMB_AT(hmb_dump_header, record_bound, 56);
+HMB_AT(hmb_dump_header, taken_ns, 64);
+HMB_AT(hmb_dump_header, taken_real_ns, 128);
+HMB_AT(hmb_dump_header, copy_ns, 136);
+HMB_AT(hmb_dump_header, build_id, 144);
+HMB_AT(hmb_dump_header, name, 168);
+HMB_ASSERT(HMB_DUMP_CLOCKS >= HMB_TRACE_CLOCK_NR);
+HMB_ASSERT(sizeof(struct hmb_dump_section) == 16);
+HMB_AT(hmb_dump_section, count, 4);
+HMB_AT(hmb_dump_section, len, 8);
+HMB_ASSERT(sizeof(struct hmb_dump_clock) == 88);
+HMB_AT(hmb_dump_clock, gen, 8);
+HMB_AT(hmb_dump_clock, tick_ref, 16);
+HMB_AT(hmb_dump_clock, half_gap, 64);
+HMB_AT(hmb_dump_clock, err_ns, 72);
+HMB_AT(hmb_dump_clock, samples, 80);
+HMB_ASSERT(sizeof(struct hmb_dump_core) == 80);
+HMB_AT(hmb_dump_core, start_seq, 8);
+HMB_AT(hmb_dump_core, end_seq, 16);
+HMB_AT(hmb_dump_core, records, 24);
+HMB_AT(hmb_dump_core, skipped, 32);
+HMB_AT(hmb_dump_core, delivered, 40);
+HMB_AT(hmb_dump_core, lost, 48);
+HMB_ASSERT(HMB_LOST_NR <= 4);
+HMB_ASSERT(sizeof(struct hmb_dump_lost) == 24);
+HMB_AT(hmb_dump_lost, reason, 2);
+HMB_AT(hmb_dump_lost, count, 8);
+HMB_AT(hmb_dump_lost, at_seq, 16);
+HMB_ASSERT(sizeof(struct hmb_dump_record) == 24);
+HMB_AT(hmb_dump_record, event_id, 2);
+HMB_AT(hmb_dump_record, len, 4);
+HMB_AT(hmb_dump_record, seq, 8);
+HMB_AT(hmb_dump_record, ts, 16);
 
 #ifdef __cplusplus
 /*

@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The crash dump: what the firmware's ring still held when its controller
+ * was disabled, for devcoredump (include/hmb_trace_dump_abi.h).
+ *
+ * A controller reset (a command timeout, reset_controller, error recovery)
+ * is when the records matter most and when they go: the firmware starts a
+ * new generation and overwrites its ring. So when nvme-pci disables an
+ * area (DISABLING, hmb_trace_nvme.c), whether or not anyone traces, the
+ * records the trace had not delivered are copied out, with the meta page,
+ * the core descriptors, the dictionary and the last clock fits, and
+ * handed to devcoredump as a dump of the controller:
+ *
+ *   DISABLING (nvme-pci's reset path)        system_unbound_wq
+ *   hmb_trace_dump_take():                   hmb_trace_dump_work():
+ *     drains paused; copy into the buffer      dev_coredumpv(buffer)
+ *     allocated in advance, no allocation,     (devcoredump owns and frees
+ *     no wait ------------ queue_work ------->  it), then allocate the next
+ *
+ * The rule of the reset path (hmb_trace_nvme.c) holds: taking a dump
+ * allocates nothing and waits for nothing that allocates; the buffer lock
+ * is held by the work only to swap a pointer. At most one dump is under
+ * way per area (a second DISABLING while the last is being handed over is
+ * counted, not taken), and dumps are at least coredump_interval_s apart.
+ * devcoredump itself keeps one pending dump per device until it is read
+ * or its timeout (5 minutes) passes.
+ *
+ * The records are read by a copy of each drain's consumer: the copy
+ * starts where the trace stood, validates and decodes records like a
+ * drain (device memory is input), and the drain's own position does not
+ * move, so a trace that resumes after the reset still charges the same
+ * records as lost to "reset" (the dump is a second copy, not a delivery).
+ * A core's share of the bound keeps its newest records: a first pass
+ * counts, the second leaves out the oldest (hmb_dump_core.skipped).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/devcoredump.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/sched/clock.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "hmb_trace_dump_abi.h"
+#include "hmb_trace_internal.h"
+
+static unsigned int hmb_trace_coredump_kb = 2048;
+module_param_named(coredump_kb, hmb_trace_coredump_kb, uint, 0444);
+MODULE_PARM_DESC(coredump_kb,
+		 "Size of each area's crash dump in KiB (0 or 64..65536), allocated at registration, taken when its controller disables it (reset, timeout, removal), for devcoredump; 0 = no dump (default 2048)");
+
+static unsigned int hmb_trace_coredump_interval_s = 60;
+module_param_named(coredump_interval_s, hmb_trace_coredump_interval_s, uint,
+		   0444);
+MODULE_PARM_DESC(coredump_interval_s,
+		 "Least time between two crash dumps of an area, in s (0..86400, default 60)");
+
+/* The smallest buffer worth taking: the fixed parts and some records. */
+#define HMB_TRACE_DUMP_MIN_KB		64
+#define HMB_TRACE_DUMP_MAX_KB		65536
+#define HMB_TRACE_DUMP_MAX_INTERVAL_S	86400
+/* LOST entries kept per core; later runs are merged into the last one. */
+#define HMB_TRACE_DUMP_LOST_PER_CORE	16
+
+/**
+ * struct hmb_trace_dump - an area's crash dump (hmb_trace_area.dump).
+ * @lock: protects @buf, @len, @last and the counters; never held while
+ *	allocating
+ * @buf: the buffer taken dumps are written into; NULL while the work
+ *	hands the last one over and allocates the next
+ * @cap: bytes of @buf
+ * @len: bytes of a dump in @buf not handed over yet; 0 if none
+ * @last: jiffies of the last dump taken
+ * @have_last: @last is valid
+ * @work: hands @buf to devcoredump, allocates the next
+ * @dev: the device the dumps are of (the controller)
+ * @c: the consumer copy a dump reads with
+ * @scratch: @c's copy buffer
+ * @lost: the LOST entries of the dump being taken
+ * @nr_lost: entries in @lost
+ * @core_lost: entries in @lost per core (bounded)
+ * @cur: the core the consumer copy reads
+ * @count_only: first pass: count, store nothing
+ * @counted_bytes: first pass: the dump bytes of @cur's records
+ * @rest: second pass: the dump bytes of this record and the ones after it
+ *	(as the first pass saw them); the oldest are left out while it is
+ *	more than @share
+ * @share: a core's bytes of RECORDS
+ * @out: second pass: where the next record goes
+ * @out_end: second pass: the end of the core's share
+ * @state: the core being dumped
+ * @stats: counters for debugfs
+ */
+struct hmb_trace_dump {
+	struct mutex lock;		/* protects buf, len, last, stats */
+	u8 *buf;
+	size_t cap;
+	size_t len;
+	unsigned long last;
+	bool have_last;
+	struct work_struct work;
+	struct device *dev;
+	struct hmb_consumer c;
+	u8 *scratch;
+	struct hmb_dump_lost lost[HMB_TRACE_MAX_CORES *
+				  HMB_TRACE_DUMP_LOST_PER_CORE];
+	unsigned int nr_lost;
+	u8 core_lost[HMB_TRACE_MAX_CORES];
+	u16 cur;
+	bool count_only;
+	u64 counted_bytes;
+	u64 rest;
+	u64 share;
+	u8 *out;
+	u8 *out_end;
+	struct hmb_dump_core *state;
+	struct {
+		u64 taken;		/* dumps written into the buffer */
+		u64 handed;		/* given to devcoredump */
+		u64 busy;		/* not taken: the last one still pending */
+		u64 too_soon;		/* not taken: coredump_interval_s */
+		u64 no_buffer;		/* not taken: allocating the next failed */
+		u64 truncated;		/* taken with records left out */
+		u64 last_copy_ns;	/* how long the last one took */
+		u64 last_len;		/* its bytes */
+	} stats;
+};
+
+static size_t hmb_trace_dump_rec_size(u16 len)
+{
+	return sizeof(struct hmb_dump_record) + ALIGN(len, HMB_DUMP_ALIGN);
+}
+
+static int hmb_trace_dump_on_record(void *ctx, const struct hmb_record *rec)
+{
+	struct hmb_trace_dump *p = ctx;
+	struct hmb_dump_record *r;
+	size_t size = hmb_trace_dump_rec_size(rec->len);
+
+	if (rec->core != p->cur)
+		return HMB_DELIVER_REFUSED;	/* not ours: never happens */
+	if (p->count_only) {
+		p->counted_bytes += size;
+		return HMB_DELIVER_OK;
+	}
+	if (p->rest > p->share) {
+		/* The oldest go: what follows still fills the share. */
+		p->rest -= size;
+		p->state->skipped++;
+		return HMB_DELIVER_OK;
+	}
+	p->rest -= min_t(u64, size, p->rest);
+	/* The producer may still write: the share is a hard bound. */
+	if (size > p->out_end - p->out)
+		return HMB_DELIVER_REFUSED;
+	r = (struct hmb_dump_record *)p->out;
+	r->core = rec->core;
+	r->event_id = rec->event_id;
+	r->len = rec->len;
+	r->reserved0 = 0;
+	r->seq = rec->seq;
+	r->ts = rec->ts;
+	memcpy(r + 1, rec->payload, rec->len);
+	memset((u8 *)(r + 1) + rec->len, 0,
+	       ALIGN(rec->len, HMB_DUMP_ALIGN) - rec->len);
+	p->out += size;
+	p->state->records++;
+	return HMB_DELIVER_OK;
+}
+
+static void hmb_trace_dump_on_lost(void *ctx, u16 core, u64 count,
+				   enum hmb_lost_reason reason, u64 at_seq)
+{
+	struct hmb_trace_dump *p = ctx;
+	struct hmb_dump_lost *l;
+
+	if (p->count_only || core != p->cur || reason >= HMB_LOST_NR)
+		return;
+	p->state->lost[reason] += count;
+	if (p->core_lost[core] < HMB_TRACE_DUMP_LOST_PER_CORE) {
+		l = &p->lost[p->nr_lost++];
+		p->core_lost[core]++;
+		l->core = core;
+		l->reason = reason;
+		l->reserved0 = 0;
+		l->reserved1 = 0;
+		l->count = count;
+	} else {
+		/* Bounded: the counts stay whole in the core's state. */
+		l = &p->lost[p->nr_lost - 1];
+		l->count += count;
+	}
+	l->at_seq = at_seq;
+}
+
+static void hmb_trace_dump_on_event(void *ctx, enum hmb_trace_ev_state ev,
+				    u32 producer_gen)
+{
+}
+
+static const struct hmb_consumer_ops hmb_trace_dump_ops = {
+	.deliver = hmb_trace_dump_on_record,
+	.lost = hmb_trace_dump_on_lost,
+	.event = hmb_trace_dump_on_event,
+};
+
+static u64 hmb_trace_dump_now(void *ctx)
+{
+	return local_clock();
+}
+
+/*
+ * The consumer copy, from where drain @d stands: polled, so that it is
+ * attached to the generation the area is in. Under @d's lock.
+ */
+static enum hmb_consumer_state
+hmb_trace_dump_copy(struct hmb_trace_dump *p, const struct hmb_trace_drain *d)
+{
+	p->c = d->c;
+	p->c.ops = hmb_trace_dump_ops;
+	p->c.ctx = p;
+	p->c.scratch = p->scratch;
+	p->c.now_ns = hmb_trace_dump_now;
+	p->c.core_mask = 1u << p->cur;
+	return hmb_consumer_poll(&p->c);
+}
+
+/* A section header at @at, its data after it; returns the data. */
+static u8 *hmb_trace_dump_section(u8 *at, u32 type, u32 count, u64 len)
+{
+	struct hmb_dump_section *s = (struct hmb_dump_section *)at;
+
+	s->type = type;
+	s->count = count;
+	s->len = len;
+	return at + sizeof(*s);
+}
+
+/* Room for a section of @len bytes between @at and @end? */
+static bool hmb_trace_dump_fits(const u8 *at, const u8 *end, u64 len)
+{
+	return end - at >= sizeof(struct hmb_dump_section) &&
+	       len <= end - at - sizeof(struct hmb_dump_section);
+}
+
+static u8 *hmb_trace_dump_end_section(u8 *data, u64 len, u32 *nr)
+{
+	u8 *next = data + ALIGN(len, HMB_DUMP_ALIGN);
+
+	memset(data + len, 0, next - (data + len));
+	(*nr)++;
+	return next;
+}
+
+/*
+ * One core, from drain @d: count, then copy the newest records that fit
+ * @share bytes into @out. Returns where the next core's records go.
+ */
+static u8 *hmb_trace_dump_core(struct hmb_trace_dump *p,
+			       struct hmb_trace_drain *d, u16 core,
+			       struct hmb_dump_core *st, u8 *out, u64 share)
+{
+	u32 budget;
+
+	p->cur = core;
+	p->state = st;
+	memset(st, 0, sizeof(*st));
+	st->core = core;
+	st->delivered = d->c.core[core].delivered;
+
+	p->count_only = true;
+	p->counted_bytes = 0;
+	if (hmb_trace_dump_copy(p, d) != HMB_CONSUMER_ATTACHED)
+		return out;
+	/* A ring's worth: a producer still writing cannot keep us here. */
+	budget = min_t(u64, hmb_consumer_capacity(&p->c.geo), U32_MAX);
+	hmb_consumer_drain_core(&p->c, core, budget);
+
+	p->count_only = false;
+	p->rest = p->counted_bytes;
+	p->share = share;
+	p->out = out;
+	p->out_end = out + share;
+	if (hmb_trace_dump_copy(p, d) != HMB_CONSUMER_ATTACHED)
+		return out;
+	st->start_seq = p->c.core[core].next_seq;
+	hmb_consumer_drain_core(&p->c, core, budget);
+	st->end_seq = p->c.core[core].next_seq;
+	return p->out;
+}
+
+/*
+ * Write the dump into p->buf; returns its length, 0 if the area has no
+ * generation to dump. Under p->lock; the drains are paused.
+ */
+static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
+				  struct hmb_trace_area *a, u32 reason)
+{
+	struct hmb_dump_header *h = (struct hmb_dump_header *)p->buf;
+	u8 *end = p->buf + p->cap, *at = p->buf + sizeof(*h), *data;
+	struct hmb_trace_drain *d0 = a->drains[0];
+	struct hmb_dump_core *states;
+	struct hmb_trace_stamps now;
+	const struct hmb_geometry *g;
+	u64 t0 = local_clock(), share, len;
+	u32 nr = 0, i;
+	u16 core, nr_cores;
+
+	BUILD_BUG_ON(HMB_TRACE_CLOCK_NR > HMB_DUMP_CLOCKS);
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, HMB_DUMP_MAGIC, HMB_DUMP_MAGIC_LEN);
+	h->version = HMB_DUMP_VERSION;
+	h->header_len = sizeof(*h);
+	h->reason = reason;
+	h->area_index = a->index;
+	strscpy(h->name, a->name, sizeof(h->name));
+	hmb_trace_clock_stamp(&now, false);
+	for (i = 0; i < HMB_TRACE_CLOCK_NR && i < ARRAY_SIZE(h->taken_ns); i++)
+		h->taken_ns[i] = now.ns[i];
+	h->taken_real_ns = ktime_get_real_ns();
+
+	/* The geometry every drain validated; the first one's copy. */
+	mutex_lock(&d0->lock);
+	p->cur = 0;
+	if (hmb_trace_dump_copy(p, d0) != HMB_CONSUMER_ATTACHED) {
+		mutex_unlock(&d0->lock);
+		return 0;	/* never READY, or broken: nothing to decode */
+	}
+	mutex_unlock(&d0->lock);
+	g = &p->c.geo;
+	nr_cores = g->nr_cores;
+	h->producer_gen = g->producer_gen;
+	h->nr_cores = nr_cores;
+	h->clock_hz = g->clock_hz;
+	memcpy(h->build_id, g->build_id, sizeof(h->build_id));
+
+	/* META and CORES, as the device left them (validated geometry). */
+	len = sizeof(struct hmb_trace_meta);
+	data = hmb_trace_dump_section(at, HMB_DUMP_SEC_META, 0, len);
+	if (hmb_area_read(&p->c, 0, data, len))
+		memset(data, 0, len);
+	at = hmb_trace_dump_end_section(data, len, &nr);
+	len = (u64)nr_cores * sizeof(struct hmb_trace_core);
+	data = hmb_trace_dump_section(at, HMB_DUMP_SEC_CORES, nr_cores, len);
+	if (hmb_area_read(&p->c, g->core_offset, data, len))
+		memset(data, 0, len);
+	at = hmb_trace_dump_end_section(data, len, &nr);
+
+	/* DICT: the private copy, if it is this generation's. */
+	if (mutex_trylock(&a->dict_lock)) {
+		if (a->dict && a->dict_gen == g->producer_gen &&
+		    hmb_trace_dump_fits(at, end, a->dict_len + SZ_16K)) {
+			data = hmb_trace_dump_section(at, HMB_DUMP_SEC_DICT, 0,
+						      a->dict_len);
+			memcpy(data, a->dict, a->dict_len);
+			at = hmb_trace_dump_end_section(data, a->dict_len, &nr);
+			h->flags |= HMB_DUMP_FL_DICT;
+		}
+		mutex_unlock(&a->dict_lock);
+	}
+
+	/* CLOCK: the last fit per trace clock (the sync is stopped). */
+	if (mutex_trylock(&a->clock.lock)) {
+		struct hmb_dump_clock *k;
+		u32 n = 0;
+
+		data = hmb_trace_dump_section(at, HMB_DUMP_SEC_CLOCK, 0, 0);
+		k = (struct hmb_dump_clock *)data;
+		for (i = 0; i < HMB_TRACE_CLOCK_NR; i++) {
+			const struct hmb_clock_sync *y = &a->clock.sync[i];
+
+			if (!y->have_fit || !a->clock.have_gen)
+				continue;
+			memset(k, 0, sizeof(*k));
+			k->clock_id = i;
+			k->flags = y->stale ? HMB_CLOCK_FL_STALE : 0;
+			k->gen = a->clock.gen;
+			k->tick_ref = y->fit.tick_ref;
+			k->host_ref = y->fit.host_ref;
+			k->mult = y->fit.mult;
+			k->slope_err = y->fit.slope_err;
+			k->tick_first = y->fit.tick_first;
+			k->tick_last = y->fit.tick_last;
+			k->half_gap = y->fit.half_gap;
+			k->err_ns = y->fit.err_ns;
+			k->rtt_min_ns = y->fit.rtt_min_ns;
+			k->samples = y->fit.samples;
+			k++;
+			n++;
+		}
+		mutex_unlock(&a->clock.lock);
+		hmb_trace_dump_section(at, HMB_DUMP_SEC_CLOCK, n,
+				       n * sizeof(*k));
+		at = hmb_trace_dump_end_section(data, n * sizeof(*k), &nr);
+	}
+
+	/* CORE_STATE now, filled in as the cores are read. */
+	len = (u64)nr_cores * sizeof(*states);
+	data = hmb_trace_dump_section(at, HMB_DUMP_SEC_CORE_STATE, nr_cores,
+				      len);
+	states = (struct hmb_dump_core *)data;
+	at = hmb_trace_dump_end_section(data, len, &nr);
+
+	/* RECORDS: what is left but the LOST entries, shared by the cores. */
+	len = sizeof(struct hmb_dump_section) * 2 + sizeof(p->lost);
+	if (end - at < len + sizeof(struct hmb_dump_section))
+		return 0;	/* cannot happen: HMB_TRACE_DUMP_MIN_KB */
+	h->record_bound = end - at - len;
+	share = div_u64(h->record_bound, nr_cores) &
+		~(u64)(HMB_DUMP_ALIGN - 1);
+	data = hmb_trace_dump_section(at, HMB_DUMP_SEC_RECORDS, 0, 0);
+	p->nr_lost = 0;
+	memset(p->core_lost, 0, sizeof(p->core_lost));
+	{
+		u8 *out = data;
+		u64 records = 0;
+
+		for (core = 0; core < nr_cores; core++) {
+			struct hmb_trace_drain *d =
+				a->drains[core % a->nr_drains];
+
+			mutex_lock(&d->lock);
+			out = hmb_trace_dump_core(p, d, core, &states[core],
+						  out, share);
+			mutex_unlock(&d->lock);
+			records += states[core].records;
+			if (states[core].skipped)
+				h->flags |= HMB_DUMP_FL_TRUNCATED;
+		}
+		hmb_trace_dump_section(at, HMB_DUMP_SEC_RECORDS, records,
+				       out - data);
+		at = hmb_trace_dump_end_section(data, out - data, &nr);
+	}
+
+	len = p->nr_lost * sizeof(p->lost[0]);
+	data = hmb_trace_dump_section(at, HMB_DUMP_SEC_LOST, p->nr_lost, len);
+	memcpy(data, p->lost, len);
+	at = hmb_trace_dump_end_section(data, len, &nr);
+
+	h->nr_sections = nr;
+	h->total_len = at - p->buf;
+	h->copy_ns = local_clock() - t0;
+	if (h->flags & HMB_DUMP_FL_TRUNCATED)
+		p->stats.truncated++;
+	p->stats.last_copy_ns = h->copy_ns;
+	p->stats.last_len = h->total_len;
+	return h->total_len;
+}
+
+/**
+ * hmb_trace_dump_take() - take a crash dump of @a for devcoredump.
+ * @a: a suspended area (no drain runs)
+ * @reason: HMB_DUMP_REASON_*
+ *
+ * Context: nvme-pci's DISABLING, on its reset path: allocates nothing,
+ * waits for nothing that allocates.
+ */
+void hmb_trace_dump_take(struct hmb_trace_area *a, u32 reason)
+{
+	struct hmb_trace_dump *p = a->dump;
+	unsigned long gap = hmb_trace_coredump_interval_s * HZ;
+	size_t len;
+
+	if (!p)
+		return;
+	mutex_lock(&p->lock);
+	if (!p->buf || p->len) {
+		if (p->buf)
+			p->stats.busy++;
+		else
+			p->stats.no_buffer++;
+		goto out;
+	}
+	if (p->have_last && time_before(jiffies, p->last + gap)) {
+		p->stats.too_soon++;
+		goto out;
+	}
+	len = hmb_trace_dump_fill(p, a, reason);
+	if (!len)
+		goto out;
+	p->len = len;
+	p->last = jiffies;
+	p->have_last = true;
+	p->stats.taken++;
+	queue_work(system_unbound_wq, &p->work);
+	pr_info("%s: crash dump of %zu bytes taken in %llu us (generation %u); for devcoredump\n",
+		a->name, len, div_u64(p->stats.last_copy_ns, NSEC_PER_USEC),
+		((struct hmb_dump_header *)p->buf)->producer_gen);
+out:
+	mutex_unlock(&p->lock);
+}
+
+/* Hand the dump to devcoredump, which frees it; allocate the next. */
+static void hmb_trace_dump_work(struct work_struct *work)
+{
+	struct hmb_trace_dump *p = container_of(work, struct hmb_trace_dump,
+						work);
+	size_t len;
+	u8 *buf;
+
+	mutex_lock(&p->lock);
+	buf = p->buf;
+	len = p->len;
+	if (len) {
+		p->buf = NULL;
+		p->len = 0;
+	}
+	mutex_unlock(&p->lock);
+	if (!len)
+		return;
+	/* Not under the lock: devcoredump allocates, the reset path may wait. */
+	dev_coredumpv(p->dev, buf, len, GFP_KERNEL);
+	buf = vmalloc(p->cap);
+	mutex_lock(&p->lock);
+	p->stats.handed++;
+	p->buf = buf;
+	mutex_unlock(&p->lock);
+}
+
+static int hmb_trace_dump_show(struct seq_file *m, void *unused)
+{
+	struct hmb_trace_dump *p = m->private;
+
+	mutex_lock(&p->lock);
+	seq_printf(m, "bytes %zu\ntaken %llu\nhanded %llu\nbusy %llu\ntoo_soon %llu\nno_buffer %llu\ntruncated %llu\nlast_copy_ns %llu\nlast_len %llu\n",
+		   p->cap, p->stats.taken, p->stats.handed, p->stats.busy,
+		   p->stats.too_soon, p->stats.no_buffer, p->stats.truncated,
+		   p->stats.last_copy_ns, p->stats.last_len);
+	mutex_unlock(&p->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hmb_trace_dump);
+
+/**
+ * hmb_trace_dump_check_params() - the module parameters in range?
+ *
+ * Return: 0, or -EINVAL (the load fails, as for the tunables).
+ */
+int hmb_trace_dump_check_params(void)
+{
+	unsigned int kb = hmb_trace_coredump_kb;
+
+	if ((kb && (kb < HMB_TRACE_DUMP_MIN_KB || kb > HMB_TRACE_DUMP_MAX_KB)) ||
+	    hmb_trace_coredump_interval_s > HMB_TRACE_DUMP_MAX_INTERVAL_S)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * hmb_trace_dump_create() - the crash dump of @a, its buffer allocated now
+ * (coredump_kb); none if that is 0. <debugfs>/hmb_trace/<area>/coredump
+ * counts what it did.
+ * @a: a new area, with its status device
+ * @parent: the device that owns the area (the controller): the dumps are
+ *	of it; NULL: of the area's status device
+ *
+ * An area without one (no memory) works as before: it says so once.
+ *
+ * Context: process context, may sleep (allocates).
+ */
+void hmb_trace_dump_create(struct hmb_trace_area *a, struct device *parent)
+{
+	size_t cap = (size_t)hmb_trace_coredump_kb * SZ_1K;
+	struct hmb_trace_dump *p;
+
+	if (!cap || !a->dev)
+		return;
+	p = kvzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		goto nomem;
+	p->scratch = kvmalloc(HMB_CONSUMER_SCRATCH_LEN, GFP_KERNEL);
+	p->buf = vmalloc(cap);
+	if (!p->scratch || !p->buf) {
+		vfree(p->buf);
+		kvfree(p->scratch);
+		kvfree(p);
+		goto nomem;
+	}
+	p->cap = cap;
+	p->dev = get_device(parent ?: a->dev);
+	mutex_init(&p->lock);
+	INIT_WORK(&p->work, hmb_trace_dump_work);
+	a->dump = p;
+	debugfs_create_file("coredump", 0400, a->debugfs, p,
+			    &hmb_trace_dump_fops);
+	return;
+nomem:
+	pr_warn("%s: no crash dump (%zu KiB not available)\n", a->name,
+		cap >> 10);
+}
+
+/**
+ * hmb_trace_dump_destroy() - hand over a dump still in the buffer, free it.
+ * @a: an area being unregistered (no DISABLING can come any more)
+ */
+void hmb_trace_dump_destroy(struct hmb_trace_area *a)
+{
+	struct hmb_trace_dump *p = a->dump;
+
+	if (!p)
+		return;
+	flush_work(&p->work);
+	put_device(p->dev);
+	vfree(p->buf);
+	kvfree(p->scratch);
+	mutex_destroy(&p->lock);
+	kvfree(p);
+	a->dump = NULL;
+}
