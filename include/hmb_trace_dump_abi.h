@@ -13,7 +13,7 @@
  * every length and count by the bytes it holds: a dump is a copy of what
  * a device wrote.
  *
- *   header | META | CORES | DICT | CLOCK | CORE_STATE | RECORDS | LOST
+ *   header | META | CORES | DICT | CLOCK | INFLIGHT | CORE_STATE | RECORDS | LOST
  *
  * (hmb_trace.ko writes them in this order; a reader finds them by type.)
  *
@@ -51,11 +51,14 @@
 #define HMB_DUMP_SEC_CORE_STATE	5u	/* count x struct hmb_dump_core */
 #define HMB_DUMP_SEC_LOST	6u	/* count x struct hmb_dump_lost, in order per core */
 #define HMB_DUMP_SEC_RECORDS	7u	/* count records: struct hmb_dump_record, payload, padding */
+#define HMB_DUMP_SEC_INFLIGHT	8u	/* count x struct hmb_dump_cmd */
 
 /* hmb_dump_header.flags */
 #define HMB_DUMP_FL_DICT	(1u << 0)	/* DICT is the generation's dictionary */
 #define HMB_DUMP_FL_TRUNCATED	(1u << 1)	/* a core's share was full: see skipped */
 #define HMB_DUMP_FL_NOT_ATTACHED (1u << 2)	/* the area was not READY: no records */
+#define HMB_DUMP_FL_INFLIGHT	(1u << 3)	/* INFLIGHT lists the host's commands in flight */
+#define HMB_DUMP_FL_INFLIGHT_PARTIAL (1u << 4)	/* ... but not all: more than it holds */
 
 /**
  * struct hmb_dump_header - the start of a dump.
@@ -160,6 +163,32 @@ struct hmb_dump_core {
 	uint64_t delivered;			/* 40 */
 	uint64_t lost[4];			/* 48: [HMB_LOST_NR] <= 4 */
 };						/* 80 bytes */
+
+/**
+ * struct hmb_dump_cmd - a command the host had submitted to the controller
+ * and not seen completed when the dump was taken (nvme-pci's DISABLING
+ * comes before the reset cancels them).
+ * @qid: its submission queue (0: admin)
+ * @cid: its command identifier, as the controller saw it
+ * @opcode: its opcode
+ * @nsid: its namespace, 0 if none
+ * @nlb: reads, writes and other commands with a range: logical blocks;
+ *	else 0
+ * @slba: their first logical block; else 0
+ * @submit_ns: when the host's block layer allocated it, on
+ *	HMB_TRACE_CLOCK_MONO (CLOCK_MONOTONIC); 0 if unknown. On another
+ *	trace clock K: taken_ns[K] - (taken_ns[MONO] - submit_ns)
+ */
+struct hmb_dump_cmd {
+	uint16_t qid;				/*  0 */
+	uint16_t cid;				/*  2 */
+	uint8_t opcode;				/*  4 */
+	uint8_t reserved0[3];			/*  5 */
+	uint32_t nsid;				/*  8 */
+	uint32_t nlb;				/* 12 */
+	uint64_t slba;				/* 16 */
+	uint64_t submit_ns;			/* 24 */
+};						/* 32 bytes */
 
 /**
  * struct hmb_dump_lost - a run of lost records, as hmb_lost carries it.

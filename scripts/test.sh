@@ -326,9 +326,11 @@ if ((run_e2e)); then
 	# quiet: ~2 min (20 s of nobody tracing, then tracing, then not: 0
 	# vendor commands idle). record-mono and record-global: both buffers on
 	# that trace clock, every command joined as on the default (~1 min each).
+	# dump: nobody tracing, a reset: the crash dump checked against the
+	# device (~1 min).
 	# resets (8 resets in a row with I/O and memory pressure, ~3 min):
 	# only with --full-matrix (time budget), counted skipped otherwise.
-	ssd_list=(record record-mono record-global quiet reset ctrl)
+	ssd_list=(record record-mono record-global quiet reset dump ctrl)
 	if ((full_matrix)); then
 		ssd_list+=(resets)
 	else

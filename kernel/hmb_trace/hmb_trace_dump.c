@@ -30,8 +30,10 @@
  * drain (device memory is input), and the drain's own position does not
  * move, so a trace that resumes after the reset still charges the same
  * records as lost to "reset" (the dump is a second copy, not a delivery).
- * A core's share of the bound keeps its newest records: a first pass
- * counts, the second leaves out the oldest (hmb_dump_core.skipped).
+ * A first pass counts what each core has; the bound is shared so that a
+ * core that has less than an equal part leaves the rest to the others, and
+ * a core whose share is full keeps its newest records: the second pass
+ * leaves out the oldest (hmb_dump_core.skipped).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -67,6 +69,8 @@ MODULE_PARM_DESC(coredump_interval_s,
 #define HMB_TRACE_DUMP_MIN_KB		64
 #define HMB_TRACE_DUMP_MAX_KB		65536
 #define HMB_TRACE_DUMP_MAX_INTERVAL_S	86400
+/* In-flight commands kept at most, and at most an eighth of the buffer. */
+#define HMB_TRACE_DUMP_MAX_INFLIGHT	4096
 /* LOST entries kept per core; later runs are merged into the last one. */
 #define HMB_TRACE_DUMP_LOST_PER_CORE	16
 
@@ -90,13 +94,19 @@ MODULE_PARM_DESC(coredump_interval_s,
  * @cur: the core the consumer copy reads
  * @count_only: first pass: count, store nothing
  * @counted_bytes: first pass: the dump bytes of @cur's records
+ * @want: first pass: the dump bytes of each core's records
+ * @shares: each core's bytes of RECORDS (hmb_trace_dump_shares())
  * @rest: second pass: the dump bytes of this record and the ones after it
  *	(as the first pass saw them); the oldest are left out while it is
  *	more than @share
- * @share: a core's bytes of RECORDS
+ * @share: @cur's bytes of RECORDS
  * @out: second pass: where the next record goes
  * @out_end: second pass: the end of the core's share
  * @state: the core being dumped
+ * @cmds: INFLIGHT's entries, in the buffer
+ * @nr_cmds: entries in @cmds
+ * @max_cmds: room in @cmds
+ * @cmds_more: the backend had more commands than @max_cmds
  * @stats: counters for debugfs
  */
 struct hmb_trace_dump {
@@ -117,11 +127,17 @@ struct hmb_trace_dump {
 	u16 cur;
 	bool count_only;
 	u64 counted_bytes;
+	u64 want[HMB_TRACE_MAX_CORES];
+	u64 shares[HMB_TRACE_MAX_CORES];
 	u64 rest;
 	u64 share;
 	u8 *out;
 	u8 *out_end;
 	struct hmb_dump_core *state;
+	struct hmb_dump_cmd *cmds;
+	u32 nr_cmds;
+	u32 max_cmds;
+	bool cmds_more;
 	struct {
 		u64 taken;		/* dumps written into the buffer */
 		u64 handed;		/* given to devcoredump */
@@ -260,41 +276,102 @@ static u8 *hmb_trace_dump_end_section(u8 *data, u64 len, u32 *nr)
 	return next;
 }
 
-/*
- * One core, from drain @d: count, then copy the newest records that fit
- * @share bytes into @out. Returns where the next core's records go.
- */
-static u8 *hmb_trace_dump_core(struct hmb_trace_dump *p,
-			       struct hmb_trace_drain *d, u16 core,
-			       struct hmb_dump_core *st, u8 *out, u64 share)
+/* A ring's worth: a producer still writing cannot keep a pass going. */
+static u32 hmb_trace_dump_budget(const struct hmb_trace_dump *p)
 {
-	u32 budget;
+	return min_t(u64, hmb_consumer_capacity(&p->c.geo), U32_MAX);
+}
 
+/*
+ * The dump bytes of @core's records not delivered yet, read from where
+ * drain @d stands: a first pass that stores nothing.
+ */
+static u64 hmb_trace_dump_count(struct hmb_trace_dump *p,
+				struct hmb_trace_drain *d, u16 core)
+{
+	p->cur = core;
+	p->count_only = true;
+	p->counted_bytes = 0;
+	if (hmb_trace_dump_copy(p, d) != HMB_CONSUMER_ATTACHED)
+		return 0;
+	hmb_consumer_drain_core(&p->c, core, hmb_trace_dump_budget(p));
+	return p->counted_bytes;
+}
+
+/*
+ * @core's records from where drain @d stands into @out: the newest that
+ * fit @share bytes, of the @want the first pass counted. Returns where
+ * the next core's records go.
+ */
+static u8 *hmb_trace_dump_store(struct hmb_trace_dump *p,
+				struct hmb_trace_drain *d, u16 core,
+				struct hmb_dump_core *st, u8 *out, u64 share,
+				u64 want)
+{
 	p->cur = core;
 	p->state = st;
 	memset(st, 0, sizeof(*st));
 	st->core = core;
 	st->delivered = d->c.core[core].delivered;
-
-	p->count_only = true;
-	p->counted_bytes = 0;
-	if (hmb_trace_dump_copy(p, d) != HMB_CONSUMER_ATTACHED)
-		return out;
-	/* A ring's worth: a producer still writing cannot keep us here. */
-	budget = min_t(u64, hmb_consumer_capacity(&p->c.geo), U32_MAX);
-	hmb_consumer_drain_core(&p->c, core, budget);
-
 	p->count_only = false;
-	p->rest = p->counted_bytes;
+	p->rest = want;
 	p->share = share;
 	p->out = out;
 	p->out_end = out + share;
 	if (hmb_trace_dump_copy(p, d) != HMB_CONSUMER_ATTACHED)
 		return out;
 	st->start_seq = p->c.core[core].next_seq;
-	hmb_consumer_drain_core(&p->c, core, budget);
+	st->end_seq = st->start_seq;
+	hmb_consumer_drain_core(&p->c, core, hmb_trace_dump_budget(p));
 	st->end_seq = p->c.core[core].next_seq;
 	return p->out;
+}
+
+/*
+ * Share @bound bytes between @nr cores that want @want[k]: a core that
+ * wants less than an equal part gets what it wants, the rest is shared
+ * again between the others (max-min fairness). Multiples of 8.
+ */
+static void hmb_trace_dump_shares(const u64 *want, u64 *share, u16 nr,
+				  u64 bound)
+{
+	u32 done = 0;
+	u16 left = nr, k;
+	bool again = true;
+	u64 fair;
+
+	while (again && left) {
+		again = false;
+		fair = div_u64(bound, left) & ~(u64)(HMB_DUMP_ALIGN - 1);
+		for (k = 0; k < nr; k++) {
+			if (done & BIT(k) || want[k] > fair)
+				continue;
+			share[k] = want[k];
+			bound -= want[k];
+			done |= BIT(k);
+			left--;
+			again = true;
+		}
+	}
+	for (k = 0; k < nr; k++)
+		if (!(done & BIT(k)))
+			share[k] = div_u64(bound, left) & ~(u64)(HMB_DUMP_ALIGN - 1);
+}
+
+/* struct hmb_trace_inflight's @add: one command into INFLIGHT. */
+static bool hmb_trace_dump_add_cmd(void *dump, const struct hmb_dump_cmd *cmd)
+{
+	struct hmb_trace_dump *p = dump;
+
+	if (p->nr_cmds >= p->max_cmds) {
+		p->cmds_more = true;
+		return false;
+	}
+	p->cmds[p->nr_cmds] = *cmd;
+	memset(p->cmds[p->nr_cmds].reserved0, 0,
+	       sizeof(p->cmds[p->nr_cmds].reserved0));
+	p->nr_cmds++;
+	return true;
 }
 
 /*
@@ -302,7 +379,8 @@ static u8 *hmb_trace_dump_core(struct hmb_trace_dump *p,
  * generation to dump. Under p->lock; the drains are paused.
  */
 static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
-				  struct hmb_trace_area *a, u32 reason)
+				  struct hmb_trace_area *a, u32 reason,
+				  const struct hmb_trace_inflight *inflight)
 {
 	struct hmb_dump_header *h = (struct hmb_dump_header *)p->buf;
 	u8 *end = p->buf + p->cap, *at = p->buf + sizeof(*h), *data;
@@ -310,11 +388,12 @@ static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
 	struct hmb_dump_core *states;
 	struct hmb_trace_stamps now;
 	const struct hmb_geometry *g;
-	u64 t0 = local_clock(), share, len;
-	u32 nr = 0, i;
+	u64 t0 = local_clock(), len;
+	u32 nr = 0, dlen, i;
 	u16 core, nr_cores;
 
 	BUILD_BUG_ON(HMB_TRACE_CLOCK_NR > HMB_DUMP_CLOCKS);
+	BUILD_BUG_ON(HMB_TRACE_MAX_CORES > 32);	/* hmb_trace_dump_shares() */
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, HMB_DUMP_MAGIC, HMB_DUMP_MAGIC_LEN);
 	h->version = HMB_DUMP_VERSION;
@@ -354,7 +433,11 @@ static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
 		memset(data, 0, len);
 	at = hmb_trace_dump_end_section(data, len, &nr);
 
-	/* DICT: the private copy, if it is this generation's. */
+	/*
+	 * DICT: the private copy, if it is this generation's; else (nobody
+	 * traced since the generation began) a snapshot of the area's,
+	 * validated by the consumer core like the private copy.
+	 */
 	if (mutex_trylock(&a->dict_lock)) {
 		if (a->dict && a->dict_gen == g->producer_gen &&
 		    hmb_trace_dump_fits(at, end, a->dict_len + SZ_16K)) {
@@ -365,6 +448,15 @@ static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
 			h->flags |= HMB_DUMP_FL_DICT;
 		}
 		mutex_unlock(&a->dict_lock);
+	}
+	if (!(h->flags & HMB_DUMP_FL_DICT) &&
+	    hmb_consumer_dict_len(&p->c, &dlen) == HMB_DICT_OK &&
+	    hmb_trace_dump_fits(at, end, (u64)dlen + SZ_16K)) {
+		data = hmb_trace_dump_section(at, HMB_DUMP_SEC_DICT, 0, dlen);
+		if (hmb_consumer_dict_copy(&p->c, data, dlen) == HMB_DICT_OK) {
+			at = hmb_trace_dump_end_section(data, dlen, &nr);
+			h->flags |= HMB_DUMP_FL_DICT;
+		}
 	}
 
 	/* CLOCK: the last fit per trace clock (the sync is stopped). */
@@ -402,6 +494,28 @@ static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
 		at = hmb_trace_dump_end_section(data, n * sizeof(*k), &nr);
 	}
 
+	/* INFLIGHT: the backend's commands in flight, if it can say. */
+	if (inflight) {
+		p->max_cmds = min_t(u64, HMB_TRACE_DUMP_MAX_INFLIGHT,
+				    div_u64(p->cap / 8, sizeof(*p->cmds)));
+		len = (u64)p->max_cmds * sizeof(*p->cmds);
+		if (hmb_trace_dump_fits(at, end, len + SZ_16K)) {
+			data = hmb_trace_dump_section(at, HMB_DUMP_SEC_INFLIGHT,
+						      0, 0);
+			p->cmds = (struct hmb_dump_cmd *)data;
+			p->nr_cmds = 0;
+			p->cmds_more = false;
+			inflight->walk(inflight->ctx, hmb_trace_dump_add_cmd, p);
+			len = (u64)p->nr_cmds * sizeof(*p->cmds);
+			hmb_trace_dump_section(at, HMB_DUMP_SEC_INFLIGHT,
+					       p->nr_cmds, len);
+			at = hmb_trace_dump_end_section(data, len, &nr);
+			h->flags |= HMB_DUMP_FL_INFLIGHT;
+			if (p->cmds_more)
+				h->flags |= HMB_DUMP_FL_INFLIGHT_PARTIAL;
+		}
+	}
+
 	/* CORE_STATE now, filled in as the cores are read. */
 	len = (u64)nr_cores * sizeof(*states);
 	data = hmb_trace_dump_section(at, HMB_DUMP_SEC_CORE_STATE, nr_cores,
@@ -410,12 +524,19 @@ static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
 	at = hmb_trace_dump_end_section(data, len, &nr);
 
 	/* RECORDS: what is left but the LOST entries, shared by the cores. */
-	len = sizeof(struct hmb_dump_section) * 2 + sizeof(p->lost);
+	len = sizeof(struct hmb_dump_section) * 2 + (u64)nr_cores *
+	      HMB_TRACE_DUMP_LOST_PER_CORE * sizeof(p->lost[0]);
 	if (end - at < len + sizeof(struct hmb_dump_section))
 		return 0;	/* cannot happen: HMB_TRACE_DUMP_MIN_KB */
 	h->record_bound = end - at - len;
-	share = div_u64(h->record_bound, nr_cores) &
-		~(u64)(HMB_DUMP_ALIGN - 1);
+	for (core = 0; core < nr_cores; core++) {
+		struct hmb_trace_drain *d = a->drains[core % a->nr_drains];
+
+		mutex_lock(&d->lock);
+		p->want[core] = hmb_trace_dump_count(p, d, core);
+		mutex_unlock(&d->lock);
+	}
+	hmb_trace_dump_shares(p->want, p->shares, nr_cores, h->record_bound);
 	data = hmb_trace_dump_section(at, HMB_DUMP_SEC_RECORDS, 0, 0);
 	p->nr_lost = 0;
 	memset(p->core_lost, 0, sizeof(p->core_lost));
@@ -428,8 +549,9 @@ static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
 				a->drains[core % a->nr_drains];
 
 			mutex_lock(&d->lock);
-			out = hmb_trace_dump_core(p, d, core, &states[core],
-						  out, share);
+			out = hmb_trace_dump_store(p, d, core, &states[core],
+						   out, p->shares[core],
+						   p->want[core]);
 			mutex_unlock(&d->lock);
 			records += states[core].records;
 			if (states[core].skipped)
@@ -459,11 +581,14 @@ static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
  * hmb_trace_dump_take() - take a crash dump of @a for devcoredump.
  * @a: a suspended area (no drain runs)
  * @reason: HMB_DUMP_REASON_*
+ * @inflight: the host's commands in flight, or NULL if the backend
+ *	cannot say
  *
  * Context: nvme-pci's DISABLING, on its reset path: allocates nothing,
  * waits for nothing that allocates.
  */
-void hmb_trace_dump_take(struct hmb_trace_area *a, u32 reason)
+void hmb_trace_dump_take(struct hmb_trace_area *a, u32 reason,
+			 const struct hmb_trace_inflight *inflight)
 {
 	struct hmb_trace_dump *p = a->dump;
 	unsigned long gap = hmb_trace_coredump_interval_s * HZ;
@@ -483,7 +608,7 @@ void hmb_trace_dump_take(struct hmb_trace_area *a, u32 reason)
 		p->stats.too_soon++;
 		goto out;
 	}
-	len = hmb_trace_dump_fill(p, a, reason);
+	len = hmb_trace_dump_fill(p, a, reason, inflight);
 	if (!len)
 		goto out;
 	p->len = len;

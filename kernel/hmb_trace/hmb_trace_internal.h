@@ -24,6 +24,7 @@
 struct device;
 struct hmb_trace_area;
 struct hmb_trace_dump;
+struct hmb_dump_cmd;
 
 /* Losses not yet in the trace buffer, per core, oldest first. */
 #define HMB_TRACE_PENDING_LOST	4
@@ -359,9 +360,25 @@ void hmb_trace_clock_emit(struct hmb_trace_area *a, u32 gen);
 void hmb_trace_clock_stamp(struct hmb_trace_stamps *t, bool after);
 
 /* hmb_trace_dump.c */
+
+/**
+ * struct hmb_trace_inflight - a backend's list of the host's commands in
+ * flight, for a crash dump (nvme-pci's, hmb_trace_nvme.c)
+ * @walk: calls @add with @dump for each command until @add returns false;
+ *	must not sleep or allocate (the reset path)
+ * @ctx: the backend's, for @walk
+ */
+struct hmb_trace_inflight {
+	void (*walk)(void *ctx,
+		     bool (*add)(void *dump, const struct hmb_dump_cmd *cmd),
+		     void *dump);
+	void *ctx;
+};
+
 int hmb_trace_dump_check_params(void);
 void hmb_trace_dump_create(struct hmb_trace_area *a, struct device *parent);
-void hmb_trace_dump_take(struct hmb_trace_area *a, u32 reason);
+void hmb_trace_dump_take(struct hmb_trace_area *a, u32 reason,
+			 const struct hmb_trace_inflight *inflight);
 void hmb_trace_dump_destroy(struct hmb_trace_area *a);
 
 /* hmb_trace_drain.c */

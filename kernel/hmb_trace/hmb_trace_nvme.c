@@ -124,6 +124,12 @@ static int hmb_trace_nvme_ctrl_post(void *trace, u64 seq, u16 op, u64 arg0,
 static bool hmb_trace_nvme_ctrl_answered(void *trace, u64 seq, u16 *status,
 					 u64 *result);
 static void hmb_trace_nvme_ctrl_wait(void *trace, u64 seq, u64 timeout_ns);
+/*
+ * The host's commands in flight, for a crash dump; NULL where the series
+ * cannot list them.
+ */
+static const struct hmb_trace_inflight *
+hmb_trace_nvme_inflight(void *trace, struct hmb_trace_inflight *buf);
 
 static DEFINE_MUTEX(hmb_trace_nvme_lock);
 static LIST_HEAD(hmb_trace_nvme_areas);		/* under hmb_trace_nvme_lock */
@@ -392,6 +398,7 @@ static void hmb_trace_nvme_enabled(const struct hmb_trace_nvme_info *info)
 static void hmb_trace_nvme_event(unsigned long event, void *trace,
 				 const struct hmb_trace_nvme_info *info)
 {
+	struct hmb_trace_inflight walk;
 	struct hmb_trace_nvme *n;
 
 	mutex_lock(&hmb_trace_nvme_lock);
@@ -405,11 +412,16 @@ static void hmb_trace_nvme_event(unsigned long event, void *trace,
 		if (n) {
 			n->enabled = false;
 			hmb_trace_nvme_suspend(n);
-			/* What the ring held, before the device overwrites it. */
+			/*
+			 * What the ring held, before the device overwrites
+			 * it, and the commands the reset is about to cancel.
+			 */
 			if (n->area)
 				hmb_trace_dump_take(n->area, n->removing ?
 						    HMB_DUMP_REASON_REMOVED :
-						    HMB_DUMP_REASON_DISABLING);
+						    HMB_DUMP_REASON_DISABLING,
+						    hmb_trace_nvme_inflight(trace,
+									    &walk));
 		}
 		break;
 	case NVME_HMB_TRACE_FREEING:
@@ -462,6 +474,13 @@ static void hmb_trace_nvme_ctrl_wait(void *trace, u64 seq, u64 timeout_ns)
 	struct nvme_hmb_trace_device *tdev = trace;
 
 	tdev->host->ctrl_wait(tdev, seq, timeout_ns);
+}
+
+/* The 6.12/7.2 series do not list the commands in flight (yet). */
+static const struct hmb_trace_inflight *
+hmb_trace_nvme_inflight(void *trace, struct hmb_trace_inflight *buf)
+{
+	return NULL;
 }
 
 /* nvme-pci's notice, under its controller's lock (the rule above). */
@@ -556,6 +575,60 @@ static void hmb_trace_nvme_ctrl_wait(void *trace, u64 seq, u64 timeout_ns)
 {
 	nvme_hmb_trace_ctrl_wait(trace, seq, timeout_ns);
 }
+
+#ifdef HMB_TRACE_NVME_INFLIGHT
+struct hmb_trace_nvme_walk {
+	struct nvme_hmb_trace_walker walker;
+	bool (*add)(void *dump, const struct hmb_dump_cmd *cmd);
+	void *dump;
+};
+
+static bool hmb_trace_nvme_inflight_one(struct nvme_hmb_trace_walker *walker,
+					const struct nvme_hmb_trace_cmd *c)
+{
+	struct hmb_trace_nvme_walk *w =
+		container_of(walker, struct hmb_trace_nvme_walk, walker);
+	struct hmb_dump_cmd cmd = {
+		.qid = c->qid,
+		.cid = c->cid,
+		.opcode = c->opcode,
+		.nsid = c->nsid,
+		.nlb = c->nlb,
+		.slba = c->slba,
+		.submit_ns = c->start_ns,
+	};
+
+	return w->add(w->dump, &cmd);
+}
+
+static void hmb_trace_nvme_walk(void *trace,
+				bool (*add)(void *dump,
+					    const struct hmb_dump_cmd *cmd),
+				void *dump)
+{
+	struct hmb_trace_nvme_walk w = {
+		.walker.fn = hmb_trace_nvme_inflight_one,
+		.add = add,
+		.dump = dump,
+	};
+
+	nvme_hmb_trace_walk_inflight(trace, &w.walker);
+}
+
+static const struct hmb_trace_inflight *
+hmb_trace_nvme_inflight(void *trace, struct hmb_trace_inflight *buf)
+{
+	buf->walk = hmb_trace_nvme_walk;
+	buf->ctx = trace;
+	return buf;
+}
+#else /* a 6.1 series before nvme_hmb_trace_walk_inflight() */
+static const struct hmb_trace_inflight *
+hmb_trace_nvme_inflight(void *trace, struct hmb_trace_inflight *buf)
+{
+	return NULL;
+}
+#endif
 
 static int hmb_trace_nvme_notifier(struct notifier_block *nb,
 				   unsigned long event, void *data)

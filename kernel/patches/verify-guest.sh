@@ -134,16 +134,8 @@ else
 	# Everything was delivered, so it holds no record: per core
 	# start_seq == end_seq == 100 (verify.sh reads the copy on the host).
 	# The 20 resets below come within coredump_interval_s: no dump.
-	# shellcheck disable=SC2317 # called by wait_for
-	save_dump() {
-		for d in /sys/class/devcoredump/devcd*; do
-			[ "$(head -c 8 "$d/data" 2>/dev/null)" = HMBTDUMP ] || continue
-			cat "$d/data" >/mnt/coredump.bin && echo 1 >"$d/data" && return 0
-		done
-		return 1
-	}
 	check "reset: a crash dump for devcoredump (HMBTDUMP), saved and dismissed" \
-		wait_for save_dump 50
+		wait_for "save_coredump /mnt/coredump.bin" 50
 	# 20 resets from a WQ_MEM_RECLAIM work (as nvme-pci's reset work),
 	# each after 2000 records per core, while the drains and the clock
 	# sync run: DISABLING must not wait for non-reclaim work (the

@@ -289,13 +289,19 @@ if seqs != [(100, 100), (100, 100)] or d["records"]:
     errs.append(f"cores (start_seq, end_seq) {seqs}, {len(d['records'])} records")
 if not h["flags"] & 1:
     errs.append("no dictionary")
+# The fake's two commands in flight (nvme_hmb_fake_main.c).
+cmds = [(c["qid"], c["cid"], c["opcode"], c["nsid"], c["nlb"], c["slba"])
+        for c in d["inflight"]]
+if not h["flags"] & 8 or cmds != [(0, 0x1003, 2, 0xffffffff, 0, 0),
+                                  (1, 0x2007, 2, 1, 8, 4096)]:
+    errs.append(f"in flight {cmds} (flags {h['flags']:#x})")
 print("; ".join(errs) + " in " if errs else "", end="")
 print(f"{len(d['sections'])} sections, {h['total_len']} bytes, copied in "
       f"{h['copy_ns']} ns")
 sys.exit(1 if errs else 0)
 PY
 	); then
-		ok "crash dump of fake0 at the first reset: generation 1, seq 100..100 per core, dictionary ($out)"
+		ok "crash dump of fake0 at the first reset: generation 1, seq 100..100 per core, dictionary, the 2 commands in flight ($out)"
 	else
 		not_ok "crash dump of fake0: $out"
 	fi

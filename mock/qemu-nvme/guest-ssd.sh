@@ -7,7 +7,7 @@
 # backend attaches to the trace area nvme-pci placed, and the records of the
 # device's work are drained into instances/hmb. /mnt/scenario-name says
 # which scenario: record (record-mono, record-global: on that trace clock),
-# reset, ctrl, maxd1, quiet or resets. One "ok - " / "not ok - " line per
+# reset, dump, ctrl, maxd1, quiet or resets. One "ok - " / "not ok - " line per
 # check; the trace and dmesg go to /mnt for the host's checks.
 
 # shellcheck source=mock/qemu/guest-tap.sh
@@ -169,7 +169,12 @@ check "nvme-pci allocated the HMB trace area ($(dmesg | grep -o 'allocated [0-9]
 
 # Consume mode "traced": the ring keeps what the device wrote since the HMB
 # was enabled (the partition scan's reads) until the events are enabled.
-insmod /mnt/modules/hmb_trace.ko || die "insmod hmb_trace.ko"
+# dump: the smallest crash dump, so that the busiest cores' shares are full
+# and keep only their newest records (hmb_trace_dump.c).
+hmb_args=$(cat /mnt/hmb-args 2>/dev/null)
+[ "$scenario" != dump ] || [ -n "$hmb_args" ] || hmb_args=coredump_kb=64
+# shellcheck disable=SC2086 # one word per parameter
+insmod /mnt/modules/hmb_trace.ko $hmb_args || die "insmod hmb_trace.ko $hmb_args"
 area=""
 for a in /sys/class/hmb_trace/nvme*; do [ -d "$a" ] && area=$a && break; done
 [ -n "$area" ] || die "no nvme trace area in /sys/class/hmb_trace after insmod (the notifier's or subscribe's replay)"
@@ -210,6 +215,27 @@ else
 	# any scenario on a slow kernel (the debug kernel's reset scenario
 	# runs ~5 min: 42314 events, 9472 more than the default buffer held).
 	echo 16384 >$T/buffer_size_kb
+	if [ "$scenario" = dump ]; then
+		# Nobody traces: the ring keeps the device's newest records. A
+		# reset: hmb_trace hands them to devcoredump (verify_ssd.py
+		# checks the dump against the device); then generation 2 is
+		# traced as in reset.
+		io_round 0
+		# I/O in flight at the reset: the dump lists the commands.
+		io_round 2 &
+		sleep 0.2
+		t0=$(cut -d' ' -f1 /proc/uptime)
+		echo 1 >/sys/class/nvme/nvme0/reset_controller || not_ok "write reset_controller"
+		wait
+		# shellcheck disable=SC2016 # evaluated by wait_for
+		check "nobody tracing, a controller reset: live again" \
+			wait_for '[ "$(cat /sys/class/nvme/nvme0/state)" = live ]' 300
+		echo "# dump: the reset took $(awk -v t0="$t0" '{ printf "%d", ($1 - t0) * 1000 }' /proc/uptime) ms to live (hmb_trace $hmb_args)"
+		check "nobody tracing: a crash dump of the reset for devcoredump, saved" \
+			wait_for "save_coredump /mnt/coredump.bin" 100
+		check "the trace area is back after the reset" \
+			wait_for "[ \"\$(cat $area/state 2>/dev/null)\" = attached ] && [ \"\$(cat $area/producer_gen)\" = 2 ]" 100
+	fi
 	[ "$scenario" != quiet ] || device_mark 1003
 	echo 1 >$T/events/hmb/enable || not_ok "enable the hmb events"
 	if [ "$scenario" = resets ]; then
@@ -234,6 +260,9 @@ reset)
 		wait_for '[ "$(cat /sys/class/nvme/nvme0/state)" = live ]' 300
 	check "the trace area is back after the reset" \
 		wait_for "[ -d $area ] && [ \"\$(cat $area/state 2>/dev/null)\" = attached ]" 100
+	# What the ring held at DISABLING (verify_ssd.py checks it).
+	check "a crash dump of the reset for devcoredump, saved" \
+		wait_for "save_coredump /mnt/coredump.bin" 100
 	io_round 4
 	;;
 quiet)
@@ -337,6 +366,8 @@ if [ "$scenario" = ctrl ]; then
 		sh -c "echo 1 >$dev/remove"
 	check "FREEING with a subscriber: the area was unregistered" \
 		wait_for "dmesg | grep -q 'hmb_trace: nvme0: area [0-9]* unregistered'" 50
+	check "PCI remove: a crash dump for devcoredump, saved" \
+		wait_for "save_coredump /mnt/coredump-remove.bin" 100
 fi
 check "rmmod hmb_trace" rmmod hmb_trace
 # nvme_remove(): shutdown, then nvme_free_host_mem() frees the trace area

@@ -10,12 +10,14 @@
 # against what the device did (QEMU's own trace of the commands it
 # processed and the admin commands the driver sent).
 #
-# Usage: mock/qemu-nvme/run-ssd.sh record|record-mono|record-global|reset|ctrl|maxd1|quiet|resets [--keep]
+# Usage: mock/qemu-nvme/run-ssd.sh record|record-mono|record-global|reset|dump|ctrl|maxd1|quiet|resets [--keep]
 # (maxd1: the device reports HMMAXD = 1, so the host drops the trace area;
 # record-CLOCK: record with both buffers on trace clock CLOCK,
 # hmbtrace-cmd record --clock CLOCK, checked as record is;
 # quiet: 20 s nobody tracing, then tracing, then not: the device's control
-# commands counted in each phase; resets: 8 controller resets in a row
+# commands counted in each phase; dump: nobody tracing, I/O, a controller
+# reset: the crash dump holds the ring's newest records of generation 1,
+# checked against the device, then generation 2 is traced as in reset; resets: 8 controller resets in a row
 # while tracing a busy firmware, with I/O and memory pressure)
 # HMB_SSD_MODULES=DIR: the modules the hmbtrace-nvme-dkms package or
 # scripts/install-nvme-hmb-trace.sh installed (DIR = .../KVER/updates/dkms,
@@ -30,6 +32,7 @@
 # nvme backend binds to nvme-pci's auxiliary device), and nvme loaded with
 # the extension turned on for QEMU's controller (1b36:0010): quirks=
 # 1b36:0010:hmb_trace (7.2), hmb_trace=1 (6.12, whose nvme has no quirks=).
+# HMB_SSD_HMB_ARGS="P=V ...": hmb_trace.ko's parameters in the guest.
 # HMB_SSD_MIX_HZ=N: the resets scenario's busy firmware runs its background
 # mix N times a second (default 2000, 20 times the device's default); a
 # guest that cannot drain that much (the debug kernel: KASAN and lockdep
@@ -52,9 +55,9 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=mock/qemu/lib.sh
 source "$repo/mock/qemu/lib.sh"
 
-scenario=${1:?usage: run-ssd.sh record|record-mono|record-global|reset|ctrl|maxd1|quiet|resets [--keep]}
+scenario=${1:?usage: run-ssd.sh record|record-mono|record-global|reset|dump|ctrl|maxd1|quiet|resets [--keep]}
 case "$scenario" in
-record | record-mono | record-global | reset | ctrl | maxd1 | quiet | resets) ;;
+record | record-mono | record-global | reset | dump | ctrl | maxd1 | quiet | resets) ;;
 *) echo "run-ssd.sh: unknown scenario $scenario" >&2; exit 2 ;;
 esac
 # What is checked: record-CLOCK as record.
@@ -98,6 +101,10 @@ mkdir -p "$run/modules"
 series=$(grep -oE '^[0-9]+\.[0-9]+' <<<"$kver" || true)
 [[ -n $series && -d $repo/kernel/patches/$series ]] || series=""
 : >"$run/nvme-args"
+# hmb_trace.ko's parameters in the guest (HMB_SSD_HMB_ARGS, e.g.
+# coredump_kb=0 to measure a reset without the crash dump); the dump
+# scenario's own default is coredump_kb=64.
+printf '%s\n' "${HMB_SSD_HMB_ARGS-}" >"$run/hmb-args"
 if [[ -n $series && -z ${HMB_SSD_MODULES:-} ]]; then
 	# Debian's kernel of a newer series: the patched nvme of
 	# kernel/patches/SERIES (verify-series.sh builds it in its chroot,

@@ -14,8 +14,13 @@ for tests/e2e/verify_cmd_join.py)"""
 
 import collections
 import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tests", "lib"))
+from hmbtest.dump import DumpError, identity_errors, parse as parse_dump  # noqa: E402
 
 # guest-ssd.sh's device_mark blocks (quiet): 1001 modules loaded, nobody
 # tracing; 1002 20 s later; 1003 tracing starts; 1004 tracing ends; 1005
@@ -24,6 +29,7 @@ MARKS = range(1001, 1007)
 # guest-ssd.sh's io_round: 2 CPUs x 2 x (128 reads + 32 writes).
 IO_ROUND = 2 * 2 * (128 + 32)
 FETCH, COMPLETE, NAND_READ, NAND_PROG, THERMAL, ECHO = 1, 2, 3, 4, 8, 11
+LOST_REASONS = ("overwritten", "torn", "invalid", "reset")  # hmb_trace_events_abi.h
 
 PIPE_LOST = re.compile(r"CPU:(\d+) \[LOST (\d+) EVENTS\]")
 ENTRIES = re.compile(r"^# entries-in-buffer/entries-written: (\d+)/(\d+)")
@@ -40,6 +46,101 @@ STATE = re.compile(r"hmb_state:\s+dev=(\d+) name=(\S+) state=(\w+) producer_gen=
 
 def le(b, off, n):
     return int.from_bytes(bytes(b[off:off + n]), "little")
+
+
+def check_dump(check, path, what, gen, delivered, written, fw_cmds, fw_gen_end):
+    """The crash dump hmb_trace.ko took (guest-ssd.sh saved it to path) of
+    generation gen: exact per core (identity), starting where the trace
+    stopped (delivered: core -> the trace's records of that generation),
+    ending at most where the device did (written: core -> next_seq), and
+    its command records are commands the device's firmware stamped."""
+    try:
+        with open(path, "rb") as f:
+            d = parse_dump(f.read())
+    except OSError:
+        check(f"{what}: a crash dump was saved ({path})", False)
+        return
+    except DumpError as e:
+        check(f"{what}: the crash dump parses ({e})", False)
+        return
+    h = d["header"]
+    errs = identity_errors(d)
+    print(f"figures: {what}: crash dump of {h['name']} generation {h['producer_gen']}, "
+          f"{h['total_len']} bytes, {len(d['records'])} records, copied in "
+          f"{h['copy_ns'] / 1000:.0f} us; per core " + "; ".join(
+              f"{c['core']}: seq {c['start_seq']}..{c['end_seq']} records {c['records']} "
+              f"skipped {c['skipped']} lost {sum(c['lost'])}" for c in d["cores"]))
+    check(f"{what}: the crash dump is of generation {gen} with its dictionary, every core "
+          f"exact: end_seq - start_seq = records + skipped + lost ({'; '.join(errs) or 'all'})",
+          h["producer_gen"] == gen and h["flags"] & 1 and not errs and
+          len(d["cores"]) == h["nr_cores"] > 0)
+    bad = []
+    for c in d["cores"]:
+        k = c["core"]
+        seqs = [s for s, *_ in delivered.get(k, [])]
+        if c["start_seq"] != (max(seqs) + 1 if seqs else 0):
+            bad.append(f"core {k} starts at {c['start_seq']}, the trace delivered "
+                       f"{len(seqs)} up to {max(seqs) if seqs else '-'}")
+        if c["end_seq"] > written.get(k, 0):
+            bad.append(f"core {k} ends at {c['end_seq']}, the device wrote {written.get(k)}")
+        # A full share keeps the newest: the records end at end_seq.
+        got = [r["seq"] for r in d["records"] if r["core"] == k]
+        if c["skipped"] and not sum(c["lost"]) and \
+                got != list(range(c["end_seq"] - c["records"], c["end_seq"])):
+            bad.append(f"core {k}: {c['skipped']} skipped, but its records are not the newest")
+    check(f"{what}: the dump starts where the trace stopped and ends at most where the "
+          f"device wrote, on every core; a full share keeps the newest "
+          f"({'; '.join(bad) or 'all'}; {sum(c['skipped'] for c in d['cores'])} skipped)",
+          not bad)
+    if gen in fw_gen_end:
+        # What the device had fetched and not completed when generation
+        # gen's firmware stopped (its own account): the host had them in
+        # flight at DISABLING, so the dump lists each (the reverse need not
+        # hold: the host also has commands the device never fetched, and
+        # the device may complete some after the dump). Not the
+        # Asynchronous Event Request (0Ch): nvme-core sends it outside the
+        # block layer's tags, always outstanding.
+        open_cmds, last_fetch = {}, {}
+        for w, q, cid, opc, tick, rc in fw_cmds[:fw_gen_end[gen]]:
+            if w == "fetch":
+                last_fetch[(q, cid)] = tick
+            if w == "fetch" and (q or opc != 0x0c):
+                open_cmds[(q, cid)] = (opc, tick)
+            else:
+                open_cmds.pop((q, cid), None)
+        listed = {(c["qid"], c["cid"]): c for c in d["inflight"]}
+        missing = sorted(k for k in open_cmds if k not in listed)
+        fetched = {(le(r["payload"], 0, 2), le(r["payload"], 2, 2), r["ts"])
+                   for r in d["records"] if r["event_id"] == FETCH}
+        joined = sum(1 for k in open_cmds if k + (open_cmds[k][1],) in fetched)
+        # Every listed I/O command the device fetched: its last cmd_fetch
+        # record, the device's own stamp, is in the dump (its newest).
+        io_fetched = [k for k in listed if k[0] and k in last_fetch]
+        io_unjoined = [k for k in io_fetched if k + (last_fetch[k],) not in fetched]
+        print(f"figures: {what}: {len(d['inflight'])} commands in flight in the dump "
+              f"(flags {h['flags']:#x}): " + ", ".join(
+                  f"q{c['qid']} cid {c['cid']:#x} opc {c['opcode']:#04x}"
+                  + (f" slba {c['slba']} nlb {c['nlb']}" if c["nlb"] else "")
+                  for c in d["inflight"]) +
+              f"; the device had fetched and not completed {sorted(open_cmds)}, "
+              f"{joined} of them with their cmd_fetch record in the dump; of the listed I/O "
+              f"commands the device fetched ({len(io_fetched)}), {len(io_unjoined)} without "
+              f"their cmd_fetch record")
+        check(f"{what}: the dump lists every command the device had fetched and not "
+              f"completed ({len(open_cmds)}; missing {missing}), each with its cmd_fetch "
+              f"record ({joined})",
+              bool(h["flags"] & 8) and not missing and joined == len(open_cmds))
+        check(f"{what}: every listed I/O command the device fetched has its cmd_fetch record "
+              f"in the dump, the device's stamp ({len(io_fetched)}; without: {io_unjoined})",
+              not io_unjoined)
+    stamped = {(w, q, cid, tick) for w, q, cid, _, tick, rc in fw_cmds if rc == 0}
+    kinds = {FETCH: "fetch", COMPLETE: "complete"}
+    cmd_recs = [r for r in d["records"] if r["event_id"] in kinds]
+    unknown = [r for r in cmd_recs
+               if (kinds[r["event_id"]], le(r["payload"], 0, 2), le(r["payload"], 2, 2),
+                   r["ts"]) not in stamped]
+    check(f"{what}: every command record in the dump is one the device's firmware stamped "
+          f"({len(cmd_recs)} records, {len(unknown)} unknown)", not unknown)
 
 
 def main():
@@ -63,6 +164,7 @@ def main():
     fw_core = {}                            # (gen, core) -> (next_seq, dropped), last told
     fw_prev = {}                            # (gen, core) -> (prev_gen, prev_next_seq)
     fw_gens = []
+    fw_gen_end = {}                         # gen -> len(fw_cmds) when its firmware stopped
     dev_marks = []                          # (block, time, C1h commands before it)
     # I/O fetched after a Create I/O SQ (01h) and before the next Doorbell
     # Buffer Config (7Ch): the host used shadow doorbells the controller
@@ -99,6 +201,10 @@ def main():
             m = re.search(r"pci_nvme_hmbt_start gen (\d+)", line)
             if m:
                 fw_gens.append(int(m[1]))
+                continue
+            m = re.search(r"pci_nvme_hmbt_stop gen (\d+)", line)
+            if m:
+                fw_gen_end[int(m[1])] = len(fw_cmds)
                 continue
             m = re.search(r"pci_nvme_io_cmd cid (\d+) nsid 0x\w+ sqid (\d+) opc 0x(\w+)", line)
             if m:
@@ -178,6 +284,38 @@ def main():
                 payload = [int(x, 16) for x in m[7].split()]
                 recs[(gen, int(m[2]))].append((int(m[3]), int(m[5]), payload, int(m[4])))
 
+    if scenario == "dump":
+        # Nobody traced generation 1: the crash dump of the reset is its
+        # only reader. Its records and losses stand for generation 1 in
+        # every check below, as if a trace had drained them.
+        try:
+            with open(f"{run}/coredump.bin", "rb") as f:
+                d = parse_dump(f.read())
+        except (OSError, DumpError):
+            d = {"header": {"producer_gen": 0}, "records": [], "lost": []}
+        # The trace itself counts all of generation 1 lost to the reset
+        # (before generation 2's hmb_state: epoch 0), never delivered.
+        trace_lost1 = {c: n for (e, c, _), n in lost.items() if e == 0}
+        written1 = {c: n for (g, c), (n, _) in fw_core.items() if g == 1}
+        check(f"nobody tracing: the trace counts generation 1 lost to the reset, every record "
+              f"the device wrote ({trace_lost1}, written {written1})",
+              bool(written1) and trace_lost1 == written1)
+        recs = collections.defaultdict(list, {(e + 1, c): v for (e, c), v in recs.items()})
+        lost = collections.Counter({(e + 1, c, r): n for (e, c, r), n in lost.items() if e})
+        gens.insert(0, d["header"]["producer_gen"])
+        for r in d["records"]:
+            recs[(1, r["core"])].append((r["seq"], r["event_id"], list(r["payload"]), r["ts"]))
+        for x in d["lost"]:
+            lost[(1, x["core"], LOST_REASONS[x["reason"]])] += x["count"]
+        # The oldest records a full share left out (coredump_kb=64).
+        for c in d.get("cores", []):
+            lost[(1, c["core"], "skipped")] += c["skipped"]
+        # What the firmware wrote after the dump (the reset's own commands,
+        # before the HMB went) is in neither: lost to the reset.
+        after = {c["core"]: written1.get(c["core"], 0) - c["end_seq"] for c in d.get("cores", [])}
+        print(f"figures: dump: records the firmware wrote after the dump, per core {after}")
+        for c, n in after.items():
+            lost[(1, c, "reset")] += max(n, 0)
     if scenario != "record":
         check(f"the hmb instance's buffer kept every event ({overwritten} overwritten by ftrace: "
               "if not 0, the records below are incomplete for that reason alone; "
@@ -347,7 +485,7 @@ def main():
           f"wrote, in every generation ({len(acct)} core rings; "
           f"{'; '.join(acct_bad) or 'all equal'})",
           bool(acct) and not acct_bad and set(fw_gens) == set(gens))
-    if scenario == "reset":
+    if scenario in ("reset", "dump"):
         check(f"the reset is a new producer generation (generations in order {gens})",
               gens == [1, 2])
         check("the driver re-placed the area and re-enabled the HMB with MR=1 after the reset",
@@ -360,6 +498,16 @@ def main():
               f"generation 1's final next_seq {want}")
         check("generation 2's prev_gen is 1 and prev_next_seq each core's final next_seq "
               "of generation 1, on every core", bool(prev) and prev == want)
+        check_dump(check, f"{run}/coredump.bin", scenario, 1, {} if scenario == "dump" else dict(
+            (c, v) for (e, c), v in recs.items() if e == 1),
+            {c: n for (g, c), (n, _) in fw_core.items() if g == 1}, fw_cmds, fw_gen_end)
+    if scenario == "ctrl":
+        # The PCI remove after the trace caught up: nothing undelivered.
+        last = len(gens)
+        check_dump(check, f"{run}/coredump-remove.bin", "PCI remove", gens[-1] if gens else 0,
+                   dict((c, v) for (e, c), v in recs.items() if e == last),
+                   {c: n for (g, c), (n, _) in fw_core.items() if gens and g == gens[-1]},
+                   fw_cmds, fw_gen_end)
     if scenario == "resets":
         check(f"8 resets: 9 producer generations, each drained (generations in order {gens})",
               gens == list(range(1, 10)))

@@ -10,6 +10,8 @@
 #   die MSG               not_ok, dmesg to /mnt/dmesg.txt, exit 1
 #   check "what" CMD...   ok or not ok, by the command's status
 #   wait_for TEST N       wait up to N tenths of a second for eval TEST
+#   save_coredump FILE    copy hmb_trace's pending devcoredump (magic
+#                         HMBTDUMP) to FILE and dismiss it; 1 if none
 
 fails=0
 ok() { echo "ok - $*"; }
@@ -27,4 +29,11 @@ wait_for() {
 		[ "$i" -le "$2" ] || return 1
 		sleep 0.1
 	done
+}
+save_coredump() {
+	for d in /sys/class/devcoredump/devcd*; do
+		[ "$(head -c 8 "$d/data" 2>/dev/null)" = HMBTDUMP ] || continue
+		cat "$d/data" >"$1" && echo 1 >"$d/data" && return 0
+	done
+	return 1
 }

@@ -234,6 +234,28 @@ void nvme_hmb_trace_ctrl_wait(struct nvme_hmb_trace *t, u64 seq,
 }
 EXPORT_SYMBOL_GPL(nvme_hmb_trace_ctrl_wait);
 
+/*
+ * Two commands always in flight, as a controller that hangs would leave
+ * them: an admin Get Log Page and a read of 8 blocks at 4096 on queue 1
+ * (verify.sh finds them in the crash dump).
+ */
+void nvme_hmb_trace_walk_inflight(struct nvme_hmb_trace *t,
+				  struct nvme_hmb_trace_walker *w)
+{
+	static const struct nvme_hmb_trace_cmd cmds[] = {
+		{ .qid = 0, .cid = 0x1003, .opcode = 0x02, .nsid = 0xffffffff,
+		  .start_ns = 1 },
+		{ .qid = 1, .cid = 0x2007, .opcode = 0x02, .nsid = 1,
+		  .nlb = 8, .slba = 4096, .start_ns = 2 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!w->fn(w, &cmds[i]))
+			break;
+}
+EXPORT_SYMBOL_GPL(nvme_hmb_trace_walk_inflight);
+
 static void fake_disabling(void)
 {
 	if (fake_enabled) {

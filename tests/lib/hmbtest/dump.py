@@ -16,11 +16,12 @@ CLOCK = struct.Struct("<IIIIQQQQQQQIIII")
 CORE = struct.Struct("<HHIQQQQQ4Q")
 LOST = struct.Struct("<HBBIQQ")
 RECORD = struct.Struct("<HHHHQQ")
+CMD = struct.Struct("<HHB3xIIQQ")
 SEC_META, SEC_CORES, SEC_DICT, SEC_CLOCK, SEC_CORE_STATE, SEC_LOST, \
-    SEC_RECORDS = range(1, 8)
+    SEC_RECORDS, SEC_INFLIGHT = range(1, 9)
 REASONS = {0: "disabling", 1: "removed"}
 assert HEADER.size == 200 and CLOCK.size == 88 and CORE.size == 80
-assert LOST.size == 24 and RECORD.size == 24
+assert LOST.size == 24 and RECORD.size == 24 and CMD.size == 32
 
 
 class DumpError(Exception):
@@ -70,7 +71,16 @@ def parse(data):
         secs[typ] = (count, data[at:at + n], at)
         at += _align8(n)
     d = {"header": h, "sections": secs, "cores": [], "records": [],
-         "lost": []}
+         "lost": [], "inflight": []}
+    count, body, off = secs.get(SEC_INFLIGHT, (0, b"", 0))
+    if count * CMD.size > len(body):
+        raise DumpError(f"INFLIGHT at offset {off}: {count} commands in "
+                        f"{len(body)} bytes")
+    for i in range(count):
+        c = CMD.unpack_from(body, i * CMD.size)
+        d["inflight"].append({"qid": c[0], "cid": c[1], "opcode": c[2],
+                              "nsid": c[3], "nlb": c[4], "slba": c[5],
+                              "submit_ns": c[6]})
     count, body, off = secs.get(SEC_CORE_STATE, (0, b"", 0))
     if count * CORE.size > len(body):
         raise DumpError(f"CORE_STATE at offset {off}: {count} cores in "
@@ -141,11 +151,16 @@ def describe(d):
     lines = [f"{h['name']}: crash dump ({REASONS.get(h['reason'], h['reason'])}), "
              f"generation {h['producer_gen']}, {h['nr_cores']} cores, "
              f"{h['total_len']} bytes, copied in {h['copy_ns']} ns, "
-             f"flags {h['flags']:#x}, {len(d['records'])} records"]
+             f"flags {h['flags']:#x}, {len(d['records'])} records, "
+             f"{len(d['inflight'])} commands in flight"]
     for c in d["cores"]:
         lines.append(f"  core {c['core']}: seq {c['start_seq']}..{c['end_seq']} "
                      f"records {c['records']} skipped {c['skipped']} lost "
                      f"{c['lost']} delivered {c['delivered']}")
+    for c in d["inflight"]:
+        lines.append(f"  in flight: qid {c['qid']} cid {c['cid']:#x} opcode "
+                     f"{c['opcode']:#04x} nsid {c['nsid']} slba {c['slba']} "
+                     f"nlb {c['nlb']} submitted {c['submit_ns']} ns (mono)")
     return "\n".join(lines)
 
 
