@@ -204,8 +204,8 @@ Status SaveDevcoredumps(const SaveOptions& options, std::vector<SavedDump>* save
     SavedDump s;
     s.devcd = n;
     char link[512];
-    const ssize_t len = readlink((root + "/" + n + "/failing_device").c_str(), link,
-                                 sizeof(link) - 1);
+    const ssize_t len =
+        readlink((root + "/" + n + "/failing_device").c_str(), link, sizeof(link) - 1);
     if (len > 0) {
       link[len] = '\0';
       const char* base = std::strrchr(link, '/');
@@ -219,9 +219,9 @@ Status SaveDevcoredumps(const SaveOptions& options, std::vector<SavedDump>* save
     if (dump.ok()) {
       const DumpHeader& h = dump->header;
       name = DumpFileName(h.name, h.taken_real_ns, h.producer_gen);
-      what = "area " + Printable(h.name) + ", generation " + std::to_string(h.producer_gen) +
-             ", " + DumpReasonName(h.reason) + ", " + std::to_string(dump->records.size()) +
-             " records" + (dump->problems.empty() ? "" : ", with problems (see dump info)");
+      what = "area " + Printable(h.name) + ", generation " + std::to_string(h.producer_gen) + ", " +
+             DumpReasonName(h.reason) + ", " + std::to_string(dump->records.size()) + " records" +
+             (dump->problems.empty() ? "" : ", with problems (see dump info)");
     } else {
       struct timespec now {};
       clock_gettime(CLOCK_REALTIME, &now);
@@ -234,8 +234,8 @@ Status SaveDevcoredumps(const SaveOptions& options, std::vector<SavedDump>* save
       Fd fd(open(data_path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
       int err = fd.get() < 0 ? errno : WriteAll(fd.get(), reinterpret_cast<const uint8_t*>("1"), 1);
       if (err && err != ENOENT)
-        return Status::Error(data_path + ": saved as " + s.path + ", but not dismissed: " +
-                             ErrnoText(err));
+        return Status::Error(data_path + ": saved as " + s.path +
+                             ", but not dismissed: " + ErrnoText(err));
     }
     s.line = s.path + ": " + n + (s.device.empty() ? "" : " of " + s.device) + ", " + what +
              (options.keep ? " (kept in devcoredump)" : "");
@@ -268,14 +268,17 @@ int RunDumpSave(const SaveOptions& options, bool wait) {
     if (!wait)
       break;
     // No inotify on sysfs: a look every second. A signal ends the sleep.
-    struct timespec second {1, 0};
+    struct timespec second {
+      1, 0
+    };
     while (!SignalScope::stop_signal() && nanosleep(&second, &second) != 0 && errno == EINTR) {
     }
     if (SignalScope::stop_signal())
       break;
   }
   if (!wait && total == 0)
-    std::fprintf(stderr, "hmbtrace-cmd dump save: no pending crash dump of an HMB trace area in %s\n",
+    std::fprintf(stderr,
+                 "hmbtrace-cmd dump save: no pending crash dump of an HMB trace area in %s\n",
                  options.sysfs_dir.c_str());
   return 0;
 }

@@ -25,7 +25,8 @@ std::string ReadText(const fs::path& p) {
 
 void WriteBytes(const fs::path& p, const std::vector<uint8_t>& bytes) {
   std::ofstream out(p, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 // A fake /sys/class/devcoredump: devcd1 is ours (of 0000:00:04.0),

@@ -188,13 +188,13 @@ Status Parser::ParseHeader() {
   const char* name = reinterpret_cast<const char*>(b_.data() + offsetof(hmb_dump_header, name));
   h.name.assign(name, strnlen(name, HMB_DUMP_NAME_LEN));
   if (h.total_len < h.header_len)
-    return Error(offsetof(hmb_dump_header, total_len),
-                 "total_len " + std::to_string(h.total_len) + " is smaller than header_len " +
-                     std::to_string(h.header_len));
+    return Error(offsetof(hmb_dump_header, total_len), "total_len " + std::to_string(h.total_len) +
+                                                           " is smaller than header_len " +
+                                                           std::to_string(h.header_len));
   if (h.total_len > held) {
     d_->truncated = true;
-    Problem(held, "cut short: total_len is " + std::to_string(h.total_len) +
-                      ", the file holds " + std::to_string(held) + " bytes");
+    Problem(held, "cut short: total_len is " + std::to_string(h.total_len) + ", the file holds " +
+                      std::to_string(held) + " bytes");
   } else if (h.total_len < held) {
     Problem(h.total_len, std::to_string(held - h.total_len) +
                              " bytes past total_len: not part of the dump, ignored");
@@ -314,8 +314,8 @@ void Parser::ParseClocks(const Section& s) {
     f.samples = Le32(s.data, at + offsetof(hmb_dump_clock, samples));
     if (c.clock_id >= HMB_TRACE_CLOCK_NR) {
       d_->refused.clocks++;
-      Problem(s.data_off + at, "clock fit of unknown trace clock " + std::to_string(c.clock_id) +
-                                   ": refused");
+      Problem(s.data_off + at,
+              "clock fit of unknown trace clock " + std::to_string(c.clock_id) + ": refused");
       continue;
     }
     d_->clocks.push_back(c);
@@ -517,7 +517,8 @@ std::string DumpFlagsText(uint32_t flags) {
     add("truncated");
   if (flags & HMB_DUMP_FL_NOT_ATTACHED)
     add("not_attached");
-  const uint32_t rest = flags & ~(HMB_DUMP_FL_DICT | HMB_DUMP_FL_TRUNCATED | HMB_DUMP_FL_NOT_ATTACHED);
+  const uint32_t rest =
+      flags & ~(HMB_DUMP_FL_DICT | HMB_DUMP_FL_TRUNCATED | HMB_DUMP_FL_NOT_ATTACHED);
   if (rest) {
     char buf[16];
     std::snprintf(buf, sizeof(buf), "0x%x", rest);

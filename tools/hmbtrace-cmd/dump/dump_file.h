@@ -100,7 +100,7 @@ struct DumpRecord {
   uint16_t event_id = 0;
   uint16_t len = 0;
   uint64_t seq = 0;
-  uint64_t ts = 0;          // firmware ticks
+  uint64_t ts = 0;            // firmware ticks
   size_t payload_offset = 0;  // into Dump::bytes; len bytes
 };
 
@@ -142,14 +142,14 @@ struct Dump {
   std::string path;  // for messages
   std::vector<uint8_t> bytes;
   DumpHeader header;
-  std::span<const uint8_t> meta;   // into bytes; empty if absent
+  std::span<const uint8_t> meta;  // into bytes; empty if absent
   std::span<const uint8_t> cores_desc;
-  std::span<const uint8_t> dict;   // empty if absent
-  bool truncated = false;          // fewer bytes than total_len
+  std::span<const uint8_t> dict;  // empty if absent
+  bool truncated = false;         // fewer bytes than total_len
   std::vector<DumpClock> clocks;
-  std::vector<DumpCore> cores;     // in CORE_STATE order, each core once
-  std::vector<DumpLost> lost;      // in section order: per core, by at_seq
-  std::vector<DumpRecord> records; // per core in seq order, cores one after another
+  std::vector<DumpCore> cores;         // in CORE_STATE order, each core once
+  std::vector<DumpLost> lost;          // in section order: per core, by at_seq
+  std::vector<DumpRecord> records;     // per core in seq order, cores one after another
   std::vector<DumpIdentity> identity;  // one per cores[i]
   DumpRefused refused;
   // What was wrong, one line each: "offset N: ..." (kMaxProblems at most).

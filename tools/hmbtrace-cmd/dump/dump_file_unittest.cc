@@ -170,8 +170,9 @@ TEST(DumpFile, ASectionLengthPastTheEndKeepsWhatItHolds) {
   // LOST, after it, is not reachable: core 0's losses are not accounted for.
   EXPECT_EQ(d.refused.sections_missing, 1u);
   EXPECT_FALSE(d.identity_holds());
-  EXPECT_TRUE(AnyProblem(d, "core 0: LOST holds (0+0+0+0) lost by reason, CORE_STATE says "
-                            "(2+0+0+0)"));
+  EXPECT_TRUE(AnyProblem(d,
+                         "core 0: LOST holds (0+0+0+0) lost by reason, CORE_STATE says "
+                         "(2+0+0+0)"));
 }
 
 TEST(DumpFile, ARecordLengthPastItsSectionRefusesItAndTheRest) {
@@ -191,8 +192,7 @@ TEST(DumpFile, AHeaderLenOffTheGridIsAnError) {
   EXPECT_NE(ParseError(bytes).find("offset 12: header_len 204 is not a multiple of 8"),
             std::string::npos);
   Put32(bytes, 12, 100);
-  EXPECT_NE(ParseError(bytes).find("header_len 100 is smaller than the header"),
-            std::string::npos);
+  EXPECT_NE(ParseError(bytes).find("header_len 100 is smaller than the header"), std::string::npos);
 }
 
 TEST(DumpFile, ASectionOffTheGridIsNotReadAsWhatItIsNot) {
@@ -232,8 +232,8 @@ TEST(DumpFile, SkippedRecordsKeepTheIdentity) {
 TEST(DumpFile, RecordsOfAnUnknownCoreOrOutOfOrderAreRefused) {
   DumpLayout at;
   std::vector<uint8_t> bytes = WriteDump(SmallDump(Dict()), &at);
-  test::Put16(bytes, at.records[0], 7);       // core 7 of 2
-  Put64(bytes, at.records[2] + 8, 10);        // core 0 seq 14 -> 10, after 11
+  test::Put16(bytes, at.records[0], 7);  // core 7 of 2
+  Put64(bytes, at.records[2] + 8, 10);   // core 0 seq 14 -> 10, after 11
   const Dump d = ParseOk(bytes);
   EXPECT_EQ(d.records.size(), 4u);
   EXPECT_EQ(d.refused.records, 2u);

@@ -60,13 +60,14 @@ std::string DumpInfoText(const Dump& d) {
   Row(&out, "reset path:", std::to_string(h.copy_ns) + " ns held to take the dump");
   Row(&out, "record bound:", std::to_string(h.record_bound) + " bytes");
   Row(&out, "flags:", DumpFlagsText(h.flags));
-  Row(&out, "size:", std::to_string(d.bytes.size()) + " bytes held, total_len " +
-                         std::to_string(h.total_len) + (d.truncated ? " (cut short)" : ""));
+  Row(&out, "size:",
+      std::to_string(d.bytes.size()) + " bytes held, total_len " + std::to_string(h.total_len) +
+          (d.truncated ? " (cut short)" : ""));
   Row(&out, "nr_cores:", std::to_string(h.nr_cores));
   Row(&out, "clock_hz:", std::to_string(h.clock_hz));
   Row(&out, "build_id:", Hex(h.build_id));
-  Row(&out, "dictionary:", d.dict.empty() ? std::string("none")
-                                          : std::to_string(d.dict.size()) + " bytes");
+  Row(&out, "dictionary:",
+      d.dict.empty() ? std::string("none") : std::to_string(d.dict.size()) + " bytes");
   std::string clocks;
   for (const DumpClock& c : d.clocks) {
     if (!clocks.empty())
@@ -79,10 +80,11 @@ std::string DumpInfoText(const Dump& d) {
     else if (c.flags & HMB_CLOCK_FL_STALE)
       clocks += " (stale)";
   }
-  Row(&out, "clock fits:", clocks.empty() ? std::string("none: times are not converted")
-                                          : clocks + "; times on \"" + DumpTraceClock(d) + "\"");
-  Row(&out, "records:", std::to_string(d.records.size()) + " held, " +
-                            std::to_string(d.lost.size()) + " loss runs");
+  Row(&out, "clock fits:",
+      clocks.empty() ? std::string("none: times are not converted")
+                     : clocks + "; times on \"" + DumpTraceClock(d) + "\"");
+  Row(&out, "records:",
+      std::to_string(d.records.size()) + " held, " + std::to_string(d.lost.size()) + " loss runs");
   // The per-core account: end_seq - start_seq == records + skipped + lost.
   char cell[64];
   out += '\n';
@@ -116,8 +118,8 @@ std::string DumpInfoText(const Dump& d) {
   if (r.total() || r.sections_duplicate) {
     out += "\nrefused: " + std::to_string(r.records) + " records, " + std::to_string(r.lost) +
            " losses, " + std::to_string(r.cores) + " core states, " + std::to_string(r.clocks) +
-           " clock fits, " + std::to_string(r.sections_bad + r.sections_duplicate) +
-           " sections, " + std::to_string(r.sections_missing) + " sections not held\n";
+           " clock fits, " + std::to_string(r.sections_bad + r.sections_duplicate) + " sections, " +
+           std::to_string(r.sections_missing) + " sections not held\n";
   }
   if (!d.problems.empty()) {
     out += "\nproblems:\n";

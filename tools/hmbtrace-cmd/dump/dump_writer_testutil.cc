@@ -199,12 +199,9 @@ TestDump SmallDump(const std::vector<uint8_t>& dict) {
   d.clocks.push_back(TestFit(HMB_TRACE_CLOCK_BOOT, d.producer_gen, d.clock_hz, 3000000000));
   // Core 0: seqs 10, 11, (12, 13 lost), 14; core 1: 20, 21, 22.
   d.records = {
-      {0, 3, 10, 1000, {1, 0, 0, 0}},
-      {1, 3, 20, 1500, {2, 0, 0, 0}},
-      {0, 3, 11, 2000, {3, 0, 0, 0}},
-      {1, 3, 21, 2500, {4, 0, 0, 0, 5, 6, 7}},
-      {0, 3, 14, 3000, {}},
-      {1, 3, 22, 3500, {9, 0, 0, 0}},
+      {0, 3, 10, 1000, {1, 0, 0, 0}}, {1, 3, 20, 1500, {2, 0, 0, 0}},
+      {0, 3, 11, 2000, {3, 0, 0, 0}}, {1, 3, 21, 2500, {4, 0, 0, 0, 5, 6, 7}},
+      {0, 3, 14, 3000, {}},           {1, 3, 22, 3500, {9, 0, 0, 0}},
   };
   // Per core in seq order, cores one after the other, as the module writes.
   std::stable_sort(d.records.begin(), d.records.end(),
