@@ -5,9 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "decode_test_util.h"
 #include "dump/dump_writer_testutil.h"
@@ -95,6 +98,33 @@ TEST_F(FakeDevcoredump, KeepLeavesTheDevcoredumpAndASecondCopyGetsItsOwnName) {
   ASSERT_EQ(saved.size(), 2u);
   EXPECT_EQ(saved[1].path, (out_ / "hmb-nvme0-20251204T145342Z-3-1.hmbdump").string());
   EXPECT_EQ(ReadText(sysfs_ / "devcd1" / "data").size(), ours_.size());
+}
+
+// --wait: a dump that comes while it watches is saved within a second or
+// two; SIGTERM ends it with exit code 0.
+TEST_F(FakeDevcoredump, WaitSavesDumpsAsTheyComeUntilSigterm) {
+  std::thread later([this] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // Made whole, then put in place: the watcher never sees half of it.
+    fs::create_directories(root_ / "devcd7");
+    test::TestDump d = test::SmallDump({});
+    d.producer_gen = 4;
+    WriteBytes(root_ / "devcd7" / "data", test::WriteDump(d));
+    fs::rename(root_ / "devcd7", sysfs_ / "devcd7");
+    for (int i = 0; i < 50 && !fs::exists(out_ / "hmb-nvme0-20251204T145342Z-4.hmbdump"); i++)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    kill(getpid(), SIGTERM);
+  });
+  testing::internal::CaptureStdout();
+  const int rc = RunDumpSave(Options(), /*wait=*/true);
+  const std::string out = testing::internal::GetCapturedStdout();
+  later.join();
+  EXPECT_EQ(rc, 0);
+  EXPECT_TRUE(fs::exists(out_ / "hmb-nvme0-20251204T145342Z-3.hmbdump")) << out;
+  EXPECT_TRUE(fs::exists(out_ / "hmb-nvme0-20251204T145342Z-4.hmbdump")) << out;
+  EXPECT_EQ(ReadText(sysfs_ / "devcd7" / "data"), "1");
+  EXPECT_NE(out.find("devcd1"), std::string::npos) << out;
+  EXPECT_NE(out.find("devcd7"), std::string::npos) << out;
 }
 
 TEST_F(FakeDevcoredump, NoDevcoredumpDirectorySaysTheKernelOption) {

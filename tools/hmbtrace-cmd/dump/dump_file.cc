@@ -73,6 +73,7 @@ struct Section {
   std::span<const uint8_t> data;  // bounded by the bytes held
   uint64_t data_off = 0;
   bool cut = false;  // len ran past the end: data is what was held
+  uint64_t len = 0;  // as the section header says
 };
 
 class Parser {
@@ -96,6 +97,9 @@ class Parser {
   // The entries a fixed-size section can hold: its count, bounded by its
   // bytes; a difference is a problem and the excess is refused.
   uint64_t Entries(const Section& s, uint32_t type, size_t entry_len, uint64_t* refused);
+  // The bytes a section had: its own, or, cut short, what it claims
+  // within total_len.
+  uint64_t Room(const Section& s) const;
   void ParseCoreState(const Section& s);
   void ParseClocks(const Section& s);
   void ParseLost(const Section& s);
@@ -219,6 +223,7 @@ void Parser::ParseSections() {
     s.count = Le32(b_, off + 4);
     const uint64_t len = Le64(b_, off + 8);
     s.data_off = off + kDumpSectionHeaderLen;
+    s.len = len;
     const uint64_t room = end - s.data_off;
     const std::string name = SectionName(type);
     if (len > room) {
@@ -245,20 +250,27 @@ void Parser::ParseSections() {
   }
 }
 
+uint64_t Parser::Room(const Section& s) const {
+  if (!s.cut)
+    return s.data.size();
+  return std::min<uint64_t>(s.len, d_->header.total_len - s.data_off);
+}
+
 uint64_t Parser::Entries(const Section& s, uint32_t type, size_t entry_len, uint64_t* refused) {
   const uint64_t fit = s.data.size() / entry_len;
-  if (static_cast<uint64_t>(s.count) * entry_len != s.data.size() && !s.cut) {
+  if (!s.cut && static_cast<uint64_t>(s.count) * entry_len != s.data.size()) {
     Problem(s.header_off, "section " + SectionName(type) + ": count " + std::to_string(s.count) +
                               " x " + std::to_string(entry_len) + " bytes is not its len " +
                               std::to_string(s.data.size()));
     if (fit < s.count)
       d_->refused.sections_bad++;
   }
-  if (fit < s.count) {
-    *refused += s.count - fit;
-    return fit;
-  }
-  return s.count;
+  // Entries a cut section had and the file lost are refused; a count
+  // its own bytes could never hold is a lie, not entries.
+  const uint64_t claimed = std::min<uint64_t>(s.count, Room(s) / entry_len);
+  if (fit < claimed)
+    *refused += claimed - fit;
+  return std::min<uint64_t>(s.count, fit);
 }
 
 void Parser::ParseCoreState(const Section& s) {
@@ -360,16 +372,17 @@ void Parser::ParseLost(const Section& s) {
 void Parser::ParseRecords(const Section& s) {
   const size_t end = s.data.size();
   // A record takes 24 bytes at least: a count above that is not believed.
-  const uint64_t possible = end / kDumpRecordHeaderLen;
+  const uint64_t possible = Room(s) / kDumpRecordHeaderLen;
   uint64_t count = s.count;
   if (count > possible) {
     Problem(s.header_off, "section RECORDS: count " + std::to_string(count) +
-                              " cannot fit in its " + std::to_string(end) + " bytes");
+                              " cannot fit in its " + std::to_string(Room(s)) + " bytes");
     count = possible;
     if (!s.cut)
       d_->refused.sections_bad++;
   }
-  d_->records.reserve(count);
+  // Only what the bytes held can make: the claim may be far larger.
+  d_->records.reserve(std::min<uint64_t>(count, end / kDumpRecordHeaderLen));
   std::map<uint16_t, uint64_t> next_seq;  // per core: the lowest seq a record may have
   uint64_t refused_shown = 0;
   size_t at = 0;

@@ -156,7 +156,9 @@ TEST(DumpFile, ACoreStateCountTooBigRefusesWhatIsNotThere) {
   Put32(bytes, at.section.at(HMB_DUMP_SEC_CORE_STATE) + 4, 1000000);
   const Dump d = ParseOk(bytes);
   EXPECT_EQ(d.cores.size(), 2u);
-  EXPECT_EQ(d.refused.cores, 1000000u - 2);
+  // A count its bytes could never hold is a lie, not a million refusals.
+  EXPECT_EQ(d.refused.cores, 0u);
+  EXPECT_EQ(d.refused.sections_bad, 1u);
   EXPECT_TRUE(AnyProblem(d, "count 1000000 x 80 bytes is not its len 160"));
 }
 
@@ -173,6 +175,21 @@ TEST(DumpFile, ASectionLengthPastTheEndKeepsWhatItHolds) {
   EXPECT_TRUE(AnyProblem(d,
                          "core 0: LOST holds (0+0+0+0) lost by reason, CORE_STATE says "
                          "(2+0+0+0)"));
+}
+
+TEST(DumpFile, HugeClaimsAllocateOnlyWhatTheBytesHold) {
+  DumpLayout at;
+  std::vector<uint8_t> bytes = WriteDump(SmallDump(Dict()), &at);
+  Put64(bytes, 16, 1ull << 62);  // total_len
+  const size_t records = at.section.at(HMB_DUMP_SEC_RECORDS);
+  Put32(bytes, records + 4, 0xffffffffu);
+  Put64(bytes, records + 8, 1ull << 61);
+  Put32(bytes, at.section.at(HMB_DUMP_SEC_CORE_STATE) + 4, 0xffffffffu);
+  const Dump d = ParseOk(bytes);
+  EXPECT_TRUE(d.truncated);
+  EXPECT_EQ(d.cores.size(), 2u);
+  EXPECT_EQ(d.records.size(), 6u);
+  EXPECT_TRUE(AnyProblem(d, "cut short: total_len is 4611686018427387904"));
 }
 
 TEST(DumpFile, ARecordLengthPastItsSectionRefusesItAndTheRest) {
