@@ -2,12 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Fail if a program's --help and its man page disagree on options or defaults.
 
-usage: check_man_options.py BINARY MAN_PAGE [SUBCOMMAND]
+usage: check_man_options.py BINARY MAN_PAGE [SUBCOMMAND...]
 
 With SUBCOMMAND, checks `BINARY SUBCOMMAND --help` (e.g. hmbtrace-cmd report)
 against MAN_PAGE. The man page lists options in its == OPTIONS section as
 `*-x, --long* _ARG_::` followed by indented text that says `(default D)`
 wherever --help shows a default.
+
+A page of a command with subcommands of its own (hmbtrace-cmd dump info,
+dump save) groups their options under `=== NAME` headings in OPTIONS: the
+options before the first heading are every subcommand's; `BINARY dump save`
+is checked against those and the `=== save` group, `BINARY dump` against
+those alone.
 """
 import re
 import subprocess
@@ -33,14 +39,20 @@ def help_options(command):
     return opts
 
 
-def man_options(path):
+def man_options(path, group):
     opts = {}
     section = False
+    wanted = True  # before any === heading: every subcommand's
     for line in open(path, encoding='utf-8'):
         if line.startswith('== '):
             section = line.strip() == '== OPTIONS'
             continue
         if not section:
+            continue
+        if line.startswith('=== '):
+            wanted = line[4:].strip() == group
+            continue
+        if not wanted:
             continue
         m = re.match(r'\*((?:-\w, )?--[\w-]+)\*', line)
         if m:
@@ -53,11 +65,11 @@ def man_options(path):
 
 
 def main():
-    if len(sys.argv) not in (3, 4):
+    if len(sys.argv) < 3:
         sys.exit(__doc__)
     binary, man = sys.argv[1], sys.argv[2]
     helps = help_options([binary] + sys.argv[3:])
-    mans = man_options(man)
+    mans = man_options(man, sys.argv[-1] if len(sys.argv) > 3 else None)
     errors = []
     for name in sorted(set(helps) | set(mans)):
         if name not in mans:

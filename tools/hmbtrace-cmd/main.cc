@@ -25,7 +25,8 @@
   X(Ctrl)                    \
   X(Stream)                  \
   X(Record)                  \
-  X(Retime)
+  X(Retime)                  \
+  X(Dump)
 
 namespace hmbtrace {
 

@@ -10,6 +10,7 @@
 
 #include "capture/capture_c.h"
 #include "capture/ftrace_events_c.h"
+#include "dump/dump_events.h"
 
 namespace hmbtrace {
 namespace {
@@ -133,9 +134,20 @@ std::string_view StateName(uint8_t state) {
   return state < std::size(kNames) ? kNames[state] : "unknown";
 }
 
+// One of the two: a trace.dat, or a crash dump (dump/dump_events.h).
 struct CaptureFile::Handle {
   CapturePtr cap;
+  std::unique_ptr<DumpCapture> dump;
 };
+
+namespace {
+
+Status NotOnDump(const std::string& path, std::string_view what) {
+  return Status::Error(path + ": a crash dump, not a trace-cmd capture: " + std::string(what) +
+                       " works on captures only (report, stat and export read a dump)");
+}
+
+}  // namespace
 
 CaptureFile::CaptureFile() = default;
 CaptureFile::~CaptureFile() = default;
@@ -143,6 +155,14 @@ CaptureFile::~CaptureFile() = default;
 Status CaptureFile::Open(const std::string& path) {
   path_ = path;
   handle_.reset();
+  if (IsDumpFile(path)) {
+    Result<Dump> dump = ReadDumpFile(path);
+    if (!dump.ok())
+      return dump.status();
+    handle_ = std::make_unique<Handle>();
+    handle_->dump = std::make_unique<DumpCapture>(std::move(dump.value()));
+    return {};
+  }
   char err[256] = "";
   errno = 0;
   CapturePtr cap(hmb_capture_open(path.c_str(), err, sizeof(err)));
@@ -156,13 +176,20 @@ Status CaptureFile::Open(const std::string& path) {
   if (!hmb_capture_has_hmb_events(cap.get()))
     return Status::Error(path + ": no hmb events in the file's event formats; " +
                          std::string(kRecordHint));
-  handle_ = std::make_unique<Handle>(Handle{std::move(cap)});
+  handle_ = std::make_unique<Handle>();
+  handle_->cap = std::move(cap);
   return {};
+}
+
+bool CaptureFile::is_dump() const {
+  return handle_ && handle_->dump;
 }
 
 Status CaptureFile::Read(const CaptureCallback& fn, CaptureFilter filter, const Tick& tick) {
   if (!handle_)
     return Status::Error(path_ + ": not open");
+  if (handle_->dump)
+    return handle_->dump->Read(fn, filter == CaptureFilter::kMetadata, tick, kTickEvents, &scan_);
   hmb_capture* cap = handle_->cap.get();
   hmb_capture_set_metadata_only(cap, filter == CaptureFilter::kMetadata);
   Walk walk{&fn, &tick};
@@ -184,6 +211,8 @@ Status CaptureFile::Iterate(void* walk) {
 Status CaptureFile::ReadRaw(const RawCallback& fn) {
   if (!handle_)
     return Status::Error(path_ + ": not open");
+  if (handle_->dump)
+    return NotOnDump(path_, "reading its ftrace records as they are in the file");
   hmb_capture* cap = handle_->cap.get();
   hmb_capture_set_metadata_only(cap, 0);
   hmb_capture_set_tick(cap, nullptr, kTickEvents);
@@ -196,8 +225,8 @@ Status CaptureFile::ReadRaw(const RawCallback& fn) {
 
 std::vector<CaptureBuffer> CaptureFile::buffers() const {
   std::vector<CaptureBuffer> out;
-  if (!handle_)
-    return out;
+  if (!handle_ || handle_->dump)
+    return out;  // a dump has no ftrace buffers
   const hmb_capture* cap = handle_->cap.get();
   for (int i = 0; i < hmb_capture_nr_buffers(cap); i++)
     out.push_back(CaptureBuffer{hmb_capture_buffer_name(cap, i), hmb_capture_buffer_cpus(cap, i)});
@@ -205,7 +234,8 @@ std::vector<CaptureBuffer> CaptureFile::buffers() const {
 }
 
 const struct hmb_event_set* CaptureFile::events() const {
-  return handle_ ? hmb_capture_events(handle_->cap.get()) : nullptr;
+  // A dump has no event formats: its events are made, not decoded.
+  return handle_ && handle_->cap ? hmb_capture_events(handle_->cap.get()) : nullptr;
 }
 
 Status ReadCapture(const std::string& path, const CaptureCallback& fn, CaptureFilter filter) {
@@ -262,6 +292,14 @@ std::string HostTime(uint64_t ts_ns) {
 }
 
 Status ReadCaptureClocks(const std::string& path, CaptureClocks* out) {
+  if (IsDumpFile(path)) {
+    // No ftrace buffers: its times are on the clock its fit converts to.
+    Result<Dump> dump = ReadDumpFile(path);
+    if (!dump.ok())
+      return dump.status();
+    out->hmb = out->top = DumpTraceClock(dump.value());
+    return Status();
+  }
   struct hmb_ftrace_info info;
   char err[256] = "";
   if (hmb_ftrace_read(path.c_str(), nullptr, nullptr, &info, err, sizeof(err)) < 0)

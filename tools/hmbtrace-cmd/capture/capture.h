@@ -2,7 +2,9 @@
 //
 // Reading a trace.dat made by `trace-cmd record -B hmb -e hmb`: the hmb
 // events of every buffer, and trace_marker lines, in host time order.
-// Each subcommand is a consumer of this one stream.
+// Each subcommand is a consumer of this one stream. A crash dump of an
+// area (include/hmb_trace_dump_abi.h) reads as the same stream, made from
+// its sections (dump/dump_events.h).
 
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_CAPTURE_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_CAPTURE_H_
@@ -138,8 +140,12 @@ class CaptureFile {
 
   // On failure, a message that names the file, the reason and, where
   // there is one, the fix. A file with no hmb event formats at all is an
-  // error too.
+  // error too. A file that starts with the dump magic ("HMBTDUMP") is
+  // read as a crash dump: Read() works on it; ReadRaw() is an error,
+  // buffers() empty and events() nullptr (it has no ftrace records).
   Status Open(const std::string& path);
+  // The open file is a crash dump.
+  bool is_dump() const;
   // One pass: the events in host time order.
   Status Read(const CaptureCallback& fn,
               CaptureFilter filter = CaptureFilter::kAll,
@@ -173,7 +179,8 @@ Status ReadCapture(const std::string& path,
 // The trace clocks of a capture, as trace.dat names them ("" where it does
 // not): `hmb` of the buffer that carries the hmb events (the "hmb"
 // instance; the top buffer without one), `top` of the top buffer (the
-// host's nvme events, trace_marker).
+// host's nvme events, trace_marker). Of a crash dump, both are the clock
+// its times are converted to (DumpTraceClock()).
 struct CaptureClocks {
   std::string hmb;
   std::string top;

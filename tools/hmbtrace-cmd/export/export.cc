@@ -9,6 +9,7 @@
 
 #include "capture/dictionaries.h"
 #include "capture/ftrace_events_c.h"
+#include "dump/dump_file.h"
 #include "export/export_join.h"
 #include "export/export_json.h"
 #include "export/export_model.h"
@@ -95,8 +96,17 @@ Status ExportCapture(const std::string& input,
   pass.model = &model;
   pass.info = &info;
   char err[256] = "";
-  if (hmb_ftrace_read(input.c_str(), OnFtraceEvent, &pass, &info, err, sizeof(err)) < 0)
+  if (IsDumpFile(input)) {
+    // A crash dump has no other ftrace events; its clock is the one its
+    // times are converted to.
+    CaptureClocks clocks;
+    if (Status s = ReadCaptureClocks(input, &clocks); !s.ok())
+      return s;
+    std::snprintf(info.hmb_clock, sizeof(info.hmb_clock), "%s", clocks.hmb.c_str());
+    std::snprintf(info.top_clock, sizeof(info.top_clock), "%s", clocks.top.c_str());
+  } else if (hmb_ftrace_read(input.c_str(), OnFtraceEvent, &pass, &info, err, sizeof(err)) < 0) {
     return Status::Error(input + ": " + err);
+  }
   if (!pass.clock_set)
     SetClock(&pass, 0);
   summary->clock = pass.clock;

@@ -13,6 +13,7 @@
 #include "capture/capture.h"
 #include "capture/dictionaries.h"
 #include "capture/nvme_host_c.h"
+#include "dump/dump_file.h"
 #include "clock_set.h"
 #include "format.h"
 
@@ -144,8 +145,10 @@ Status ReadCommandCapture(const std::string& path,
     // The host's commands first: with none, the firmware's command records
     // are only counted (nothing to join them to; memory stays flat).
     char err[256] = "";
-    const int rc =
-        hmb_nvme_host_read(path.c_str(), OnHostEvent, join, &out->host_malformed, err, sizeof(err));
+    // A crash dump holds no host events: as a capture without them.
+    const int rc = IsDumpFile(path) ? 1
+                                    : hmb_nvme_host_read(path.c_str(), OnHostEvent, join,
+                                                         &out->host_malformed, err, sizeof(err));
     if (rc < 0)
       return Status::Error(path + ": " + err);
     out->host_events = rc == 0;

@@ -12,6 +12,7 @@
 
 #include "capture/capture.h"
 #include "capture/dictionaries.h"
+#include "dump/dump_file.h"
 #include "hmb_events.h"
 #include "retime/retime_output_c.h"
 #include "retime/trace_page_writer.h"
@@ -100,6 +101,11 @@ Status Retime(const RetimeOptions& options, RetimeSummary* summary) {
   if (options.output == options.input) {
     return Status::Error(options.output + ": the output must not be the input");
   }
+  if (IsDumpFile(options.input))
+    return Status::Error(options.input +
+                         ": a crash dump, not a trace-cmd capture: retime works on captures "
+                         "only; report, stat and export read a dump, its records at their "
+                         "converted time already");
   const int in_version = retime_input_file_version(options.input.c_str());
   CaptureFile file;
   if (Status s = file.Open(options.input); !s.ok())

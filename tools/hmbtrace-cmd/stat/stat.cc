@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "dump/dump_file.h"
 #include "format.h"
 #include "join/nvme_capture.h"
 #include "stat/histogram.h"
@@ -640,6 +641,10 @@ int RunStat(const std::string& input, bool json, bool commands, const std::strin
   nlohmann::json doc = json ? stat.Json(input) : nlohmann::json();
   std::string out = json ? "" : stat.Text(input);
   CommandCapture cap;
+  // A crash dump holds no host events: no join to show, nor a hint to
+  // record them.
+  if (IsDumpFile(input))
+    commands = false;
   if (commands) {
     if (Status s = ReadCommandCapture(input, &cap); !s.ok()) {
       std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
