@@ -3,8 +3,8 @@
  * hmb_trace_dump_abi.h - the crash dump of an HMB trace area: what
  * hmb_trace.ko hands to devcoredump when the controller that carries the
  * area is reset, disabled or removed (/sys/class/devcoredump/devcdN/data),
- * and what `hmbtrace-cmd` reads back (Documentation/hmb-trace-abi.rst,
- * "Crash dump").
+ * and what `hmbtrace-cmd dump` reads back (kernel/hmb_trace/README.md,
+ * "Crash dump"; hmbtrace-cmd-dump(1)).
  *
  * A dump is a header followed by sections, each a section header and
  * `len` bytes of data, the next section at the following 8-byte boundary.

@@ -457,7 +457,7 @@ if ((run_e2e)); then
 		# kernel switches to "global" itself). resets: 8 resets in a row
 		# with memory pressure, the hazards lockdep and the workqueue
 		# checks are here for.
-		for s in record-global reset ctrl resets; do
+		for s in record-global reset dump ctrl resets; do
 			ssd_rc=0
 			HMBTRACE_KERNEL_DIR=$dk mock/qemu-nvme/run-ssd.sh "$s" || ssd_rc=$?
 			case $ssd_rc in
