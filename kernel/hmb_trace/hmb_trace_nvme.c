@@ -9,14 +9,18 @@
  * series the kernel carries (the one place that differs is marked "The
  * series' interface" below):
  *
- *  - Linux 6.1 (kernel/patches/000[1-6]): nvme-pci exports a notifier and
+ *  - Linux 6.1 (kernel/patches/000[1-7]): nvme-pci exports a notifier,
  *    the control command's functions (nvme_hmb_trace_register_notifier(),
- *    nvme_hmb_trace_ctrl_post/answered/wait()), for all controllers;
+ *    nvme_hmb_trace_ctrl_post/answered/wait()) and, from 0007, the walk of
+ *    the commands in flight (nvme_hmb_trace_walk_inflight()), for all
+ *    controllers;
  *  - Linux 6.12 and 7.2 (kernel/patches/6.12, 7.2: no exports):
  *    nvme-pci adds an auxiliary device "nvme.hmb_trace.N" per controller
  *    with a trace area; we bind an auxiliary driver to it and subscribe
- *    through its operations, which carry the same events and the same
- *    control command. The header says which (NVME_HMB_TRACE_AUXDEV_NAME).
+ *    through its operations, which carry the same events, the same
+ *    control command and, from 0006, the same walk (walk_inflight). The
+ *    header says which (NVME_HMB_TRACE_AUXDEV_NAME; Kbuild probes the
+ *    walk: HMB_TRACE_NVME_INFLIGHT).
  *
  *   nvme-pci                           this backend
  *   ENABLED (after HMB enable) ------> queue the registration (work), or
@@ -130,6 +134,11 @@ static void hmb_trace_nvme_ctrl_wait(void *trace, u64 seq, u64 timeout_ns);
  */
 static const struct hmb_trace_inflight *
 hmb_trace_nvme_inflight(void *trace, struct hmb_trace_inflight *buf);
+#ifdef HMB_TRACE_NVME_INFLIGHT
+/* The series' interface: @w->fn for each of @trace's commands in flight. */
+static void hmb_trace_nvme_walk_inflight(void *trace,
+					 struct nvme_hmb_trace_walker *w);
+#endif
 
 static DEFINE_MUTEX(hmb_trace_nvme_lock);
 static LIST_HEAD(hmb_trace_nvme_areas);		/* under hmb_trace_nvme_lock */
@@ -434,6 +443,64 @@ static void hmb_trace_nvme_event(unsigned long event, void *trace,
 }
 
 /*
+ * The crash dump's commands in flight (INFLIGHT), through the series'
+ * walker: called from DISABLING, so nothing here sleeps or allocates.
+ */
+#ifdef HMB_TRACE_NVME_INFLIGHT
+struct hmb_trace_nvme_walk {
+	struct nvme_hmb_trace_walker walker;
+	bool (*add)(void *dump, const struct hmb_dump_cmd *cmd);
+	void *dump;
+};
+
+static bool hmb_trace_nvme_inflight_one(struct nvme_hmb_trace_walker *walker,
+					const struct nvme_hmb_trace_cmd *c)
+{
+	struct hmb_trace_nvme_walk *w =
+		container_of(walker, struct hmb_trace_nvme_walk, walker);
+	struct hmb_dump_cmd cmd = {
+		.qid = c->qid,
+		.cid = c->cid,
+		.opcode = c->opcode,
+		.nsid = c->nsid,
+		.nlb = c->nlb,
+		.slba = c->slba,
+		.submit_ns = c->start_ns,
+	};
+
+	return w->add(w->dump, &cmd);
+}
+
+static void hmb_trace_nvme_walk(void *trace,
+				bool (*add)(void *dump,
+					    const struct hmb_dump_cmd *cmd),
+				void *dump)
+{
+	struct hmb_trace_nvme_walk w = {
+		.walker.fn = hmb_trace_nvme_inflight_one,
+		.add = add,
+		.dump = dump,
+	};
+
+	hmb_trace_nvme_walk_inflight(trace, &w.walker);
+}
+
+static const struct hmb_trace_inflight *
+hmb_trace_nvme_inflight(void *trace, struct hmb_trace_inflight *buf)
+{
+	buf->walk = hmb_trace_nvme_walk;
+	buf->ctx = trace;
+	return buf;
+}
+#else /* the series cannot list them (before 6.1's 0007, 6.12/7.2's 0006) */
+static const struct hmb_trace_inflight *
+hmb_trace_nvme_inflight(void *trace, struct hmb_trace_inflight *buf)
+{
+	return NULL;
+}
+#endif
+
+/*
  * The series' interface: everything that differs between the 6.1 series
  * (exported notifier and control command) and the 6.12/7.2 series (an
  * auxiliary device with operations) is in this block.
@@ -476,12 +543,15 @@ static void hmb_trace_nvme_ctrl_wait(void *trace, u64 seq, u64 timeout_ns)
 	tdev->host->ctrl_wait(tdev, seq, timeout_ns);
 }
 
-/* The 6.12/7.2 series do not list the commands in flight (yet). */
-static const struct hmb_trace_inflight *
-hmb_trace_nvme_inflight(void *trace, struct hmb_trace_inflight *buf)
+#ifdef HMB_TRACE_NVME_INFLIGHT
+static void hmb_trace_nvme_walk_inflight(void *trace,
+					 struct nvme_hmb_trace_walker *w)
 {
-	return NULL;
+	struct nvme_hmb_trace_device *tdev = trace;
+
+	tdev->host->walk_inflight(tdev, w);
 }
+#endif
 
 /* nvme-pci's notice, under its controller's lock (the rule above). */
 static void hmb_trace_nvme_notify(void *priv, enum nvme_hmb_trace_event event,
@@ -577,56 +647,10 @@ static void hmb_trace_nvme_ctrl_wait(void *trace, u64 seq, u64 timeout_ns)
 }
 
 #ifdef HMB_TRACE_NVME_INFLIGHT
-struct hmb_trace_nvme_walk {
-	struct nvme_hmb_trace_walker walker;
-	bool (*add)(void *dump, const struct hmb_dump_cmd *cmd);
-	void *dump;
-};
-
-static bool hmb_trace_nvme_inflight_one(struct nvme_hmb_trace_walker *walker,
-					const struct nvme_hmb_trace_cmd *c)
+static void hmb_trace_nvme_walk_inflight(void *trace,
+					 struct nvme_hmb_trace_walker *w)
 {
-	struct hmb_trace_nvme_walk *w =
-		container_of(walker, struct hmb_trace_nvme_walk, walker);
-	struct hmb_dump_cmd cmd = {
-		.qid = c->qid,
-		.cid = c->cid,
-		.opcode = c->opcode,
-		.nsid = c->nsid,
-		.nlb = c->nlb,
-		.slba = c->slba,
-		.submit_ns = c->start_ns,
-	};
-
-	return w->add(w->dump, &cmd);
-}
-
-static void hmb_trace_nvme_walk(void *trace,
-				bool (*add)(void *dump,
-					    const struct hmb_dump_cmd *cmd),
-				void *dump)
-{
-	struct hmb_trace_nvme_walk w = {
-		.walker.fn = hmb_trace_nvme_inflight_one,
-		.add = add,
-		.dump = dump,
-	};
-
-	nvme_hmb_trace_walk_inflight(trace, &w.walker);
-}
-
-static const struct hmb_trace_inflight *
-hmb_trace_nvme_inflight(void *trace, struct hmb_trace_inflight *buf)
-{
-	buf->walk = hmb_trace_nvme_walk;
-	buf->ctx = trace;
-	return buf;
-}
-#else /* a 6.1 series before nvme_hmb_trace_walk_inflight() */
-static const struct hmb_trace_inflight *
-hmb_trace_nvme_inflight(void *trace, struct hmb_trace_inflight *buf)
-{
-	return NULL;
+	nvme_hmb_trace_walk_inflight(trace, w);
 }
 #endif
 

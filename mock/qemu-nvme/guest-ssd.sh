@@ -221,11 +221,21 @@ else
 		# checks the dump against the device); then generation 2 is
 		# traced as in reset.
 		io_round 0
-		# I/O in flight at the reset: the dump lists the commands.
-		io_round 2 &
-		sleep 0.2
+		# I/O in flight at the reset: the dump lists the commands. Rounds
+		# until the reset is over, and the reset written once the block
+		# layer has some in flight (inflight: reads, writes), not after
+		# a fixed sleep: on 7.2 and 6.12 one round was over 60 ms
+		# before it.
+		rm -f /tmp/io-stop
+		(while [ ! -e /tmp/io-stop ]; do io_round 2; done) &
+		n=0
+		until awk '{ exit !($1 + $2) }' /sys/block/nvme0n1/inflight ||
+			[ $n -ge 500 ]; do
+			n=$((n + 1))
+		done
 		t0=$(cut -d' ' -f1 /proc/uptime)
 		echo 1 >/sys/class/nvme/nvme0/reset_controller || not_ok "write reset_controller"
+		touch /tmp/io-stop
 		wait
 		# shellcheck disable=SC2016 # evaluated by wait_for
 		check "nobody tracing, a controller reset: live again" \

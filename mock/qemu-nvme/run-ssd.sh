@@ -105,8 +105,9 @@ series=$(grep -oE '^[0-9]+\.[0-9]+' <<<"$kver" || true)
 # coredump_kb=0 to measure a reset without the crash dump); the dump
 # scenario's own default is coredump_kb=64.
 printf '%s\n' "${HMB_SSD_HMB_ARGS-}" >"$run/hmb-args"
-# The series the patched nvme is of (verify_ssd.py: only 6.1's lists the
-# commands in flight for the crash dump).
+# The series the patched nvme is of (verify_ssd.py's figures; every series
+# lists the commands in flight for the crash dump: 6.1's 0007, 6.12's and
+# 7.2's 0006).
 echo "${series:-6.1}" >"$run/series"
 if [[ -n $series && -z ${HMB_SSD_MODULES:-} ]]; then
 	# Debian's kernel of a newer series: the patched nvme of

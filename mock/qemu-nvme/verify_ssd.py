@@ -97,12 +97,7 @@ def check_dump(check, path, what, gen, delivered, written, fw_cmds, fw_gen_end):
             series = f.read().strip()
     except OSError:
         series = "6.1"
-    if series != "6.1":
-        # The 6.12 and 7.2 series have no nvme_hmb_trace_walk_inflight().
-        print(f"figures: {what}: series {series}: no list of the commands in flight "
-              f"(flags {h['flags']:#x}, {len(d['inflight'])} listed)")
-        check(f"{what}: series {series} lists no command in flight", not h["flags"] & 8)
-    elif gen in fw_gen_end:
+    if gen in fw_gen_end:
         # What the device had fetched and not completed when generation
         # gen's firmware stopped (its own account): the host had them in
         # flight at DISABLING, so the dump lists each (the reverse need not
@@ -110,10 +105,11 @@ def check_dump(check, path, what, gen, delivered, written, fw_cmds, fw_gen_end):
         # the device may complete some after the dump). Not the
         # Asynchronous Event Request (0Ch): nvme-core sends it outside the
         # block layer's tags, always outstanding.
-        open_cmds, last_fetch = {}, {}
+        open_cmds, last_fetch, tag_fetch = {}, {}, {}
         for w, q, cid, opc, tick, rc in fw_cmds[:fw_gen_end[gen]]:
             if w == "fetch":
                 last_fetch[(q, cid)] = tick
+                tag_fetch[(q, cid & 0xfff)] = (cid, opc)
             if w == "fetch" and (q or opc != 0x0c):
                 open_cmds[(q, cid)] = (opc, tick)
             else:
@@ -123,23 +119,40 @@ def check_dump(check, path, what, gen, delivered, written, fw_cmds, fw_gen_end):
         fetched = {(le(r["payload"], 0, 2), le(r["payload"], 2, 2), r["ts"])
                    for r in d["records"] if r["event_id"] == FETCH}
         joined = sum(1 for k in open_cmds if k + (open_cmds[k][1],) in fetched)
-        # Every listed I/O command the device fetched: its last cmd_fetch
-        # record, the device's own stamp, is in the dump (its newest).
-        io_fetched = [k for k in listed if k[0] and k in last_fetch]
+        # Every listed I/O command the device fetched before the dump: its
+        # last cmd_fetch record, the device's own stamp, is in the dump
+        # (its newest). A cid is a tag and 4 generation bits (nvme_cid()):
+        # the listed command is the one the device fetched only if the
+        # last fetch of its tag on its queue has its cid (a tag 16 uses
+        # older has the same cid, and its record may be among those the
+        # dump left out). The device records a fetch on core qid % cores
+        # (its firmware's choice); one stamped after that core's newest
+        # record in the dump came after the dump: the reset's window.
+        newest = {}
+        for r in d["records"]:
+            newest[r["core"]] = max(newest.get(r["core"], -1), r["ts"])
+        io_this = [k for k in listed
+                   if k[0] and tag_fetch.get((k[0], k[1] & 0xfff), (None,))[0] == k[1]]
+        io_opc = [k for k in io_this if tag_fetch[(k[0], k[1] & 0xfff)][1] != listed[k]["opcode"]]
+        io_fetched = [k for k in io_this
+                      if last_fetch[k] <= newest.get(k[0] % h["nr_cores"], -1)]
         io_unjoined = [k for k in io_fetched if k + (last_fetch[k],) not in fetched]
-        print(f"figures: {what}: {len(d['inflight'])} commands in flight in the dump "
+        print(f"figures: {what}: series {series}: {len(d['inflight'])} commands in flight "
+              f"in the dump "
               f"(flags {h['flags']:#x}): " + ", ".join(
                   f"q{c['qid']} cid {c['cid']:#x} opc {c['opcode']:#04x}"
                   + (f" slba {c['slba']} nlb {c['nlb']}" if c["nlb"] else "")
                   for c in d["inflight"]) +
               f"; the device had fetched and not completed {sorted(open_cmds)}, "
               f"{joined} of them with their cmd_fetch record in the dump; of the listed I/O "
-              f"commands the device fetched ({len(io_fetched)}), {len(io_unjoined)} without "
-              f"their cmd_fetch record")
+              f"commands the device fetched ({len(io_this)}; {len(io_this) - len(io_fetched)} "
+              f"after the dump), {len(io_unjoined)} without their cmd_fetch record")
         check(f"{what}: the dump lists every command the device had fetched and not "
               f"completed ({len(open_cmds)}; missing {missing}), each with its cmd_fetch "
               f"record ({joined})",
               bool(h["flags"] & 8) and not missing and joined == len(open_cmds))
+        check(f"{what}: every listed I/O command the device fetched, before or after the dump, "
+              f"has the opcode the device fetched ({len(io_this)}; other: {io_opc})", not io_opc)
         check(f"{what}: every listed I/O command the device fetched has its cmd_fetch record "
               f"in the dump, the device's stamp ({len(io_fetched)}; without: {io_unjoined})",
               not io_unjoined)
