@@ -22,6 +22,8 @@ static_assert(sizeof(hmb_dump_clock) == kDumpClockLen);
 static_assert(sizeof(hmb_dump_core) == kDumpCoreLen);
 static_assert(sizeof(hmb_dump_lost) == kDumpLostLen);
 static_assert(sizeof(hmb_dump_record) == kDumpRecordHeaderLen);
+static_assert(sizeof(hmb_dump_cmd) == kDumpCmdLen);
+static_assert(offsetof(hmb_dump_cmd, slba) == 16);
 static_assert(HMB_DUMP_CLOCKS == kDumpClocks);
 static_assert(HMB_LOST_NR <= kDumpLostReasons);
 static_assert(HMB_TRACE_CLOCK_NR <= HMB_DUMP_CLOCKS);
@@ -63,6 +65,8 @@ std::string SectionName(uint32_t type) {
       return "LOST";
     case HMB_DUMP_SEC_RECORDS:
       return "RECORDS";
+    case HMB_DUMP_SEC_INFLIGHT:
+      return "INFLIGHT";
   }
   return "type " + std::to_string(type);
 }
@@ -104,6 +108,7 @@ class Parser {
   void ParseClocks(const Section& s);
   void ParseLost(const Section& s);
   void ParseRecords(const Section& s);
+  void ParseInflight(const Section& s);
   void CheckIdentity();
 
   Dump* d_;
@@ -126,6 +131,8 @@ Status Parser::Run() {
     ParseLost(it->second);
   if (auto it = sections_.find(HMB_DUMP_SEC_RECORDS); it != sections_.end())
     ParseRecords(it->second);
+  if (auto it = sections_.find(HMB_DUMP_SEC_INFLIGHT); it != sections_.end())
+    ParseInflight(it->second);
   if (auto it = sections_.find(HMB_DUMP_SEC_META); it != sections_.end())
     d_->meta = it->second.data;
   if (auto it = sections_.find(HMB_DUMP_SEC_CORES); it != sections_.end())
@@ -233,14 +240,15 @@ void Parser::ParseSections() {
       // What it holds is still worth its records; nothing can follow it.
       s.cut = true;
       s.data = b_.subspan(s.data_off, room);
-      if (type == HMB_DUMP_SEC_RECORDS || type == HMB_DUMP_SEC_DICT)
+      if (type == HMB_DUMP_SEC_RECORDS || type == HMB_DUMP_SEC_DICT ||
+          type == HMB_DUMP_SEC_INFLIGHT)
         sections_.try_emplace(type, s);
       if (i + 1 < d_->header.nr_sections)
         d_->refused.sections_missing = d_->header.nr_sections - i - 1;
       return;
     }
     s.data = b_.subspan(s.data_off, len);
-    if (type < HMB_DUMP_SEC_META || type > HMB_DUMP_SEC_RECORDS) {
+    if (type < HMB_DUMP_SEC_META || type > HMB_DUMP_SEC_INFLIGHT) {
       d_->refused.sections_unknown++;  // a newer module's: skipped, as the ABI says
     } else if (!sections_.try_emplace(type, s).second) {
       d_->refused.sections_duplicate++;
@@ -433,6 +441,39 @@ void Parser::ParseRecords(const Section& s) {
   }
 }
 
+void Parser::ParseInflight(const Section& s) {
+  const uint64_t n = Entries(s, HMB_DUMP_SEC_INFLIGHT, kDumpCmdLen, &d_->refused.inflight);
+  const uint64_t taken_mono = d_->header.taken_ns[HMB_TRACE_CLOCK_MONO];
+  std::map<uint32_t, uint64_t> seen;  // qid << 16 | cid -> offset
+  for (uint64_t i = 0; i < n; i++) {
+    const size_t at = i * kDumpCmdLen;
+    const uint64_t off = s.data_off + at;
+    DumpCmd c;
+    c.qid = Le16(s.data, at + offsetof(hmb_dump_cmd, qid));
+    c.cid = Le16(s.data, at + offsetof(hmb_dump_cmd, cid));
+    c.opcode = s.data[at + offsetof(hmb_dump_cmd, opcode)];
+    c.nsid = Le32(s.data, at + offsetof(hmb_dump_cmd, nsid));
+    c.nlb = Le32(s.data, at + offsetof(hmb_dump_cmd, nlb));
+    c.slba = Le64(s.data, at + offsetof(hmb_dump_cmd, slba));
+    c.submit_ns = Le64(s.data, at + offsetof(hmb_dump_cmd, submit_ns));
+    std::string why;
+    // One command holds a (qid, cid) until it completes: a second is not
+    // in flight at the same time.
+    if (auto [it, fresh] = seen.try_emplace(uint32_t{c.qid} << 16 | c.cid, off); !fresh)
+      why = "the same qid and cid as the command at offset " + std::to_string(it->second);
+    else if (taken_mono && c.submit_ns > taken_mono)
+      why = "submit_ns " + std::to_string(c.submit_ns) + " after the dump (mono " +
+            std::to_string(taken_mono) + ")";
+    if (!why.empty()) {
+      d_->refused.inflight++;
+      Problem(off, "command in flight qid " + std::to_string(c.qid) + " cid " +
+                       std::to_string(c.cid) + ": " + why + ": refused");
+      continue;
+    }
+    d_->inflight.push_back(c);
+  }
+}
+
 void Parser::CheckIdentity() {
   for (const DumpCore& c : d_->cores) {
     DumpIdentity id;
@@ -530,8 +571,13 @@ std::string DumpFlagsText(uint32_t flags) {
     add("truncated");
   if (flags & HMB_DUMP_FL_NOT_ATTACHED)
     add("not_attached");
-  const uint32_t rest =
-      flags & ~(HMB_DUMP_FL_DICT | HMB_DUMP_FL_TRUNCATED | HMB_DUMP_FL_NOT_ATTACHED);
+  if (flags & HMB_DUMP_FL_INFLIGHT)
+    add("inflight");
+  if (flags & HMB_DUMP_FL_INFLIGHT_PARTIAL)
+    add("inflight_partial");
+  const uint32_t rest = flags & ~(HMB_DUMP_FL_DICT | HMB_DUMP_FL_TRUNCATED |
+                                  HMB_DUMP_FL_NOT_ATTACHED | HMB_DUMP_FL_INFLIGHT |
+                                  HMB_DUMP_FL_INFLIGHT_PARTIAL);
   if (rest) {
     char buf[16];
     std::snprintf(buf, sizeof(buf), "0x%x", rest);

@@ -16,7 +16,9 @@
 // Invariants of a parsed Dump: every record's payload lies inside `bytes`;
 // records are those of a core the CORE_STATE section describes, in that
 // core's sequence order, with seq in [start_seq, end_seq); losses likewise
-// with at_seq in (start_seq, end_seq]; clocks have a known clock id.
+// with at_seq in (start_seq, end_seq]; clocks have a known clock id;
+// commands in flight have a unique (qid, cid) and, when the dump has its
+// mono time, were not submitted after it.
 
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_DUMP_DUMP_FILE_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_DUMP_DUMP_FILE_H_
@@ -41,6 +43,7 @@ inline constexpr size_t kDumpClockLen = 88;
 inline constexpr size_t kDumpCoreLen = 80;
 inline constexpr size_t kDumpLostLen = 24;
 inline constexpr size_t kDumpRecordHeaderLen = 24;
+inline constexpr size_t kDumpCmdLen = 32;
 inline constexpr size_t kDumpLostReasons = 4;
 inline constexpr size_t kDumpClocks = 8;
 // The largest dump read: far above any record bound the module sets.
@@ -95,6 +98,17 @@ struct DumpLost {
   uint64_t at_seq = 0;
 };
 
+// A host command in flight when the dump was taken (INFLIGHT).
+struct DumpCmd {
+  uint16_t qid = 0;  // 0: admin
+  uint16_t cid = 0;
+  uint8_t opcode = 0;
+  uint32_t nsid = 0;
+  uint32_t nlb = 0;
+  uint64_t slba = 0;
+  uint64_t submit_ns = 0;  // CLOCK_MONOTONIC (HMB_TRACE_CLOCK_MONO); 0: unknown
+};
+
 struct DumpRecord {
   uint16_t core = 0;
   uint16_t event_id = 0;
@@ -126,8 +140,9 @@ struct DumpRefused {
   uint64_t cores = 0;
   uint64_t lost = 0;
   uint64_t records = 0;
+  uint64_t inflight = 0;
   uint64_t total() const {
-    return sections_bad + sections_missing + clocks + cores + lost + records;
+    return sections_bad + sections_missing + clocks + cores + lost + records + inflight;
   }
 };
 
@@ -151,6 +166,10 @@ struct Dump {
   std::vector<DumpLost> lost;          // in section order: per core, by at_seq
   std::vector<DumpRecord> records;     // per core in seq order, cores one after another
   std::vector<DumpIdentity> identity;  // one per cores[i]
+  // INFLIGHT in section order: (qid, cid) unique. Meaningful only with
+  // HMB_DUMP_FL_INFLIGHT in the header's flags (INFLIGHT_PARTIAL: the
+  // host had more in flight than the section holds).
+  std::vector<DumpCmd> inflight;
   DumpRefused refused;
   // What was wrong, one line each: "offset N: ..." (kMaxProblems at most).
   std::vector<std::string> problems;

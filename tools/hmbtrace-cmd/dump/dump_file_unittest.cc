@@ -15,6 +15,8 @@ namespace hmbtrace {
 namespace {
 
 using test::DumpLayout;
+using test::InflightDump;
+using test::Put16;
 using test::Put32;
 using test::Put64;
 using test::SmallDump;
@@ -274,6 +276,98 @@ TEST(DumpFile, ASecondSectionOfATypeIsSkipped) {
   EXPECT_EQ(d.dict.size(), in.dict.size());
 }
 
+// Two commands in flight: a read on queue 1 and an admin identify.
+std::vector<DumpCmd> TwoCmds() {
+  return {{1, 0x1004, 0x02, 1, 8, 0x1000, 8999750000},
+          {0, 0x0007, 0x06, 0, 0, 0, 0}};
+}
+
+TEST(DumpFile, TheCommandsInFlightAreParsed) {
+  const TestDump in = InflightDump(Dict(), TwoCmds());
+  const Dump d = ParseOk(WriteDump(in));
+  EXPECT_TRUE(d.problems.empty()) << d.problems.front();
+  EXPECT_EQ(d.refused.total(), 0u);
+  EXPECT_EQ(d.refused.sections_unknown, 0u);
+  ASSERT_EQ(d.inflight.size(), 2u);
+  const DumpCmd& c = d.inflight[0];
+  EXPECT_EQ(c.qid, 1u);
+  EXPECT_EQ(c.cid, 0x1004u);
+  EXPECT_EQ(c.opcode, 0x02u);
+  EXPECT_EQ(c.nsid, 1u);
+  EXPECT_EQ(c.nlb, 8u);
+  EXPECT_EQ(c.slba, 0x1000u);
+  EXPECT_EQ(c.submit_ns, 8999750000u);
+  EXPECT_EQ(d.inflight[1].qid, 0u);
+  EXPECT_EQ(d.inflight[1].cid, 7u);
+  EXPECT_EQ(d.inflight[1].opcode, 0x06u);
+  EXPECT_EQ(d.records.size(), in.records.size());
+  EXPECT_EQ(DumpFlagsText(d.header.flags), "dict,inflight");
+  EXPECT_EQ(DumpFlagsText(HMB_DUMP_FL_INFLIGHT | HMB_DUMP_FL_INFLIGHT_PARTIAL | (1u << 5)),
+            "inflight,inflight_partial,0x20");
+}
+
+TEST(DumpFile, AnInflightCountTooBigRefusesWhatIsNotThere) {
+  TestDump in = InflightDump(Dict(), TwoCmds());
+  in.inflight_count = 5;
+  DumpLayout layout;
+  const Dump d = ParseOk(WriteDump(in, &layout));
+  EXPECT_EQ(d.inflight.size(), 2u);
+  EXPECT_EQ(d.refused.sections_bad, 1u);
+  ASSERT_FALSE(d.problems.empty());
+  EXPECT_EQ(d.problems[0], "offset " + std::to_string(layout.section.at(HMB_DUMP_SEC_INFLIGHT)) +
+                               ": section INFLIGHT: count 5 x 32 bytes is not its len 64");
+  // The sections after it are read all the same.
+  EXPECT_EQ(d.records.size(), in.records.size());
+}
+
+TEST(DumpFile, AnInflightSectionCutShortKeepsTheCommandsItHolds) {
+  const TestDump in = InflightDump(Dict(), TwoCmds());
+  DumpLayout layout;
+  std::vector<uint8_t> bytes = WriteDump(in, &layout);
+  // The first command and half the second.
+  const size_t data = layout.section.at(HMB_DUMP_SEC_INFLIGHT) + kDumpSectionHeaderLen;
+  bytes.resize(data + kDumpCmdLen + kDumpCmdLen / 2);
+  const Dump d = ParseOk(std::move(bytes));
+  EXPECT_TRUE(d.truncated);
+  ASSERT_EQ(d.inflight.size(), 1u);
+  EXPECT_EQ(d.inflight[0].cid, 0x1004u);
+  EXPECT_EQ(d.refused.inflight, 1u);
+}
+
+TEST(DumpFile, ACommandInFlightTwiceOrAfterTheDumpIsRefused) {
+  std::vector<DumpCmd> cmds = TwoCmds();
+  cmds.push_back(cmds[0]);                          // the same qid and cid
+  cmds.push_back({2, 1, 0x01, 1, 1, 0, 9000000001});  // after mono 9 s
+  DumpLayout layout;
+  const Dump d = ParseOk(WriteDump(InflightDump(Dict(), cmds), &layout));
+  EXPECT_EQ(d.inflight.size(), 2u);
+  EXPECT_EQ(d.refused.inflight, 2u);
+  const size_t data = layout.section.at(HMB_DUMP_SEC_INFLIGHT) + kDumpSectionHeaderLen;
+  ASSERT_EQ(d.problems.size(), 2u);
+  EXPECT_EQ(d.problems[0], "offset " + std::to_string(data + 2 * kDumpCmdLen) +
+                               ": command in flight qid 1 cid 4100: the same qid and cid as the "
+                               "command at offset " +
+                               std::to_string(data) + ": refused");
+  EXPECT_NE(d.problems[1].find("submit_ns 9000000001 after the dump"), std::string::npos)
+      << d.problems[1];
+}
+
+TEST(DumpFile, CutAtEveryOffsetOfADumpWithCommandsInFlight) {
+  const TestDump in = InflightDump(Dict(), TwoCmds());
+  const std::vector<uint8_t> whole = WriteDump(in);
+  for (size_t n = 0; n < whole.size(); n++) {
+    Result<Dump> r = ParseDump(std::vector<uint8_t>(whole.begin(), whole.begin() + n), "t");
+    if (!r.ok())
+      continue;
+    const Dump& d = r.value();
+    EXPECT_LE(d.inflight.size(), in.inflight.size()) << n;
+    EXPECT_LE(d.inflight.size() + d.refused.inflight, in.inflight.size()) << n;
+    for (size_t i = 0; i < d.inflight.size(); i++)
+      EXPECT_EQ(d.inflight[i].cid, in.inflight[i].cid) << n;
+    (void)DumpInfoText(d);
+  }
+}
+
 TEST(DumpInfo, SaysTheHeaderAndEachCoresAccount) {
   const Dump d = ParseOk(WriteDump(SmallDump(Dict())));
   const std::string text = DumpInfoText(d);
@@ -287,6 +381,67 @@ TEST(DumpInfo, SaysTheHeaderAndEachCoresAccount) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("holds"), std::string::npos) << text;
+}
+
+// A record of nvme_cmd_begin (fetch) or nvme_cmd_end (complete) of
+// RealisticEvents(): qid and cid first.
+test::TestRecord CmdRecord(uint16_t core, uint16_t event, uint64_t seq, uint64_t ts, uint16_t qid,
+                           uint16_t cid) {
+  std::vector<uint8_t> p(event == test::kCmdBegin ? 28 : 12, 0);
+  Put16(p, 0, qid);
+  Put16(p, 2, cid);
+  return {core, event, seq, ts, p};
+}
+
+TEST(DumpInfo, ListsTheCommandsInFlightWithTheRecordsThatNameThem) {
+  TestDump in = InflightDump(Dict(), TwoCmds());
+  // Core 1 fetched the read (after seq 22); nothing names the identify.
+  in.records.push_back(CmdRecord(1, test::kCmdBegin, 23, 4000, 1, 0x1004));
+  // An older use of the same cid, fetched and completed: not this command.
+  in.records.insert(in.records.begin(), CmdRecord(0, test::kCmdBegin, 8, 500, 1, 0x1004));
+  in.records.insert(in.records.begin() + 1, CmdRecord(0, test::kCmdEnd, 9, 600, 1, 0x1004));
+  const Dump d = ParseOk(WriteDump(in));
+  ASSERT_TRUE(d.problems.empty()) << d.problems.front();
+  const std::string text = DumpInfoText(d);
+  EXPECT_NE(text.find("flags:        dict,inflight\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ncommands in flight: 2\n"
+                      "  qid 1 cid 0x1004 read nsid 1 slba 0x1000 nlb 8, submitted 250.0 us "
+                      "before the dump\n"
+                      "      fetched by core 1 at seq 23; no complete record after it\n"
+                      "  qid 0 cid 0x0007 identify, submit time unknown\n"
+                      "      no fetch record in the dump; no complete record after it\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("does not know"), std::string::npos) << text;
+}
+
+TEST(DumpInfo, SaysACommandTheFirmwareCompletedAndThePartialList) {
+  TestDump in = InflightDump(Dict(), {TwoCmds()[0]});
+  in.flags |= HMB_DUMP_FL_INFLIGHT_PARTIAL;
+  in.records.push_back(CmdRecord(1, test::kCmdBegin, 23, 4000, 1, 0x1004));
+  in.records.push_back(CmdRecord(1, test::kCmdEnd, 24, 4100, 1, 0x1004));
+  const std::string text = DumpInfoText(ParseOk(WriteDump(in)));
+  EXPECT_NE(text.find("commands in flight: 1 listed, the host had more\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("      fetched by core 1 at seq 23; completed by core 1 at seq 24\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(DumpInfo, WithoutTheInflightFlagTheCommandsAreNotListed) {
+  const std::string text = DumpInfoText(ParseOk(WriteDump(SmallDump(Dict()))));
+  EXPECT_NE(text.find("\ncommands in flight: not listed (the nvme-pci series cannot list them)\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(DumpInfo, WithoutADictionaryTheRecordsAreNotMatched) {
+  TestDump in = InflightDump({}, TwoCmds());
+  in.flags &= ~1u;
+  const std::string text = DumpInfoText(ParseOk(WriteDump(in)));
+  EXPECT_NE(text.find("      records not matched: the dump has no dictionary\n"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

@@ -32,10 +32,14 @@ int main(int argc, char** argv) {
   bare.flags = 0;
   TestDump more = small;
   more.lost.push_back({1, 1, 3, 20});
+  more.extra_sections = {{42, std::vector<uint8_t>(20, 0x42)}};
+  // Commands in flight (HMB_DUMP_FL_INFLIGHT), one named by a fetch record.
+  more.flags |= 1u << 3;
+  more.inflight = {{1, 0x1004, 0x02, 1, 8, 0x1000, 1000}, {0, 7, 0x06, 0, 0, 0, 0}};
+  more.records.push_back({1, kCmdBegin, 23, 4000, {1, 0, 0x04, 0x10}});
   more.cores = CoresFor(more);
   more.cores[0].start_seq -= 4;
   more.cores[0].skipped = 4;
-  more.extra_sections = {{42, std::vector<uint8_t>(20, 0x42)}};
   const std::vector<std::vector<uint8_t>> seeds = {WriteDump(small), WriteDump(bare),
                                                    WriteDump(more)};
   if (argc - 1 != static_cast<int>(seeds.size())) {

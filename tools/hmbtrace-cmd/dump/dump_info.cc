@@ -4,11 +4,16 @@
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
+#include <map>
+#include <optional>
 
 #include "capture/capture.h"
 #include "clock_set.h"
+#include "dictionary.h"
 #include "dump/dump_events.h"
 #include "format.h"
+#include "hmb_trace_dump_abi.h"
+#include "join/nvme_capture.h"
 
 namespace hmbtrace {
 namespace {
@@ -24,6 +29,91 @@ void Row(std::string* out, const char* key, const std::string& value) {
   *out += buf;
   *out += value;
   *out += '\n';
+}
+
+// "fetched by core K at seq S", or that the dump has no such record.
+std::string CmdRecordText(const char* verb, const DumpRecord* r) {
+  if (!r)
+    return std::string("no ") + (verb[0] == 'f' ? "fetch" : "complete") + " record in the dump";
+  return std::string(verb) + " by core " + std::to_string(r->core) + " at seq " +
+         std::to_string(r->seq);
+}
+
+// The commands in flight, one line each, and the firmware records of the
+// dump that name the same (qid, cid): the last fetch (BEGIN) and complete
+// (END) of each in firmware time (a cid is reused: the latest is the
+// command's).
+void InflightText(const Dump& d, std::string* out) {
+  const DumpHeader& h = d.header;
+  *out += '\n';
+  if (!(h.flags & HMB_DUMP_FL_INFLIGHT)) {
+    *out += "commands in flight: not listed (the nvme-pci series cannot list them)\n";
+    return;
+  }
+  *out += "commands in flight: " + std::to_string(d.inflight.size()) +
+          ((h.flags & HMB_DUMP_FL_INFLIGHT_PARTIAL) ? " listed, the host had more" : "") + "\n";
+  if (d.inflight.empty())
+    return;
+  std::string dict_error;
+  std::optional<Dictionary> dict;
+  if (!d.dict.empty() && (h.flags & HMB_DUMP_FL_DICT))
+    dict = Dictionary::Parse(d.dict, &dict_error);
+  // (qid << 16 | cid) -> the latest fetch and complete record.
+  std::map<uint32_t, std::pair<const DumpRecord*, const DumpRecord*>> named;
+  if (dict) {
+    for (const DumpRecord& r : d.records) {
+      const EventDesc* desc = dict->Find(r.event_id);
+      if (!desc || (desc->role != HMB_TRACE_ROLE_BEGIN && desc->role != HMB_TRACE_ROLE_END))
+        continue;
+      const std::optional<uint64_t> qid = RoleFieldValue(*desc, desc->qid_field, d.Payload(r));
+      const std::optional<uint64_t> cid = RoleFieldValue(*desc, desc->cid_field, d.Payload(r));
+      if (!qid || !cid || *qid > 0xffff || *cid > 0xffff)
+        continue;
+      auto& pair = named[static_cast<uint32_t>(*qid << 16 | *cid)];
+      const DumpRecord*& slot = desc->role == HMB_TRACE_ROLE_BEGIN ? pair.first : pair.second;
+      if (!slot || r.ts >= slot->ts)
+        slot = &r;
+    }
+  }
+  const uint64_t taken_mono = h.taken_ns[HMB_TRACE_CLOCK_MONO];
+  for (const DumpCmd& c : d.inflight) {
+    char buf[160];
+    std::snprintf(buf, sizeof(buf), "  qid %u cid 0x%04x %s", c.qid, c.cid,
+                  NvmeCommandName(c.qid, c.opcode).c_str());
+    std::string line = buf;
+    if (c.nsid)
+      line += " nsid " + std::to_string(c.nsid);
+    if (c.nlb) {
+      std::snprintf(buf, sizeof(buf), " slba 0x%" PRIx64 " nlb %u", c.slba, c.nlb);
+      line += buf;
+    }
+    if (!c.submit_ns) {
+      line += ", submit time unknown";
+    } else if (!taken_mono) {
+      line += ", submitted at mono " + std::to_string(c.submit_ns) + " ns (no mono time of the dump)";
+    } else {
+      std::snprintf(buf, sizeof(buf), ", submitted %.1f us before the dump",
+                    static_cast<double>(taken_mono - c.submit_ns) / 1000.0);
+      line += buf;
+    }
+    *out += line + "\n      ";
+    if (!dict) {
+      *out += d.dict.empty() || !(h.flags & HMB_DUMP_FL_DICT)
+                  ? "records not matched: the dump has no dictionary\n"
+                  : "records not matched: dictionary not read (" + dict_error + ")\n";
+      continue;
+    }
+    auto it = named.find(uint32_t{c.qid} << 16 | c.cid);
+    const DumpRecord* fetch = it == named.end() ? nullptr : it->second.first;
+    const DumpRecord* done = it == named.end() ? nullptr : it->second.second;
+    *out += CmdRecordText("fetched", fetch) + "; ";
+    // A complete after the fetch: the firmware finished it and the host
+    // had not seen it yet.
+    if (done && (!fetch || done->ts >= fetch->ts))
+      *out += CmdRecordText("completed", done) + "\n";
+    else
+      *out += "no complete record after it\n";
+  }
 }
 
 }  // namespace
@@ -111,6 +201,7 @@ std::string DumpInfoText(const Dump& d) {
     }
     out += d.identity[i].holds ? "  holds\n" : "  BROKEN: " + d.identity[i].problem + "\n";
   }
+  InflightText(d, &out);
   const DumpRefused& r = d.refused;
   if (r.sections_unknown)
     out += "\n" + std::to_string(r.sections_unknown) +
@@ -118,7 +209,8 @@ std::string DumpInfoText(const Dump& d) {
   if (r.total() || r.sections_duplicate) {
     out += "\nrefused: " + std::to_string(r.records) + " records, " + std::to_string(r.lost) +
            " losses, " + std::to_string(r.cores) + " core states, " + std::to_string(r.clocks) +
-           " clock fits, " + std::to_string(r.sections_bad + r.sections_duplicate) + " sections, " +
+           " clock fits, " + std::to_string(r.inflight) + " commands in flight, " +
+           std::to_string(r.sections_bad + r.sections_duplicate) + " sections, " +
            std::to_string(r.sections_missing) + " sections not held\n";
   }
   if (!d.problems.empty()) {

@@ -2,8 +2,9 @@
 //
 // `hmbtrace-cmd dump info`: what a crash dump holds, for a person: its
 // header, per core the sequence span and how it is accounted for
-// (end_seq - start_seq == records + skipped + sum(lost)), and every
-// problem the parser found.
+// (end_seq - start_seq == records + skipped + sum(lost)), the host's
+// commands in flight (INFLIGHT) with the firmware records of the dump that
+// name the same qid and cid, and every problem the parser found.
 
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_DUMP_DUMP_INFO_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_DUMP_DUMP_INFO_H_

@@ -139,6 +139,21 @@ std::vector<uint8_t> WriteDump(const TestDump& d, DumpLayout* layout) {
     Append32(s, 0);
   }
   w.Add(HMB_DUMP_SEC_CLOCK, static_cast<uint32_t>(d.clocks.size()), s);
+  if ((d.flags & HMB_DUMP_FL_INFLIGHT) || !d.inflight.empty()) {
+    s.clear();
+    for (const DumpCmd& c : d.inflight) {
+      Append16(s, c.qid);
+      Append16(s, c.cid);
+      s.push_back(c.opcode);
+      s.insert(s.end(), 3, 0);
+      Append32(s, c.nsid);
+      Append32(s, c.nlb);
+      Append64(s, c.slba);
+      Append64(s, c.submit_ns);
+    }
+    w.Add(HMB_DUMP_SEC_INFLIGHT,
+          d.inflight_count.value_or(static_cast<uint32_t>(d.inflight.size())), s);
+  }
   s.clear();
   const std::vector<DumpCore> cores = d.cores.empty() ? CoresFor(d) : d.cores;
   for (const DumpCore& c : cores) {
@@ -207,6 +222,14 @@ TestDump SmallDump(const std::vector<uint8_t>& dict) {
   std::stable_sort(d.records.begin(), d.records.end(),
                    [](const TestRecord& a, const TestRecord& b) { return a.core < b.core; });
   d.lost = {{0, 0, 2, 14}};
+  return d;
+}
+
+TestDump InflightDump(const std::vector<uint8_t>& dict, std::vector<DumpCmd> cmds) {
+  TestDump d = SmallDump(dict);
+  d.flags |= HMB_DUMP_FL_INFLIGHT;
+  d.taken_ns[HMB_TRACE_CLOCK_MONO] = 9000000000;
+  d.inflight = std::move(cmds);
   return d;
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,11 @@ struct TestDump {
   std::vector<DumpCore> cores;
   std::vector<DumpLost> lost;
   std::vector<TestRecord> records;
+  // INFLIGHT, written after CLOCK as the module does, when `flags` has
+  // HMB_DUMP_FL_INFLIGHT (1 << 3) or `inflight` is not empty; its count is
+  // inflight.size() unless `inflight_count` is set.
+  std::vector<DumpCmd> inflight;
+  std::optional<uint32_t> inflight_count;
   // Sections of types a reader does not know, written after the others.
   std::vector<std::pair<uint32_t, std::vector<uint8_t>>> extra_sections;
 };
@@ -72,6 +78,10 @@ std::vector<uint8_t> WriteDump(const TestDump& d, DumpLayout* layout = nullptr);
 // fits for "local" and "boot", the dictionary `dict`; records are event 3
 // of decode_test_util.h's RealisticEvents() (gc_free_blocks, free=u32).
 TestDump SmallDump(const std::vector<uint8_t>& dict);
+
+// SmallDump() with HMB_DUMP_FL_INFLIGHT and `cmds` in flight; taken_ns of
+// mono 9 s.
+TestDump InflightDump(const std::vector<uint8_t>& dict, std::vector<DumpCmd> cmds);
 
 // Put16() and Put32(): decode_test_util.h.
 void Put64(std::vector<uint8_t>& b, size_t off, uint64_t v);
