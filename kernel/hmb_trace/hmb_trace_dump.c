@@ -401,10 +401,6 @@ static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
 	h->reason = reason;
 	h->area_index = a->index;
 	strscpy(h->name, a->name, sizeof(h->name));
-	hmb_trace_clock_stamp(&now, false);
-	for (i = 0; i < HMB_TRACE_CLOCK_NR && i < ARRAY_SIZE(h->taken_ns); i++)
-		h->taken_ns[i] = now.ns[i];
-	h->taken_real_ns = ktime_get_real_ns();
 
 	/* The geometry every drain validated; the first one's copy. */
 	mutex_lock(&d0->lock);
@@ -515,6 +511,15 @@ static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
 				h->flags |= HMB_DUMP_FL_INFLIGHT_PARTIAL;
 		}
 	}
+
+	/*
+	 * The dump's time on every trace clock: after the commands in flight
+	 * were listed, so that each was submitted before it.
+	 */
+	hmb_trace_clock_stamp(&now, false);
+	for (i = 0; i < HMB_TRACE_CLOCK_NR && i < ARRAY_SIZE(h->taken_ns); i++)
+		h->taken_ns[i] = now.ns[i];
+	h->taken_real_ns = ktime_get_real_ns();
 
 	/* CORE_STATE now, filled in as the cores are read. */
 	len = (u64)nr_cores * sizeof(*states);

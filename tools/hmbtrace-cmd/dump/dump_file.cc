@@ -441,6 +441,8 @@ void Parser::ParseRecords(const Section& s) {
   }
 }
 
+constexpr uint64_t kSubmitSlackNs = 1000000000;
+
 void Parser::ParseInflight(const Section& s) {
   const uint64_t n = Entries(s, HMB_DUMP_SEC_INFLIGHT, kDumpCmdLen, &d_->refused.inflight);
   const uint64_t taken_mono = d_->header.taken_ns[HMB_TRACE_CLOCK_MONO];
@@ -461,8 +463,11 @@ void Parser::ParseInflight(const Section& s) {
     // in flight at the same time.
     if (auto [it, fresh] = seen.try_emplace(uint32_t{c.qid} << 16 | c.cid, off); !fresh)
       why = "the same qid and cid as the command at offset " + std::to_string(it->second);
-    else if (taken_mono && c.submit_ns > taken_mono)
-      why = "submit_ns " + std::to_string(c.submit_ns) + " after the dump (mono " +
+    // The module stamps the dump after listing them; the block layer's
+    // clock (ktime_get_ns) and the stamp's (the fast mono accessor) may
+    // disagree by a little, never by a second.
+    else if (taken_mono && c.submit_ns > taken_mono + kSubmitSlackNs)
+      why = "submit_ns " + std::to_string(c.submit_ns) + " more than 1 s after the dump (mono " +
             std::to_string(taken_mono) + ")";
     if (!why.empty()) {
       d_->refused.inflight++;

@@ -337,10 +337,11 @@ TEST(DumpFile, AnInflightSectionCutShortKeepsTheCommandsItHolds) {
 TEST(DumpFile, ACommandInFlightTwiceOrAfterTheDumpIsRefused) {
   std::vector<DumpCmd> cmds = TwoCmds();
   cmds.push_back(cmds[0]);                          // the same qid and cid
-  cmds.push_back({2, 1, 0x01, 1, 1, 0, 9000000001});  // after mono 9 s
+  cmds.push_back({2, 2, 0x01, 1, 1, 0, 9000000002});   // within the slack: kept
+  cmds.push_back({2, 1, 0x01, 1, 1, 0, 10000000001});  // more than 1 s after mono 9 s
   DumpLayout layout;
   const Dump d = ParseOk(WriteDump(InflightDump(Dict(), cmds), &layout));
-  EXPECT_EQ(d.inflight.size(), 2u);
+  EXPECT_EQ(d.inflight.size(), 3u);
   EXPECT_EQ(d.refused.inflight, 2u);
   const size_t data = layout.section.at(HMB_DUMP_SEC_INFLIGHT) + kDumpSectionHeaderLen;
   ASSERT_EQ(d.problems.size(), 2u);
@@ -348,7 +349,8 @@ TEST(DumpFile, ACommandInFlightTwiceOrAfterTheDumpIsRefused) {
                                ": command in flight qid 1 cid 4100: the same qid and cid as the "
                                "command at offset " +
                                std::to_string(data) + ": refused");
-  EXPECT_NE(d.problems[1].find("submit_ns 9000000001 after the dump"), std::string::npos)
+  EXPECT_NE(d.problems[1].find("submit_ns 10000000001 more than 1 s after the dump"),
+            std::string::npos)
       << d.problems[1];
 }
 
