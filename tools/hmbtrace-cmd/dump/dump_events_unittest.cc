@@ -17,6 +17,7 @@
 #include "hmb_trace_events_abi.h"
 #include "hmbtrace/status_testutil.h"
 #include "report/report.h"
+#include "report/report_testutil.h"
 #include "retime/retime.h"
 #include "stat/stat.h"
 
@@ -72,22 +73,7 @@ std::vector<CaptureEvent> Events(const std::string& path,
 }
 
 std::vector<std::string> ReportLines(const std::string& path, ReportSummary* summary = nullptr) {
-  std::string text, error;
-  ReportSummary ignored;
-  EXPECT_TRUE(StatusOk(WriteReport(
-                           path, ReportOptions{},
-                           [&text](const std::string& batch) {
-                             text += batch;
-                             return true;
-                           },
-                           summary ? summary : &ignored),
-                       &error))
-      << error;
-  std::vector<std::string> lines;
-  size_t start = 0;
-  for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
-    lines.push_back(text.substr(start, nl - start));
-  return lines;
+  return ReportLinesOf(path, {}, summary);
 }
 
 TEST(DumpEvents, ADumpReadsInTheOrderOfACapture) {

@@ -7,6 +7,7 @@
 
 #include "capture/fixture_testutil.h"
 #include "hmbtrace/status_testutil.h"
+#include "report/report_testutil.h"
 
 namespace hmbtrace {
 namespace {
@@ -27,22 +28,7 @@ long Find(const std::vector<std::string>& lines, const std::string& text) {
 std::vector<std::string> Ordered(const std::string& path,
                                  const ReportOptions& options = {},
                                  ReportSummary* summary = nullptr) {
-  std::string text, error;
-  ReportSummary ignored;
-  EXPECT_TRUE(StatusOk(WriteReport(
-                           path, options,
-                           [&text](const std::string& batch) {
-                             text += batch;
-                             return true;
-                           },
-                           summary ? summary : &ignored),
-                       &error))
-      << error;
-  std::vector<std::string> lines;
-  size_t start = 0;
-  for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
-    lines.push_back(text.substr(start, nl - start));
-  return lines;
+  return ReportLinesOf(path, options, summary);
 }
 
 // Expected lines were checked against `trace-cmd report -N -R` of the
