@@ -1028,6 +1028,8 @@ static int meta_ready(const struct hmb_consumer *c, int closing)
 		hmb_rmb(); /* gen before state */
 		s = hmb_load32(m + META_OFF_STATE);
 	}
+	if (c->ended && s == HMB_TRACE_STATE_INIT)
+		s = HMB_TRACE_STATE_READY;	/* hmb_consumer_read_ended() */
 	return s == HMB_TRACE_STATE_READY && g == c->geo.producer_gen;
 }
 
@@ -1399,6 +1401,30 @@ uint32_t hmb_consumer_drain_core(struct hmb_consumer *c, uint16_t core,
 			break;
 	}
 	return delivered;
+}
+
+int hmb_consumer_read_ended(struct hmb_consumer *c, uint32_t gen)
+{
+	if (!c->attached_once)
+		return -1;
+	if ((c->state == HMB_CONSUMER_PRODUCER_INIT ||
+	     c->state == HMB_CONSUMER_ATTACHED) &&
+	    c->geo.producer_gen == gen) {
+		/* Still in @gen: INIT of it is the restart under way. */
+		c->state = HMB_CONSUMER_ATTACHED;
+		c->ended = 1;
+		return 0;
+	}
+	if (c->state == HMB_CONSUMER_ATTACHED && c->have_prev &&
+	    c->prev_geo.producer_gen == gen) {
+		/* The reset from @gen was taken: back to where we stood. */
+		swap_positions(c);
+		c->geo = c->prev_geo;
+		c->have_prev = 0;
+		c->ended = 1;
+		return 0;
+	}
+	return -1;
 }
 
 enum hmb_dict_snapshot hmb_consumer_dict_len(const struct hmb_consumer *c,

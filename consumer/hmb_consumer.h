@@ -257,6 +257,12 @@ struct hmb_consumer {
 	uint8_t gen_progress;		/* a record of geo's gen delivered/charged */
 	struct hmb_geometry prev_geo;
 	struct hmb_consumer_pos prev_pos[HMB_TRACE_MAX_CORES];
+	/*
+	 * Reading a generation that ended (hmb_consumer_read_ended()): the
+	 * meta page in INIT of that same generation is not a change, the
+	 * producer is re-initialising and its pages are what they were.
+	 */
+	uint8_t ended;
 };
 
 #define HMB_CONSUMER_SCRATCH_LEN	HMB_TRACE_PAGE_SIZE_MAX
@@ -283,6 +289,19 @@ enum hmb_consumer_state hmb_consumer_poll(struct hmb_consumer *c);
  */
 uint32_t hmb_consumer_drain_core(struct hmb_consumer *c, uint16_t core,
 				 uint32_t budget);
+
+/**
+ * hmb_consumer_read_ended() - make @c, a copy of a consumer, read what
+ * generation @gen still holds although it ended: the producer is
+ * re-initialising the area (meta page INIT, @c still in @gen: it reads on
+ * from where it stands) or re-initialised it since (@c saw the reset from
+ * @gen: it goes back to where each core stood in @gen, whose pages the new
+ * generation has invalidated, so little or nothing validates). For a
+ * crash dump of a firmware's own restart; the consumer it copied is not
+ * changed. Call after hmb_consumer_poll(), then drain as usual.
+ * Return: 0, or -1 if @c has no position in @gen.
+ */
+int hmb_consumer_read_ended(struct hmb_consumer *c, uint32_t gen);
 
 /**
  * hmb_consumer_capacity() - records one ring of @g can hold at most

@@ -42,6 +42,16 @@
 /* hmb_dump_header.reason: why the dump was taken. */
 #define HMB_DUMP_REASON_DISABLING 0u	/* the controller disables the area: reset, timeout, suspend */
 #define HMB_DUMP_REASON_REMOVED	1u	/* the controller, or the module, goes */
+/*
+ * The firmware ended the generation on its own, with no DISABLING (an
+ * assert: it re-initialised its area). The dump is of the ended
+ * generation (producer_gen): what it still held undelivered that
+ * validates, which is all of it while the firmware re-initialises and
+ * little or nothing once the new generation invalidated its pages; no
+ * INFLIGHT section; META and CORES are the area as it is (the new
+ * generation's core descriptors: prev_gen, prev_next_seq).
+ */
+#define HMB_DUMP_REASON_FW_RESTART 2u
 
 /* hmb_dump_section.type */
 #define HMB_DUMP_SEC_META	1u	/* the meta page as it was: meta_len bytes */

@@ -327,10 +327,13 @@ if ((run_e2e)); then
 	# vendor commands idle). record-mono and record-global: both buffers on
 	# that trace clock, every command joined as on the default (~1 min each).
 	# dump: nobody tracing, a reset: the crash dump checked against the
-	# device (~1 min).
+	# device (~1 min). hang: a queue hangs, nvme times out and resets:
+	# the dump lists every command the device held; assert: the firmware
+	# restarts its area on its own: a dump of the ended generation (~1 min
+	# each).
 	# resets (8 resets in a row with I/O and memory pressure, ~3 min):
 	# only with --full-matrix (time budget), counted skipped otherwise.
-	ssd_list=(record record-mono record-global quiet reset dump ctrl)
+	ssd_list=(record record-mono record-global quiet reset dump hang assert ctrl)
 	if ((full_matrix)); then
 		ssd_list+=(resets)
 	else

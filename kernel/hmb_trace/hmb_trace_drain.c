@@ -393,6 +393,17 @@ static void hmb_trace_on_event(void *ctx, enum hmb_trace_ev_state ev,
 
 	lockdep_assert_held(&d->lock);
 	/*
+	 * The firmware ends its generation on its own (an assert): it
+	 * re-initialises the area (INIT while we read it), or has done so
+	 * (a newer generation; one that follows a DISABLING is the host's
+	 * reset, hmb_trace_dump_fw_restart() tells them apart). A dump of
+	 * the ended generation, whether or not anyone traces.
+	 */
+	if (ev == HMB_TRACE_EV_PRODUCER_INIT && d->c.attached_once)
+		hmb_trace_dump_fw_restart(d->area, d->c.geo.producer_gen);
+	else if (ev == HMB_TRACE_EV_RESET && d->c.have_prev)
+		hmb_trace_dump_fw_restart(d->area, d->c.prev_geo.producer_gen);
+	/*
 	 * One line per transition to broken, and only from the first CPU's
 	 * context (every context polls the same meta page): an area that
 	 * is garbage says so, where one that was never started stays quiet.

@@ -34,6 +34,21 @@
  * core that has less than an equal part leaves the rest to the others, and
  * a core whose share is full keeps its newest records: the second pass
  * leaves out the oldest (hmb_dump_core.skipped).
+ *
+ * A firmware that restarts on its own (an assert) starts a new generation
+ * with no DISABLING. A drain that notices it (hmb_trace_on_event(): the
+ * meta page in INIT while it was reading, or a newer generation that no
+ * DISABLING announced) asks for a dump of the generation that ended
+ * (HMB_DUMP_REASON_FW_RESTART, hmb_trace_dump_fw_restart()): under its
+ * lock it only marks the generation and queues a work item, which takes
+ * the dump as above, the consumer copies reading the ended generation
+ * (hmb_consumer_read_ended()). While the firmware re-initialises (INIT)
+ * its pages are intact and every record validates; once the new
+ * generation has invalidated them, little or nothing does. Such a dump
+ * lists no commands in flight (the backend's list is for its own reset
+ * path), and its META and CORES are the area as it is: the new
+ * generation's core descriptors say where each core of the ended one got
+ * (prev_gen, prev_next_seq).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -107,6 +122,13 @@ MODULE_PARM_DESC(coredump_interval_s,
  * @nr_cmds: entries in @cmds
  * @max_cmds: room in @cmds
  * @cmds_more: the backend had more commands than @max_cmds
+ * @area: the area the dumps are of
+ * @restart_work: takes the dump of a firmware's own restart
+ * @gen: the ended generation the dump being taken reads; 0: the current
+ * @noticed_gen: the last generation a firmware restart ended (drains write
+ *	it under their own locks, xchg() decides which one queues the work)
+ * @disabled_gen: the generation of the last DISABLING or removal: its end
+ *	is the host's doing, not a firmware restart
  * @stats: counters for debugfs
  */
 struct hmb_trace_dump {
@@ -138,6 +160,11 @@ struct hmb_trace_dump {
 	u32 nr_cmds;
 	u32 max_cmds;
 	bool cmds_more;
+	struct hmb_trace_area *area;
+	struct work_struct restart_work;
+	u32 gen;
+	u32 noticed_gen;
+	u32 disabled_gen;
 	struct {
 		u64 taken;		/* dumps written into the buffer */
 		u64 handed;		/* given to devcoredump */
@@ -147,6 +174,7 @@ struct hmb_trace_dump {
 		u64 truncated;		/* taken with records left out */
 		u64 last_copy_ns;	/* how long the last one took */
 		u64 last_len;		/* its bytes */
+		u64 fw_restarts;	/* firmware restarts noticed */
 	} stats;
 };
 
@@ -246,7 +274,11 @@ hmb_trace_dump_copy(struct hmb_trace_dump *p, const struct hmb_trace_drain *d)
 	p->c.scratch = p->scratch;
 	p->c.now_ns = hmb_trace_dump_now;
 	p->c.core_mask = 1u << p->cur;
-	return hmb_consumer_poll(&p->c);
+	if (hmb_consumer_poll(&p->c) == HMB_CONSUMER_BROKEN)
+		return HMB_CONSUMER_BROKEN;
+	if (p->gen && hmb_consumer_read_ended(&p->c, p->gen))
+		return HMB_CONSUMER_DETACHED;	/* not a generation we read */
+	return p->c.state;
 }
 
 /* A section header at @at, its data after it; returns the data. */
@@ -582,26 +614,20 @@ static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
 	return h->total_len;
 }
 
-/**
- * hmb_trace_dump_take() - take a crash dump of @a for devcoredump.
- * @a: a suspended area (no drain runs)
- * @reason: HMB_DUMP_REASON_*
- * @inflight: the host's commands in flight, or NULL if the backend
- *	cannot say
- *
- * Context: nvme-pci's DISABLING, on its reset path: allocates nothing,
- * waits for nothing that allocates.
+/*
+ * Take a dump of generation @gen (0: the one the area is in) into the
+ * buffer and queue its hand-over. Allocates nothing.
  */
-void hmb_trace_dump_take(struct hmb_trace_area *a, u32 reason,
-			 const struct hmb_trace_inflight *inflight)
+static void hmb_trace_dump_take_gen(struct hmb_trace_area *a, u32 reason,
+				    const struct hmb_trace_inflight *inflight,
+				    u32 gen)
 {
 	struct hmb_trace_dump *p = a->dump;
 	unsigned long gap = hmb_trace_coredump_interval_s * HZ;
 	size_t len;
 
-	if (!p)
-		return;
 	mutex_lock(&p->lock);
+	p->gen = gen;
 	if (!p->buf || p->len) {
 		if (p->buf)
 			p->stats.busy++;
@@ -614,6 +640,7 @@ void hmb_trace_dump_take(struct hmb_trace_area *a, u32 reason,
 		goto out;
 	}
 	len = hmb_trace_dump_fill(p, a, reason, inflight);
+	p->gen = 0;
 	if (!len)
 		goto out;
 	p->len = len;
@@ -625,7 +652,73 @@ void hmb_trace_dump_take(struct hmb_trace_area *a, u32 reason,
 		a->name, len, div_u64(p->stats.last_copy_ns, NSEC_PER_USEC),
 		((struct hmb_dump_header *)p->buf)->producer_gen);
 out:
+	p->gen = 0;
 	mutex_unlock(&p->lock);
+}
+
+/**
+ * hmb_trace_dump_take() - take a crash dump of @a for devcoredump.
+ * @a: a suspended area (no drain runs)
+ * @reason: HMB_DUMP_REASON_DISABLING or HMB_DUMP_REASON_REMOVED
+ * @inflight: the host's commands in flight, or NULL if the backend
+ *	cannot say
+ *
+ * The generation the area is in ends by the host's doing: its end is no
+ * firmware restart (hmb_trace_dump_fw_restart()).
+ *
+ * Context: nvme-pci's DISABLING, on its reset path: allocates nothing,
+ * waits for nothing that allocates.
+ */
+void hmb_trace_dump_take(struct hmb_trace_area *a, u32 reason,
+			 const struct hmb_trace_inflight *inflight)
+{
+	struct hmb_trace_drain *d0 = a->drains[0];
+	struct hmb_trace_dump *p = a->dump;
+
+	if (!p)
+		return;
+	mutex_lock(&d0->lock);
+	WRITE_ONCE(p->disabled_gen, d0->c.geo.producer_gen);
+	mutex_unlock(&d0->lock);
+	hmb_trace_dump_take_gen(a, reason, inflight, 0);
+}
+
+/*
+ * The dump of a firmware restart, in process context outside every drain's
+ * lock; the generation it reads is the last one noticed (a later restart
+ * noticed meanwhile is the one that is still there to read).
+ */
+static void hmb_trace_dump_restart_work(struct work_struct *work)
+{
+	struct hmb_trace_dump *p = container_of(work, struct hmb_trace_dump,
+						restart_work);
+
+	hmb_trace_dump_take_gen(p->area, HMB_DUMP_REASON_FW_RESTART, NULL,
+				READ_ONCE(p->noticed_gen));
+}
+
+/**
+ * hmb_trace_dump_fw_restart() - the firmware ended generation @gen on its
+ * own (no DISABLING): ask for a dump of what @gen still holds.
+ * @a: the area
+ * @gen: the generation that ended
+ *
+ * Several drains notice the same restart; one queues the dump. The rate
+ * limit and the one-pending rule of every dump apply when it is taken.
+ *
+ * Context: a drain's pass, under its lock: allocates nothing, waits for
+ * nothing.
+ */
+void hmb_trace_dump_fw_restart(struct hmb_trace_area *a, u32 gen)
+{
+	struct hmb_trace_dump *p = READ_ONCE(a->dump);
+
+	if (!p || !gen || gen == READ_ONCE(p->disabled_gen))
+		return;
+	if (xchg(&p->noticed_gen, gen) == gen)
+		return;		/* another drain queued it */
+	p->stats.fw_restarts++;	/* racy between drains: a debug figure */
+	queue_work(system_unbound_wq, &p->restart_work);
 }
 
 /* Hand the dump to devcoredump, which frees it; allocate the next. */
@@ -660,10 +753,11 @@ static int hmb_trace_dump_show(struct seq_file *m, void *unused)
 	struct hmb_trace_dump *p = m->private;
 
 	mutex_lock(&p->lock);
-	seq_printf(m, "bytes %zu\ntaken %llu\nhanded %llu\nbusy %llu\ntoo_soon %llu\nno_buffer %llu\ntruncated %llu\nlast_copy_ns %llu\nlast_len %llu\n",
+	seq_printf(m, "bytes %zu\ntaken %llu\nhanded %llu\nbusy %llu\ntoo_soon %llu\nno_buffer %llu\ntruncated %llu\nlast_copy_ns %llu\nlast_len %llu\nfw_restarts %llu\n",
 		   p->cap, p->stats.taken, p->stats.handed, p->stats.busy,
 		   p->stats.too_soon, p->stats.no_buffer, p->stats.truncated,
-		   p->stats.last_copy_ns, p->stats.last_len);
+		   p->stats.last_copy_ns, p->stats.last_len,
+		   p->stats.fw_restarts);
 	mutex_unlock(&p->lock);
 	return 0;
 }
@@ -716,8 +810,10 @@ void hmb_trace_dump_create(struct hmb_trace_area *a, struct device *parent)
 	}
 	p->cap = cap;
 	p->dev = get_device(parent ?: a->dev);
+	p->area = a;
 	mutex_init(&p->lock);
 	INIT_WORK(&p->work, hmb_trace_dump_work);
+	INIT_WORK(&p->restart_work, hmb_trace_dump_restart_work);
 	a->dump = p;
 	debugfs_create_file("coredump", 0400, a->debugfs, p,
 			    &hmb_trace_dump_fops);
@@ -734,9 +830,21 @@ nomem:
 void hmb_trace_dump_destroy(struct hmb_trace_area *a)
 {
 	struct hmb_trace_dump *p = a->dump;
+	unsigned int i;
 
 	if (!p)
 		return;
+	/*
+	 * The drains still run: no notice after this (they read a->dump
+	 * under their locks), and none under way.
+	 */
+	WRITE_ONCE(a->dump, NULL);
+	for (i = 0; i < a->nr_drains; i++) {
+		mutex_lock(&a->drains[i]->lock);
+		mutex_unlock(&a->drains[i]->lock);
+	}
+	/* A restart's dump, then its hand-over. */
+	cancel_work_sync(&p->restart_work);
 	flush_work(&p->work);
 	put_device(p->dev);
 	vfree(p->buf);

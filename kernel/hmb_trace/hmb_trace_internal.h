@@ -379,6 +379,7 @@ int hmb_trace_dump_check_params(void);
 void hmb_trace_dump_create(struct hmb_trace_area *a, struct device *parent);
 void hmb_trace_dump_take(struct hmb_trace_area *a, u32 reason,
 			 const struct hmb_trace_inflight *inflight);
+void hmb_trace_dump_fw_restart(struct hmb_trace_area *a, u32 gen);
 void hmb_trace_dump_destroy(struct hmb_trace_area *a);
 
 /* hmb_trace_drain.c */

@@ -7,7 +7,7 @@
 # backend attaches to the trace area nvme-pci placed, and the records of the
 # device's work are drained into instances/hmb. /mnt/scenario-name says
 # which scenario: record (record-mono, record-global: on that trace clock),
-# reset, dump, ctrl, maxd1, quiet or resets. One "ok - " / "not ok - " line per
+# reset, dump, hang, assert, ctrl, maxd1, quiet or resets. One "ok - " / "not ok - " line per
 # check; the trace and dmesg go to /mnt for the host's checks.
 
 # shellcheck source=mock/qemu/guest-tap.sh
@@ -130,6 +130,8 @@ for m in crct10dif_common crc-t10dif crc64 crc64-rocksoft t10-pi nvme-keyring \
 	[ -f "/mnt/modules/$m.ko" ] || continue
 	args=""
 	[ "$m" != nvme ] || args=$(cat /mnt/nvme-args 2>/dev/null)
+	# hang: a short I/O timeout (run-ssd.sh), so the reset comes soon.
+	[ "$m" != nvme-core ] || args=$(cat /mnt/nvme-core-args 2>/dev/null)
 	# shellcheck disable=SC2086 # one word per parameter
 	insmod "/mnt/modules/$m.ko" $args || die "insmod $m.ko $args"
 done
@@ -245,6 +247,49 @@ else
 			wait_for "save_coredump /mnt/coredump.bin" 100
 		check "the trace area is back after the reset" \
 			wait_for "[ \"\$(cat $area/state 2>/dev/null)\" = attached ] && [ \"\$(cat $area/producer_gen)\" = 2 ]" 100
+	fi
+	if [ "$scenario" = hang ]; then
+		# Nobody traces. The device holds every command of I/O queue 1
+		# (CPU 0's) after its first 40 (run-ssd.sh: hmb.hang_qid=1,
+		# hmb.hang_after=40): the dd on CPU 0 wait, nvme times out
+		# (nvme_core.io_timeout=3), aborts (QEMU's Abort does not), times
+		# out again and resets the controller; the reset ends the hang.
+		# Queue 2 (CPU 1) works all along.
+		t0=$(cut -d' ' -f1 /proc/uptime)
+		for j in 0 1 2 3; do
+			taskset -c 0 dd if=/dev/nvme0n1 of=/dev/null bs=4096 count=32 \
+				skip=$((j * 4096)) iflag=direct 2>/dev/null &
+			taskset -c 1 dd if=/dev/nvme0n1 of=/dev/null bs=4096 count=32 \
+				skip=$((j * 4096 + 1024)) iflag=direct 2>/dev/null &
+		done
+		wait
+		echo "# hang: the dd were over $(awk -v t0="$t0" '{ printf "%d", ($1 - t0) * 1000 }' /proc/uptime) ms after they started"
+		check "a hung queue: nvme timed out and reset the controller ($(dmesg | grep -c 'timeout, ') timeout lines)" \
+			sh -c "dmesg | grep -q 'timeout, reset controller'"
+		# shellcheck disable=SC2016 # evaluated by wait_for
+		check "after the timeout's reset: live again" \
+			wait_for '[ "$(cat /sys/class/nvme/nvme0/state)" = live ]' 300
+		check "nobody tracing, a hung queue: a crash dump of the reset for devcoredump, saved" \
+			wait_for "save_coredump /mnt/coredump.bin" 100
+		check "the trace area is back after the reset" \
+			wait_for "[ \"\$(cat $area/state 2>/dev/null)\" = attached ] && [ \"\$(cat $area/producer_gen)\" = 2 ]" 100
+		check "the hung queue works again: O_DIRECT reads on CPU 0" \
+			taskset -c 0 dd if=/dev/nvme0n1 of=/dev/null bs=4096 count=16 iflag=direct
+	fi
+	if [ "$scenario" = assert ]; then
+		# Nobody traces. The firmware asserts at its 400th I/O fetch,
+		# during this round (run-ssd.sh: hmb.assert_after=400), and
+		# restarts its trace area itself 1 s later: a new generation
+		# with no reset. hmb_trace notices the restart under way (the
+		# area in INIT) and dumps the ended generation.
+		io_round 0
+		check "nobody tracing, a firmware assert: a crash dump of the ended generation, saved" \
+			wait_for "save_coredump /mnt/coredump.bin" 100
+		check "the firmware restarted its area itself: generation 2, attached" \
+			wait_for "[ \"\$(cat $area/state 2>/dev/null)\" = attached ] && [ \"\$(cat $area/producer_gen)\" = 2 ]" 100
+		# shellcheck disable=SC2016 # evaluated by check
+		check "a firmware restart is no controller reset: live all along" \
+			[ "$(cat /sys/class/nvme/nvme0/state)" = live ]
 	fi
 	[ "$scenario" != quiet ] || device_mark 1003
 	echo 1 >$T/events/hmb/enable || not_ok "enable the hmb events"

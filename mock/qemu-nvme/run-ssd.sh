@@ -10,14 +10,20 @@
 # against what the device did (QEMU's own trace of the commands it
 # processed and the admin commands the driver sent).
 #
-# Usage: mock/qemu-nvme/run-ssd.sh record|record-mono|record-global|reset|dump|ctrl|maxd1|quiet|resets [--keep]
+# Usage: mock/qemu-nvme/run-ssd.sh record|record-mono|record-global|reset|dump|hang|assert|ctrl|maxd1|quiet|resets [--keep]
 # (maxd1: the device reports HMMAXD = 1, so the host drops the trace area;
 # record-CLOCK: record with both buffers on trace clock CLOCK,
 # hmbtrace-cmd record --clock CLOCK, checked as record is;
 # quiet: 20 s nobody tracing, then tracing, then not: the device's control
 # commands counted in each phase; dump: nobody tracing, I/O, a controller
 # reset: the crash dump holds the ring's newest records of generation 1,
-# checked against the device, then generation 2 is traced as in reset; resets: 8 controller resets in a row
+# checked against the device, then generation 2 is traced as in reset;
+# hang: nobody tracing, the device holds I/O queue 1's commands
+# (hmb.hang_qid): nvme times out, aborts, resets; the dump lists every
+# command the device held, each with its cmd_fetch record; assert: nobody
+# tracing, the firmware asserts (hmb.assert_after) and restarts its area
+# itself, no reset: the dump (reason fw_restart) holds the ended
+# generation exactly; resets: 8 controller resets in a row
 # while tracing a busy firmware, with I/O and memory pressure)
 # HMB_SSD_MODULES=DIR: the modules the hmbtrace-nvme-dkms package or
 # scripts/install-nvme-hmb-trace.sh installed (DIR = .../KVER/updates/dkms,
@@ -55,9 +61,9 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=mock/qemu/lib.sh
 source "$repo/mock/qemu/lib.sh"
 
-scenario=${1:?usage: run-ssd.sh record|record-mono|record-global|reset|dump|ctrl|maxd1|quiet|resets [--keep]}
+scenario=${1:?usage: run-ssd.sh record|record-mono|record-global|reset|dump|hang|assert|ctrl|maxd1|quiet|resets [--keep]}
 case "$scenario" in
-record | record-mono | record-global | reset | dump | ctrl | maxd1 | quiet | resets) ;;
+record | record-mono | record-global | reset | dump | hang | assert | ctrl | maxd1 | quiet | resets) ;;
 *) echo "run-ssd.sh: unknown scenario $scenario" >&2; exit 2 ;;
 esac
 # What is checked: record-CLOCK as record.
@@ -101,6 +107,10 @@ mkdir -p "$run/modules"
 series=$(grep -oE '^[0-9]+\.[0-9]+' <<<"$kver" || true)
 [[ -n $series && -d $repo/kernel/patches/$series ]] || series=""
 : >"$run/nvme-args"
+# nvme-core's parameters in the guest: hang's command timeout, 3 s (not
+# 30), so the abort and the reset come within seconds.
+: >"$run/nvme-core-args"
+[[ $scenario != hang ]] || echo "io_timeout=3" >"$run/nvme-core-args"
 # hmb_trace.ko's parameters in the guest (HMB_SSD_HMB_ARGS, e.g.
 # coredump_kb=0 to measure a reset without the crash dump); the dump
 # scenario's own default is coredump_kb=64.
@@ -251,6 +261,11 @@ maxd=""
 mix_hz=${HMB_SSD_MIX_HZ:-2000}
 [[ $mix_hz =~ ^[1-9][0-9]*$ ]] || { echo "run-ssd: HMB_SSD_MIX_HZ=$mix_hz: expected a positive integer" >&2; exit 2; }
 [[ $scenario != resets ]] || maxd=,hmb.trace.mix_hz=$mix_hz
+# hang: I/O queue 1's commands after its 40th are held (partition scan
+# included: it reads a few); assert: at the 400th I/O fetch, in the
+# guest's first round (640 commands).
+[[ $scenario != hang ]] || maxd=,hmb.hang_qid=1,hmb.hang_after=40
+[[ $scenario != assert ]] || maxd=,hmb.assert_after=400,hmb.assert_restart_ms=1000
 [[ $scenario != resets ]] ||
 	events+=",pci_nvme_dbbuf_config,pci_nvme_mmio_doorbell_sq,pci_nvme_shadow_doorbell_sq,pci_nvme_eventidx_sq"
 # quiet: the marks the guest reads (pci_nvme_read: their lba).
@@ -302,6 +317,43 @@ if [[ $base == record ]]; then
 	record_checks 2>&1 | tee "$run/check.log" || crc=$?
 else
 	python3 "$here/verify_ssd.py" "$base" "$run" | tee "$run/check.log" || crc=$?
+fi
+if [[ $base == hang || $base == assert ]]; then
+	# The tools read the dump: dump info (every command in flight joined
+	# to its firmware fetch record, for hang) and report.
+	# The host's hmbtrace-cmd (as record's: ninja -C build
+	# tools/hmbtrace-cmd/hmbtrace-cmd).
+	dump_tool_checks() {
+		local rc=0 n
+		[[ -x $cmd ]] || { echo "not ok - no $cmd to read the dump: build it"; return 1; }
+		if "$cmd" dump info "$run/coredump.bin" >"$run/dump-info.txt" 2>&1; then
+			echo "ok - hmbtrace-cmd dump info reads the dump ($(grep -m1 '^reason:' "$run/dump-info.txt"))"
+		else
+			echo "not ok - hmbtrace-cmd dump info"; rc=1
+		fi
+		if "$cmd" report -i "$run/coredump.bin" >"$run/dump-report.txt" 2>&1 &&
+			[[ -s $run/dump-report.txt ]]; then
+			echo "ok - hmbtrace-cmd report -i on the dump ($(wc -l <"$run/dump-report.txt") lines)"
+		else
+			echo "not ok - hmbtrace-cmd report -i on the dump"; rc=1
+		fi
+		if [[ $base == hang ]]; then
+			n=$(grep -cE '^  qid 1 ' "$run/dump-info.txt" || true)
+			if ((n > 0)) && ! grep -A1 -E '^  qid 1 ' "$run/dump-info.txt" | grep -q 'no fetch record'; then
+				echo "ok - dump info: every command in flight on the hung queue ($n) has its fetch record"
+			else
+				echo "not ok - dump info: commands in flight on the hung queue ($n), each with its fetch record"; rc=1
+			fi
+		else
+			if grep -qE '^reason: +fw_restart' "$run/dump-info.txt"; then
+				echo "ok - dump info: reason fw_restart"
+			else
+				echo "not ok - dump info: reason fw_restart"; rc=1
+			fi
+		fi
+		return $rc
+	}
+	dump_tool_checks 2>&1 | tee -a "$run/check.log" || crc=1
 fi
 ((keep)) || rm -f "$disk" "$initrd"
 if ((rc != 0 || crc != 0)); then

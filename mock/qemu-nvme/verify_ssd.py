@@ -28,7 +28,7 @@ from hmbtest.dump import DumpError, identity_errors, parse as parse_dump  # noqa
 MARKS = range(1001, 1007)
 # guest-ssd.sh's io_round: 2 CPUs x 2 x (128 reads + 32 writes).
 IO_ROUND = 2 * 2 * (128 + 32)
-FETCH, COMPLETE, NAND_READ, NAND_PROG, THERMAL, ECHO = 1, 2, 3, 4, 8, 11
+FETCH, COMPLETE, NAND_READ, NAND_PROG, THERMAL, LOG, ECHO = 1, 2, 3, 4, 8, 10, 11
 LOST_REASONS = ("overwritten", "torn", "invalid", "reset")  # hmb_trace_events_abi.h
 
 PIPE_LOST = re.compile(r"CPU:(\d+) \[LOST (\d+) EVENTS\]")
@@ -48,12 +48,18 @@ def le(b, off, n):
     return int.from_bytes(bytes(b[off:off + n]), "little")
 
 
-def check_dump(check, path, what, gen, delivered, written, fw_cmds, fw_gen_end):
+def check_dump(check, path, what, gen, delivered, written, fw_cmds, fw_gen_end,
+               held=None, fw_restart=None):
     """The crash dump hmb_trace.ko took (guest-ssd.sh saved it to path) of
     generation gen: exact per core (identity), starting where the trace
     stopped (delivered: core -> the trace's records of that generation),
     ending at most where the device did (written: core -> next_seq), and
-    its command records are commands the device's firmware stamped."""
+    its command records are commands the device's firmware stamped.
+    held: the (qid, cid) the device held at a hang (hmb.hang_qid): each
+    listed in flight with its cmd_fetch record. fw_restart: the device's
+    assert (core, tick): the dump has reason fw_restart, no commands in
+    flight, ends exactly where the device did on every core, and holds
+    the assert's log record."""
     try:
         with open(path, "rb") as f:
             d = parse_dump(f.read())
@@ -97,7 +103,24 @@ def check_dump(check, path, what, gen, delivered, written, fw_cmds, fw_gen_end):
             series = f.read().strip()
     except OSError:
         series = "6.1"
-    if gen in fw_gen_end:
+    if fw_restart is not None:
+        core, tick = fw_restart
+        short = {c["core"]: (c["end_seq"], written.get(c["core"], 0)) for c in d["cores"]
+                 if c["end_seq"] != written.get(c["core"], 0)}
+        asserts = [r for r in d["records"] if r["event_id"] == LOG and r["core"] == core and
+                   r["ts"] == tick and bytes(r["payload"][1:8]) == b"assert:"]
+        print(f"figures: {what}: the device asserted on core {core} at tick {tick}; the dump "
+              f"ends at the device's count on {len(d['cores']) - len(short)} of "
+              f"{len(d['cores'])} cores (short: {short}), with {len(asserts)} assert record")
+        check(f"{what}: the dump's reason is fw_restart, with no commands in flight "
+              f"(reason {h['reason']}, flags {h['flags']:#x})",
+              h["reason"] == 2 and not h["flags"] & 8)
+        check(f"{what}: the dump ends where the device's ended generation did, on every core "
+              f"(end_seq == next_seq written; short: {short or 'none'})",
+              not short and len(d["cores"]) == len(written))
+        check(f"{what}: the dump holds the firmware's assert record, the device's stamp "
+              f"({len(asserts)})", len(asserts) == 1)
+    if gen in fw_gen_end and fw_restart is None:
         # What the device had fetched and not completed when generation
         # gen's firmware stopped (its own account): the host had them in
         # flight at DISABLING, so the dump lists each (the reverse need not
@@ -156,6 +179,16 @@ def check_dump(check, path, what, gen, delivered, written, fw_cmds, fw_gen_end):
         check(f"{what}: every listed I/O command the device fetched has its cmd_fetch record "
               f"in the dump, the device's stamp ({len(io_fetched)}; without: {io_unjoined})",
               not io_unjoined)
+        if held is not None:
+            h_missing = sorted(k for k in held if k not in listed)
+            h_unjoined = sorted(k for k in held if k + (last_fetch.get(k),) not in fetched)
+            print(f"figures: {what}: the device held {len(held)} commands of the hung queue "
+                  f"{sorted(held)}; the dump lists {len(d['inflight'])} in flight, "
+                  f"{sum(1 for k in held if k in listed)} of the held")
+            check(f"{what}: the dump lists every command the device held at the hang "
+                  f"({len(held)}; missing {h_missing}), each with its cmd_fetch record "
+                  f"(without: {h_unjoined})",
+                  bool(held) and not h_missing and not h_unjoined)
     stamped = {(w, q, cid, tick) for w, q, cid, _, tick, rc in fw_cmds if rc == 0}
     kinds = {FETCH: "fetch", COMPLETE: "complete"}
     cmd_recs = [r for r in d["records"] if r["event_id"] in kinds]
@@ -194,6 +227,9 @@ def main():
     # did not know of (kernel/patches/0006).
     dbbuf_due, dbbuf_early = False, 0
     c1_at = []                              # time of every C1h command
+    held = []                               # (qid, cid) held at a hang
+    asserted = []                           # (gen, core, tick) of an assert
+    assert_at = []                          # len(fw_cmds) at each assert
     with open(f"{run}/qemu-nvme.log", errors="replace") as f:
         for line in f:
             t = re.match(r"\d+@(\d+\.\d+):", line)
@@ -208,6 +244,15 @@ def main():
                           r"rc (-?\d+)", line)
             if m:
                 fw_cmds.append((m[1], int(m[2]), int(m[3]), int(m[4], 16), int(m[5]), int(m[6])))
+                continue
+            m = re.search(r"pci_nvme_hmbt_hang hold qid (\d+) cid (\d+)", line)
+            if m:
+                held.append((int(m[1]), int(m[2])))
+                continue
+            m = re.search(r"pci_nvme_hmbt_assert gen (\d+) core (\d+) tick (\d+)", line)
+            if m:
+                asserted.append((int(m[1]), int(m[2]), int(m[3])))
+                assert_at.append(len(fw_cmds))
                 continue
             m = re.search(r"pci_nvme_hmbt_core (\w+) gen (\d+) core (\d+) next_seq (\d+) "
                           r"dropped (\d+)", line)
@@ -307,9 +352,10 @@ def main():
                 payload = [int(x, 16) for x in m[7].split()]
                 recs[(gen, int(m[2]))].append((int(m[3]), int(m[5]), payload, int(m[4])))
 
-    if scenario == "dump":
-        # Nobody traced generation 1: the crash dump of the reset is its
-        # only reader. Its records and losses stand for generation 1 in
+    if scenario in ("dump", "hang", "assert"):
+        # Nobody traced generation 1: the crash dump of the reset (hang:
+        # the timeout's; assert: the firmware's restart) is its only
+        # reader. Its records and losses stand for generation 1 in
         # every check below, as if a trace had drained them.
         try:
             with open(f"{run}/coredump.bin", "rb") as f:
@@ -466,13 +512,35 @@ def main():
     # drained) can leave one command's fetch or completion alone, and no
     # more; without losses every command must join.
     nlost = sum(lost.values())
+    # assert: an I/O command in flight at the assert has its fetch record
+    # in generation 1 and its completion's, if recorded (not while the
+    # firmware halted), in generation 2: each such record is alone.
+    straddle = 0
+    if assert_at:
+        open_at = {}
+        for i, (w, q, cid, opc, tick, rc) in enumerate(fw_cmds):
+            if not q:
+                continue
+            if i < assert_at[0]:
+                if w == "fetch":
+                    open_at[(q, cid)] = rc == 0
+                else:
+                    open_at.pop((q, cid), None)
+            elif w == "complete" and (q, cid) in open_at:
+                straddle += open_at.pop((q, cid)) + (rc == 0)
+        print(f"figures: I/O records alone because their command was in flight at the "
+              f"assert: {straddle}")
     check(f"every I/O cmd_fetch joins its cmd_complete on the same core ({join_bad} "
-          f"unmatched, at most the {nlost} records counted lost)", join_bad <= nlost)
+          f"unmatched, at most the {nlost} records counted lost"
+          f"{f' and the {straddle} of commands in flight at the assert' if assert_at else ''})",
+          join_bad <= nlost + straddle)
     # The device's own account: which I/O fetches its firmware recorded.
     fw_io_fetch = [c for c in fw_cmds if c[0] == "fetch" and c[1]]
     fw_rec_opc = collections.Counter(c[3] for c in fw_io_fetch if c[5] == 0)
+    # A command held at a hang (hmb.hang_qid) is fetched, never processed.
     check(f"the firmware's account covers every I/O command the device fetched "
-          f"({len(fw_io_fetch)} of {len(io_cmds)})", len(fw_io_fetch) == len(io_cmds))
+          f"({len(fw_io_fetch)} of {len(io_cmds)} processed + {len(held)} held)",
+          len(fw_io_fetch) == len(io_cmds) + len(held))
     missing = {o: n - fetch_opc.get(o, 0) for o, n in fw_rec_opc.items()}
     check(f"one cmd_fetch record per I/O fetch the firmware recorded "
           f"({sum(fetch.values())} records, {sum(fw_rec_opc.values())} recorded, same opcodes; "
@@ -508,11 +576,21 @@ def main():
           f"wrote, in every generation ({len(acct)} core rings; "
           f"{'; '.join(acct_bad) or 'all equal'})",
           bool(acct) and not acct_bad and set(fw_gens) == set(gens))
-    if scenario in ("reset", "dump"):
-        check(f"the reset is a new producer generation (generations in order {gens})",
-              gens == [1, 2])
-        check("the driver re-placed the area and re-enabled the HMB with MR=1 after the reset",
-              any(fid == 0x0d and dw == 0x3 for fid, dw in setfeat))
+    if scenario == "hang":
+        check(f"the device held commands of the hung queue ({len(held)}), and the controller "
+              f"reset ended the hang", bool(held))
+    if scenario == "assert":
+        check(f"the firmware asserted once, in generation 1 ({asserted})",
+              len(asserted) == 1 and asserted[0][0] == 1)
+        check(f"a firmware restart is no host reset: one HMB enable, no MR=1 "
+              f"({[dw for fid, dw in setfeat if fid == 0x0d]})",
+              sum(1 for fid, dw in setfeat if fid == 0x0d and dw & 1) == 1)
+    if scenario in ("reset", "dump", "hang", "assert"):
+        check(f"the {'assert' if scenario == 'assert' else 'reset'} is a new producer "
+              f"generation (generations in order {gens})", gens == [1, 2])
+        if scenario != "assert":
+            check("the driver re-placed the area and re-enabled the HMB with MR=1 after the "
+                  "reset", any(fid == 0x0d and dw == 0x3 for fid, dw in setfeat))
         # ABI "Producer reset": the new generation's core descriptors name
         # the old generation and how far it got.
         prev = {c: v for (g, c), v in fw_prev.items() if g == 2}
@@ -521,9 +599,11 @@ def main():
               f"generation 1's final next_seq {want}")
         check("generation 2's prev_gen is 1 and prev_next_seq each core's final next_seq "
               "of generation 1, on every core", bool(prev) and prev == want)
-        check_dump(check, f"{run}/coredump.bin", scenario, 1, {} if scenario == "dump" else dict(
-            (c, v) for (e, c), v in recs.items() if e == 1),
-            {c: n for (g, c), (n, _) in fw_core.items() if g == 1}, fw_cmds, fw_gen_end)
+        check_dump(check, f"{run}/coredump.bin", scenario, 1, dict(
+            (c, v) for (e, c), v in recs.items() if e == 1) if scenario == "reset" else {},
+            {c: n for (g, c), (n, _) in fw_core.items() if g == 1}, fw_cmds, fw_gen_end,
+            held=held if scenario == "hang" else None,
+            fw_restart=asserted[0][1:] if scenario == "assert" and asserted else None)
     if scenario == "ctrl":
         # The PCI remove after the trace caught up: nothing undelivered.
         last = len(gens)

@@ -126,6 +126,8 @@ HMB_ASSERT(HMB_CTRL_RSP_OFFSET + sizeof(struct hmb_ctrl_response) <= HMB_CTRL_MA
 HMB_ASSERT(sizeof(struct hmb_ctrl_request) <= HMB_CTRL_RSP_OFFSET);
 
 /* The crash dump (hmb_trace_dump_abi.h). */
+HMB_ASSERT(HMB_DUMP_REASON_DISABLING == 0 && HMB_DUMP_REASON_REMOVED == 1 &&
+           HMB_DUMP_REASON_FW_RESTART == 2);
 HMB_ASSERT(sizeof(struct hmb_dump_header) == 200);
 HMB_AT(hmb_dump_header, magic, 0);
 HMB_AT(hmb_dump_header, version, 8);

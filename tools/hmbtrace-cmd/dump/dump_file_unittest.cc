@@ -385,6 +385,13 @@ TEST(DumpInfo, SaysTheHeaderAndEachCoresAccount) {
   EXPECT_NE(text.find("holds"), std::string::npos) << text;
 }
 
+TEST(DumpInfo, NamesEachReasonAndTheNumberOfAnUnknownOne) {
+  EXPECT_EQ(DumpReasonName(HMB_DUMP_REASON_DISABLING), "disabling");
+  EXPECT_EQ(DumpReasonName(HMB_DUMP_REASON_REMOVED), "removed");
+  EXPECT_EQ(DumpReasonName(HMB_DUMP_REASON_FW_RESTART), "fw_restart");
+  EXPECT_EQ(DumpReasonName(7), "reason 7");
+}
+
 // A record of nvme_cmd_begin (fetch) or nvme_cmd_end (complete) of
 // RealisticEvents(): qid and cid first.
 test::TestRecord CmdRecord(uint16_t core, uint16_t event, uint64_t seq, uint64_t ts, uint16_t qid,
