@@ -42,6 +42,7 @@
 /* hmb_dump_header.reason: why the dump was taken. */
 #define HMB_DUMP_REASON_DISABLING 0u	/* the controller disables the area: reset, timeout, suspend */
 #define HMB_DUMP_REASON_REMOVED	1u	/* the controller, or the module, goes */
+#define HMB_DUMP_REASON_FW_FREEZE 2u	/* the firmware froze its ring (meta.freeze) */
 
 /* hmb_dump_section.type */
 #define HMB_DUMP_SEC_META	1u	/* the meta page as it was: meta_len bytes */
