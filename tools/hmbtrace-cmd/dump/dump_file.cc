@@ -563,6 +563,8 @@ std::string DumpReasonName(uint32_t reason) {
       return "disabling";
     case HMB_DUMP_REASON_REMOVED:
       return "removed";
+    case HMB_DUMP_REASON_FW_FREEZE:
+      return "fw_freeze";
   }
   return "reason " + std::to_string(reason);
 }
