@@ -261,6 +261,7 @@ static int parse_meta(const struct hmb_consumer *c, const uint8_t *m,
 	g->clock_hz = hmb_get64(m + META_OFF(clock_hz));
 	hmb_memcpy(g->build_id, m + META_OFF(build_id), HMB_TRACE_BUILD_ID_LEN);
 	g->core_offset = hmb_get32(m + META_OFF(core_offset));
+	g->flags = hmb_get32(m + META_OFF(flags));
 
 	if (meta_len < sizeof(struct hmb_trace_meta) ||
 	    core_len < sizeof(struct hmb_trace_core))
@@ -709,6 +710,16 @@ void hmb_consumer_peek_take(const struct hmb_consumer *c, uint32_t cores,
 	p->cores = cores;
 	for (k = 0; k < HMB_TRACE_MAX_CORES; k++)
 		p->next_seq[k] = (cores >> k) & 1 ? c->core[k].next_seq : 0;
+}
+
+uint32_t hmb_consumer_freeze_word(const struct hmb_consumer *c)
+{
+	const uint8_t *m = area_ptr(c, 0, sizeof(struct hmb_trace_meta));
+
+	if (c->state != HMB_CONSUMER_ATTACHED || !m ||
+	    !(c->geo.flags & HMB_TRACE_META_FREEZE))
+		return 0;
+	return hmb_load32(m + META_OFF(freeze));
 }
 
 int hmb_consumer_peek_changed(const struct hmb_consumer *c,

@@ -109,6 +109,7 @@ struct hmb_geometry {
 	uint64_t clock_hz;
 	uint32_t producer_gen;
 	uint8_t build_id[HMB_TRACE_BUILD_ID_LEN];
+	uint32_t flags;			/* HMB_TRACE_META_* */
 };
 
 /** Consumer position and counters of one firmware core. */
@@ -359,6 +360,18 @@ int hmb_consumer_peek_changed(const struct hmb_consumer *c,
  */
 uint32_t hmb_consumer_backlog_pages(const struct hmb_consumer *c,
 				    uint16_t core);
+
+/**
+ * hmb_consumer_freeze_word() - the firmware's freeze word (ABI 1.1,
+ * meta.freeze): one 32-bit read, no barrier. 0 (RUNNING, never frozen)
+ * when not attached or when the producer does not set
+ * HMB_TRACE_META_FREEZE (a 1.0 firmware: the field is reserved). A caller
+ * that acts on a freeze issues a read barrier before reading what the
+ * producer wrote before the word (freeze_seq, freeze_detail: paired with
+ * the release in the producer's freeze_now()), and bounds state and
+ * reason itself: this is device memory.
+ */
+uint32_t hmb_consumer_freeze_word(const struct hmb_consumer *c);
 
 /** Total records lost on @core for every reason (saturating). */
 uint64_t hmb_consumer_lost_total(const struct hmb_consumer_core *cc);

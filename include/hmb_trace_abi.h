@@ -46,7 +46,7 @@
 #define HMB_TRACE_MAGIC		0x54424d48u	/* "HMBT" little-endian */
 #define HMB_TRACE_DICT_MAGIC	0x44424d48u	/* "HMBD" little-endian */
 #define HMB_TRACE_ABI_MAJOR	1
-#define HMB_TRACE_ABI_MINOR	0
+#define HMB_TRACE_ABI_MINOR	1	/* 1.1: the firmware freeze */
 #define HMB_TRACE_DICT_VERSION	1
 
 /* Geometry limits; a consumer rejects an area outside them. */
@@ -64,6 +64,45 @@
 
 /* hmb_trace_meta.flags */
 #define HMB_TRACE_META_OVERWRITE	(1u << 0) /* flight recorder: oldest page overwritten */
+/*
+ * ABI 1.1: the firmware implements the freeze (meta.freeze, freeze_core,
+ * freeze_ts, freeze_detail, core.freeze_seq and the control channel's
+ * FREEZE_* operations). Clear: those fields are reserved (zero) and mean
+ * nothing; a consumer never reads them.
+ */
+#define HMB_TRACE_META_FREEZE		(1u << 1)
+
+/*
+ * The freeze word (hmb_trace_meta.freeze), one 32-bit store so that a
+ * consumer learns state, reason and which freeze from one read:
+ *
+ *   31 .............. 16 15 ...... 8 7 .. 4 3 ... 0
+ *   +-------------------+-----------+------+-------+
+ *   |       count       |  reason   |  0   | state |
+ *   +-------------------+-----------+------+-------+
+ *
+ * count: freezes since this generation began (+1 at every trigger, wraps
+ * from 65535 to 1); 0 with state RUNNING: never frozen.
+ */
+#define HMB_TRACE_FREEZE_STATE(w)	((w) & 0xfu)
+#define HMB_TRACE_FREEZE_REASON(w)	(((w) >> 8) & 0xffu)
+#define HMB_TRACE_FREEZE_COUNT(w)	((w) >> 16)
+#define HMB_TRACE_FREEZE_WORD(state, reason, count) \
+	((uint32_t)(state) | (uint32_t)(reason) << 8 | (uint32_t)(count) << 16)
+
+/* HMB_TRACE_FREEZE_STATE() */
+#define HMB_TRACE_FREEZE_RUNNING	0u /* overwriting (armed or not) */
+#define HMB_TRACE_FREEZE_TRIGGERED	1u /* cores write their N more records */
+#define HMB_TRACE_FREEZE_FROZEN		2u /* no core writes until re-armed */
+
+/* HMB_TRACE_FREEZE_REASON() */
+#define HMB_TRACE_FREEZE_NONE		0u
+#define HMB_TRACE_FREEZE_HOST		1u /* the host asked (FREEZE_NOW) */
+#define HMB_TRACE_FREEZE_LATENCY	2u /* a command over the host's threshold */
+#define HMB_TRACE_FREEZE_ASSERT		3u /* a firmware assert */
+#define HMB_TRACE_FREEZE_ERROR		4u /* a firmware-detected error */
+#define HMB_TRACE_FREEZE_RING_FULL	5u /* ring mode STOP: a ring became full */
+#define HMB_TRACE_FREEZE_REASON_NR	6u
 
 /**
  * struct hmb_trace_core - per-core producer position, in the meta page.
@@ -86,7 +125,13 @@ struct hmb_trace_core {
 	uint64_t prev_next_seq;
 	uint32_t prev_gen;	/* generation prev_next_seq belongs to; 0: unknown */
 	uint32_t reserved0;
-	uint64_t reserved[2];
+	/*
+	 * ABI 1.1, with HMB_TRACE_META_FREEZE, valid while meta.freeze is not
+	 * RUNNING: this core's next_seq at the trigger. Its records from
+	 * freeze_seq on were written after the trigger (at most N of them).
+	 */
+	uint64_t freeze_seq;
+	uint64_t reserved;
 };
 
 /**
@@ -115,7 +160,13 @@ struct hmb_trace_meta {
 	uint64_t clock_hz;	/*  64: firmware timestamp ticks per second */
 	uint8_t build_id[HMB_TRACE_BUILD_ID_LEN]; /* 72: firmware build id */
 	uint32_t core_offset;	/*  92: from area start, of core[0] */
-	uint64_t reserved[4];	/*  96 */
+	/* ABI 1.1, with HMB_TRACE_META_FREEZE; else reserved (zero). */
+	uint32_t freeze;	/*  96: the freeze word, HMB_TRACE_FREEZE_* */
+	uint16_t freeze_core;	/* 100: core that triggered; 0xffff: none */
+	uint16_t reserved0;	/* 102 */
+	uint64_t freeze_ts;	/* 104: firmware time of the trigger */
+	uint64_t freeze_detail;	/* 112: per reason, see the spec */
+	uint64_t reserved;	/* 120 */
 };				/* 128 bytes; core[] follows at core_offset */
 
 /*

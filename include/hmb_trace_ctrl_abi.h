@@ -53,7 +53,11 @@
  * and lose nothing (they are not produced, so not counted as lost).
  */
 #define HMB_CTRL_OP_EVENT_MASK	3u
-/* arg[0]: HMB_CTRL_RING_OVERWRITE or HMB_CTRL_RING_STOP (when full). */
+/*
+ * arg[0]: HMB_CTRL_RING_OVERWRITE or HMB_CTRL_RING_STOP (when full). With
+ * the freeze (ABI 1.1), STOP is the freeze with reason RING_FULL and N = 0;
+ * OVERWRITE also re-arms a RING_FULL freeze. Without it: UNSUPPORTED.
+ */
 #define HMB_CTRL_OP_RING_MODE	4u
 /*
  * Clock sync: the device latches its trace clock (the clock of fw_ts, at
@@ -71,7 +75,21 @@
  * request and after the answer.
  */
 #define HMB_CTRL_OP_ECHO	6u
-#define HMB_CTRL_OP_NR		7u
+/*
+ * The freeze (ABI 1.1, meta flag HMB_TRACE_META_FREEZE): arg[0] latency
+ * threshold in ns (0: no latency trigger), arg[1] N, the records each core
+ * writes after a trigger before it stops. Arms the freeze; answers
+ * val[0] = the threshold in firmware ticks, val[1] = N as applied.
+ */
+#define HMB_CTRL_OP_FREEZE_CONFIG 7u
+/*
+ * Re-arm: clear a freeze (TRIGGERED or FROZEN), overwrite again. Answers
+ * val[0] = the freeze word before. OK also when not frozen.
+ */
+#define HMB_CTRL_OP_FREEZE_REARM 8u
+/* Freeze now, reason HOST (arg[0] is stored as freeze_detail). */
+#define HMB_CTRL_OP_FREEZE_NOW	9u
+#define HMB_CTRL_OP_NR		10u
 
 #define HMB_CTRL_RING_OVERWRITE	0u
 #define HMB_CTRL_RING_STOP	1u

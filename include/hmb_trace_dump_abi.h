@@ -52,6 +52,7 @@
  * generation's core descriptors: prev_gen, prev_next_seq).
  */
 #define HMB_DUMP_REASON_FW_RESTART 2u
+#define HMB_DUMP_REASON_FW_FREEZE 3u	/* the firmware froze its ring (meta.freeze) */
 
 /* hmb_dump_section.type */
 #define HMB_DUMP_SEC_META	1u	/* the meta page as it was: meta_len bytes */

@@ -52,6 +52,12 @@ static uint64_t get64(const void *p)
 	return hmb_cpu_to_le64(*(const volatile uint64_t *)p);
 }
 
+/* A word another context writes (the freeze): read it every time. */
+static uint32_t load32(const uint32_t *p)
+{
+	return *(const volatile uint32_t *)p;
+}
+
 /* No libc: small copy and fill that the compiler may inline. */
 static void copy_bytes(uint8_t *dst, const uint8_t *src, uint32_t n)
 {
@@ -395,6 +401,14 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 	p->producer_gen = gen + 1;
 	p->ring_offset = ring_off;
 	p->max_payload = hmb_trace_max_payload(p);
+	/* A firmware reset forgets what the host set: not armed, overwrite. */
+	p->freeze_word = 0;
+	p->freeze_after = 0;
+	p->freeze_latency = 0;
+	p->freeze_settle = div_u64_u32(cfg->clock_hz, 10);
+	p->freeze_ts = 0;
+	p->freeze_armed = 0;
+	p->ring_stop_word = 0;
 
 	/* Invalidate every page so no header of the previous life matches. */
 	for (c = 0; c < cfg->nr_cores; c++) {
@@ -426,6 +440,8 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 		pc->dropped = 0;
 		pc->bytes = 0;
 		pc->records = 0;
+		pc->freeze_stop = 0;
+		pc->stop_from = 0;
 		if (c >= cfg->nr_cores)
 			continue;
 		put64(&core_desc(p, c)->head_page, ~0ull);
@@ -445,13 +461,17 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 	put64(&m->area_len, area_len);
 	put64(&m->dict_offset, cfg->page_size);
 	put32(&m->dict_len, dlen);
-	put32(&m->flags, HMB_TRACE_META_OVERWRITE);
+	put32(&m->flags, HMB_TRACE_META_OVERWRITE | HMB_TRACE_META_FREEZE);
 	put64(&m->ring_offset, ring_off);
 	put64(&m->clock_hz, cfg->clock_hz);
 	copy_bytes(m->build_id, cfg->build_id, HMB_TRACE_BUILD_ID_LEN);
 	put32(&m->core_offset, sizeof(*m));
-	for (c = 0; c < 4; c++)
-		put64(&m->reserved[c], 0);
+	put32(&m->freeze, 0);
+	put16(&m->freeze_core, 0xffff);
+	put16(&m->reserved0, 0);
+	put64(&m->freeze_ts, 0);
+	put64(&m->freeze_detail, 0);
+	put64(&m->reserved, 0);
 	put32(&m->magic, HMB_TRACE_MAGIC);
 	hmb_release(); /* everything above is visible before READY */
 	put32(&m->state, HMB_TRACE_STATE_READY);
@@ -512,6 +532,22 @@ static void open_page(struct hmb_trace_producer *p, uint16_t core, uint64_t ts)
 	pc->records = 0;
 }
 
+static int freeze_now(struct hmb_trace_producer *p, uint16_t core,
+		      uint32_t reason, uint64_t detail, uint64_t ts,
+		      uint32_t n_after);
+static void frozen_if_done(struct hmb_trace_producer *p);
+
+/* Does the freeze keep this core from writing? */
+static int frozen_here(struct hmb_trace_producer *p,
+		       const struct hmb_trace_producer_core *pc)
+{
+	uint32_t st = HMB_TRACE_FREEZE_STATE(load32(&p->freeze_word));
+
+	if (st == HMB_TRACE_FREEZE_RUNNING)
+		return 0;
+	return st == HMB_TRACE_FREEZE_FROZEN || pc->next_seq >= pc->freeze_stop;
+}
+
 int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
 		   uint16_t event_id, uint64_t ts,
 		   const void *fixed, uint32_t fixed_len,
@@ -525,6 +561,8 @@ int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
 	if (core >= p->nr_cores)
 		return HMB_TRACE_EINVAL;
 	pc = &p->core[core];
+	if (frozen_here(p, pc))
+		return HMB_TRACE_FROZEN;
 	len = fixed_len + var_len;
 	if (event_id == 0 || len < fixed_len || len > p->max_payload) {
 		put64(&core_desc(p, core)->dropped, ++pc->dropped);
@@ -533,8 +571,15 @@ int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
 	size = (uint32_t)sizeof(*r) + align_up32(len, HMB_TRACE_RECORD_ALIGN);
 	dsize = data_size(p->page_size);
 	if (!pc->page || pc->bytes + size > dsize || ts < pc->base_ts ||
-	    ts - pc->base_ts > 0xffffffffull)
+	    ts - pc->base_ts > 0xffffffffull) {
+		/* Ring mode STOP: the next page would overwrite a kept one. */
+		if (load32(&p->ring_stop_word) && pc->page &&
+		    pc->page_seq + 1 >= pc->stop_from + p->pages_per_core) {
+			freeze_now(p, core, HMB_TRACE_FREEZE_RING_FULL, 0, ts, 0);
+			return HMB_TRACE_FROZEN;
+		}
 		open_page(p, core, ts);
+	}
 
 	dst = pc->page + sizeof(struct hmb_trace_page_header) + pc->bytes;
 	r = (struct hmb_trace_record_header *)dst;
@@ -555,5 +600,162 @@ int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
 	put32(&((struct hmb_trace_page_header *)pc->page)->commit,
 	      HMB_TRACE_COMMIT(pc->records, pc->bytes));
 	put64(&core_desc(p, core)->next_seq, pc->next_seq);
+	if (pc->next_seq == pc->freeze_stop &&
+	    HMB_TRACE_FREEZE_STATE(load32(&p->freeze_word)) ==
+	    HMB_TRACE_FREEZE_TRIGGERED)
+		frozen_if_done(p);
+	return 0;
+}
+
+/*
+ * ---- The freeze ----
+ *
+ *   RUNNING --trigger--> TRIGGERED --every core wrote N, or settle--> FROZEN
+ *      ^                                                               |
+ *      +------------------------ re-arm -------------------------------+
+ *
+ * The trigger sets every core's freeze_stop (its next_seq + N) and
+ * freeze_seq before it publishes TRIGGERED; a core reads the word before
+ * its stop. Plain stores: the word is written by one context at a time
+ * (a trigger, the control channel) as the header says.
+ */
+static void publish_freeze(struct hmb_trace_producer *p, uint32_t word)
+{
+	struct hmb_trace_meta *m = (struct hmb_trace_meta *)p->area;
+
+	*(volatile uint32_t *)&p->freeze_word = word;
+	put32(&m->freeze, word);
+}
+
+static void frozen_if_done(struct hmb_trace_producer *p)
+{
+	uint32_t w = load32(&p->freeze_word);
+	uint16_t c;
+
+	for (c = 0; c < p->nr_cores; c++)
+		if (p->core[c].next_seq < p->core[c].freeze_stop)
+			return;
+	publish_freeze(p, HMB_TRACE_FREEZE_WORD(HMB_TRACE_FREEZE_FROZEN,
+						HMB_TRACE_FREEZE_REASON(w),
+						HMB_TRACE_FREEZE_COUNT(w)));
+}
+
+static int freeze_now(struct hmb_trace_producer *p, uint16_t core,
+		      uint32_t reason, uint64_t detail, uint64_t ts,
+		      uint32_t n_after)
+{
+	struct hmb_trace_meta *m = (struct hmb_trace_meta *)p->area;
+	uint32_t w = load32(&p->freeze_word);
+	uint32_t count = HMB_TRACE_FREEZE_COUNT(w) + 1;
+	uint16_t c;
+
+	if (HMB_TRACE_FREEZE_STATE(w) != HMB_TRACE_FREEZE_RUNNING)
+		return HMB_TRACE_FROZEN;
+	if (count > 0xffff)
+		count = 1;
+	for (c = 0; c < p->nr_cores; c++) {
+		struct hmb_trace_producer_core *pc = &p->core[c];
+
+		pc->freeze_stop = pc->next_seq + n_after;
+		put64(&core_desc(p, c)->freeze_seq, pc->next_seq);
+	}
+	put16(&m->freeze_core, core);
+	put64(&m->freeze_ts, ts);
+	put64(&m->freeze_detail, detail);
+	p->freeze_ts = ts;
+	/*
+	 * Positions and details before the word: pairs with the consumer's
+	 * dma_rmb() after it reads the word (hmb_consumer_freeze_word()).
+	 */
+	hmb_release();
+	publish_freeze(p, HMB_TRACE_FREEZE_WORD(n_after ?
+						HMB_TRACE_FREEZE_TRIGGERED :
+						HMB_TRACE_FREEZE_FROZEN,
+						reason, count));
+	return 0;
+}
+
+void hmb_trace_freeze_config(struct hmb_trace_producer *p,
+			     uint64_t latency_ticks, uint32_t n_after)
+{
+	p->freeze_latency = latency_ticks;
+	p->freeze_after = n_after;
+	p->freeze_armed = 1;
+}
+
+int hmb_trace_freeze(struct hmb_trace_producer *p, uint16_t core,
+		     uint32_t reason, uint64_t detail, uint64_t ts)
+{
+	if (reason == HMB_TRACE_FREEZE_NONE ||
+	    reason >= HMB_TRACE_FREEZE_REASON_NR)
+		return HMB_TRACE_EINVAL;
+	if (reason == HMB_TRACE_FREEZE_RING_FULL)
+		return freeze_now(p, core, reason, detail, ts, 0);
+	if (reason != HMB_TRACE_FREEZE_HOST && !p->freeze_armed)
+		return HMB_TRACE_FROZEN;
+	return freeze_now(p, core, reason, detail, ts, p->freeze_after);
+}
+
+int hmb_trace_freeze_latency(struct hmb_trace_producer *p, uint16_t core,
+			     uint64_t latency_ticks, uint64_t detail,
+			     uint64_t ts)
+{
+	if (!p->freeze_armed || !p->freeze_latency ||
+	    latency_ticks < p->freeze_latency)
+		return HMB_TRACE_FROZEN;
+	return freeze_now(p, core, HMB_TRACE_FREEZE_LATENCY, detail, ts,
+			  p->freeze_after);
+}
+
+void hmb_trace_freeze_tick(struct hmb_trace_producer *p, uint64_t now)
+{
+	uint32_t w = load32(&p->freeze_word);
+
+	if (HMB_TRACE_FREEZE_STATE(w) != HMB_TRACE_FREEZE_TRIGGERED ||
+	    now < p->freeze_ts || now - p->freeze_ts < p->freeze_settle)
+		return;
+	publish_freeze(p, HMB_TRACE_FREEZE_WORD(HMB_TRACE_FREEZE_FROZEN,
+						HMB_TRACE_FREEZE_REASON(w),
+						HMB_TRACE_FREEZE_COUNT(w)));
+}
+
+/* Ring mode STOP counts a ring's worth of pages from each core's current one. */
+static void ring_stop_restart(struct hmb_trace_producer *p)
+{
+	uint16_t c;
+
+	for (c = 0; c < p->nr_cores; c++)
+		p->core[c].stop_from = p->core[c].page ?
+				       p->core[c].page_seq : 0;
+}
+
+uint32_t hmb_trace_freeze_rearm(struct hmb_trace_producer *p)
+{
+	uint32_t w = load32(&p->freeze_word);
+
+	if (HMB_TRACE_FREEZE_STATE(w) == HMB_TRACE_FREEZE_RUNNING)
+		return w;
+	ring_stop_restart(p);
+	/* The count stays: the host tells the next freeze from this one. */
+	publish_freeze(p, HMB_TRACE_FREEZE_WORD(HMB_TRACE_FREEZE_RUNNING,
+						HMB_TRACE_FREEZE_NONE,
+						HMB_TRACE_FREEZE_COUNT(w)));
+	return w;
+}
+
+int hmb_trace_ring_mode(struct hmb_trace_producer *p, uint32_t mode)
+{
+	uint32_t w = load32(&p->freeze_word);
+
+	if (mode == HMB_CTRL_RING_STOP) {
+		ring_stop_restart(p);
+		*(volatile uint32_t *)&p->ring_stop_word = 1;
+		return 0;
+	}
+	if (mode != HMB_CTRL_RING_OVERWRITE)
+		return HMB_TRACE_EINVAL;
+	*(volatile uint32_t *)&p->ring_stop_word = 0;
+	if (HMB_TRACE_FREEZE_REASON(w) == HMB_TRACE_FREEZE_RING_FULL)
+		hmb_trace_freeze_rearm(p);
 	return 0;
 }

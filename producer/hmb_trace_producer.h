@@ -11,6 +11,7 @@
 #define HMB_TRACE_PRODUCER_H
 
 #include "hmb_trace_abi.h"
+#include "hmb_trace_ctrl_abi.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,6 +21,13 @@ extern "C" {
 #define HMB_TRACE_EINVAL	(-22)	/* bad argument or geometry */
 #define HMB_TRACE_ENOSPC	(-28)	/* area or dictionary too small */
 #define HMB_TRACE_E2BIG		(-7)	/* record larger than a page */
+/*
+ * Not an error: the record was not written because the ring is frozen (or
+ * this core has written its N records after a trigger). It takes no
+ * sequence number and is counted nowhere, like a record not produced
+ * while stopped.
+ */
+#define HMB_TRACE_FROZEN	1
 
 /** Author-time description of one event field (serialised at init). */
 struct hmb_trace_field_desc {
@@ -80,6 +88,10 @@ struct hmb_trace_producer_core {
 	uint32_t bytes;		/* committed data bytes in the current page */
 	uint32_t records;	/* committed records in the current page */
 	uint32_t slot;		/* ring slot of the current page */
+	/* The freeze: this core writes no record at or past freeze_stop. */
+	uint64_t freeze_stop;
+	/* Ring mode STOP: opening page stop_from + pages_per_core freezes. */
+	uint64_t stop_from;
 };
 
 struct hmb_trace_producer {
@@ -91,6 +103,19 @@ struct hmb_trace_producer {
 	uint32_t producer_gen;
 	uint64_t ring_offset;
 	uint32_t max_payload;
+	/*
+	 * The freeze (ABI 1.1). Written by whoever triggers or re-arms (a
+	 * core, the control channel), read by every core's emit: a core
+	 * racing a trigger may write one record more or fewer than N; a
+	 * firmware that needs the exact count serialises the two.
+	 */
+	uint32_t freeze_word;		/* as published in meta.freeze */
+	uint32_t freeze_after;		/* N, host-set (FREEZE_CONFIG) */
+	uint64_t freeze_latency;	/* threshold in ticks; 0: off */
+	uint64_t freeze_settle;		/* ticks after a trigger: FROZEN */
+	uint64_t freeze_ts;		/* of the current trigger */
+	uint32_t ring_stop_word;	/* ring mode STOP: non-zero */
+	uint8_t freeze_armed;		/* FREEZE_CONFIG seen since init */
 	struct hmb_trace_producer_core core[HMB_TRACE_MAX_CORES];
 };
 
@@ -118,6 +143,65 @@ int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
 		   uint16_t event_id, uint64_t ts,
 		   const void *fixed, uint32_t fixed_len,
 		   const void *var, uint32_t var_len);
+
+/*
+ * The freeze (ABI 1.1, Documentation/hmb-trace-abi.rst "The freeze").
+ * After init: not armed, N = 0, no latency threshold, ring mode OVERWRITE.
+ */
+
+/**
+ * hmb_trace_freeze_config() - the control channel's FREEZE_CONFIG: arm
+ * the firmware's triggers, with a latency threshold (firmware ticks; 0: no
+ * latency trigger) and N, the records each core writes after a trigger.
+ */
+void hmb_trace_freeze_config(struct hmb_trace_producer *p,
+			     uint64_t latency_ticks, uint32_t n_after);
+
+/**
+ * hmb_trace_freeze() - freeze the ring: every core writes at most N more
+ * records, then none until re-armed. @core: the core that saw the trigger
+ * (0xffff: none); @reason: HMB_TRACE_FREEZE_*; @detail: meta.freeze_detail.
+ * Reasons other than HOST and RING_FULL act only when armed.
+ * Return: 0 if this call froze the ring, HMB_TRACE_FROZEN if a freeze was
+ * under way already (the first trigger wins) or the freeze is not armed,
+ * HMB_TRACE_EINVAL for a bad reason.
+ */
+int hmb_trace_freeze(struct hmb_trace_producer *p, uint16_t core,
+		     uint32_t reason, uint64_t detail, uint64_t ts);
+
+/**
+ * hmb_trace_freeze_latency() - the latency trigger: call after the
+ * command's completion record is written (so the frozen window holds it).
+ * Freezes with reason LATENCY if armed with a threshold and @latency_ticks
+ * reaches it. @detail: qid << 16 | cid. Return: 0 if this call froze
+ * the ring, else HMB_TRACE_FROZEN (under the threshold, not armed, or a
+ * freeze under way).
+ */
+int hmb_trace_freeze_latency(struct hmb_trace_producer *p, uint16_t core,
+			     uint64_t latency_ticks, uint64_t detail,
+			     uint64_t ts);
+
+/**
+ * hmb_trace_freeze_tick() - firmware housekeeping, from any core: a freeze
+ * TRIGGERED for clock_hz / 10 ticks becomes FROZEN even if an idle core
+ * has not written its N records, so the host is not kept waiting.
+ */
+void hmb_trace_freeze_tick(struct hmb_trace_producer *p, uint64_t now);
+
+/**
+ * hmb_trace_freeze_rearm() - the control channel's FREEZE_REARM: clear a
+ * freeze, overwrite again. Return: the freeze word before.
+ */
+uint32_t hmb_trace_freeze_rearm(struct hmb_trace_producer *p);
+
+/**
+ * hmb_trace_ring_mode() - the control channel's RING_MODE. STOP is the
+ * freeze with reason RING_FULL and N = 0: the first core whose next page
+ * would overwrite a page written since the mode was set freezes every
+ * core. OVERWRITE ends that mode and re-arms a RING_FULL freeze.
+ * Return: 0, HMB_TRACE_EINVAL for another mode.
+ */
+int hmb_trace_ring_mode(struct hmb_trace_producer *p, uint32_t mode);
 
 /** Largest payload (fixed + var) one record can carry with this geometry. */
 uint32_t hmb_trace_max_payload(const struct hmb_trace_producer *p);

@@ -3,7 +3,9 @@
 // what the ABI says, and it refuses what it cannot store.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "hmb_trace_producer.h"
@@ -165,6 +167,137 @@ TEST(Producer, ReinitIncrementsGenerationAndInvalidatesPages) {
   EXPECT_EQ(a.At<uint32_t>(128 + 40), 1u);  // ... of generation 1
   EXPECT_EQ(a.At<uint32_t>(8192 + 24), HMB_TRACE_COMMIT_BUSY);
   EXPECT_EQ(a.At<uint64_t>(8192), ~0ull);
+}
+
+
+// ---- The freeze (ABI 1.1) ----
+
+constexpr size_t kFreezeWord = offsetof(hmb_trace_meta, freeze);
+
+uint64_t FreezeSeq(const Area& a, uint16_t core) {
+  return a.At<uint64_t>(sizeof(hmb_trace_meta) + core * sizeof(hmb_trace_core) +
+                        offsetof(hmb_trace_core, freeze_seq));
+}
+
+uint64_t NextSeq(const Area& a, uint16_t core) {
+  return a.At<uint64_t>(sizeof(hmb_trace_meta) + core * sizeof(hmb_trace_core) +
+                        offsetof(hmb_trace_core, next_seq));
+}
+
+struct Frozen : ::testing::Test {
+  void SetUp() override {
+    cfg = Config(512, 8, 2);
+    a = std::make_unique<Area>(hmb_trace_area_size(&cfg));
+    ASSERT_EQ(hmb_trace_producer_init(&p, a->bytes.data(), a->bytes.size(), &cfg), 0);
+  }
+  int Emit(uint16_t core, uint64_t ts) {
+    const uint8_t fixed[3] = {1, 2, 3};
+    return hmb_trace_emit(&p, core, 7, ts, fixed, 3, nullptr, 0);
+  }
+  uint32_t Word() const { return a->At<uint32_t>(kFreezeWord); }
+  hmb_trace_producer_config cfg{};
+  std::unique_ptr<Area> a;
+  hmb_trace_producer p{};
+};
+
+TEST_F(Frozen, InitAdvertisesTheFreezeAndStartsRunning) {
+  EXPECT_EQ(a->At<uint16_t>(offsetof(hmb_trace_meta, abi_minor)), 1u);
+  EXPECT_EQ(a->At<uint32_t>(offsetof(hmb_trace_meta, flags)),
+            HMB_TRACE_META_OVERWRITE | HMB_TRACE_META_FREEZE);
+  EXPECT_EQ(Word(), 0u);
+  EXPECT_EQ(a->At<uint16_t>(offsetof(hmb_trace_meta, freeze_core)), 0xffffu);
+}
+
+TEST_F(Frozen, UnarmedFirmwareIgnoresLatencyAndAssert) {
+  EXPECT_EQ(hmb_trace_freeze_latency(&p, 0, 1u << 30, 5, 10), HMB_TRACE_FROZEN);
+  EXPECT_EQ(hmb_trace_freeze(&p, 0, HMB_TRACE_FREEZE_ASSERT, 1, 10), HMB_TRACE_FROZEN);
+  EXPECT_EQ(hmb_trace_freeze(&p, 0, 77, 1, 10), HMB_TRACE_EINVAL);
+  EXPECT_EQ(Word(), 0u);
+  EXPECT_EQ(Emit(0, 20), 0);
+}
+
+TEST_F(Frozen, LatencyOutlierWritesNMorePerCoreThenStops) {
+  hmb_trace_freeze_config(&p, 1000, 3);
+  for (uint64_t t = 0; t < 100; t++) ASSERT_EQ(Emit(t % 2, t), 0);
+  EXPECT_EQ(hmb_trace_freeze_latency(&p, 1, 999, 0x10005, 100), HMB_TRACE_FROZEN);
+  EXPECT_EQ(Word(), 0u);  // under the threshold
+  ASSERT_EQ(hmb_trace_freeze_latency(&p, 1, 1000, 0x10005, 100), 0);
+  EXPECT_EQ(Word(), HMB_TRACE_FREEZE_WORD(HMB_TRACE_FREEZE_TRIGGERED,
+                                          HMB_TRACE_FREEZE_LATENCY, 1));
+  EXPECT_EQ(a->At<uint16_t>(offsetof(hmb_trace_meta, freeze_core)), 1u);
+  EXPECT_EQ(a->At<uint64_t>(offsetof(hmb_trace_meta, freeze_ts)), 100u);
+  EXPECT_EQ(a->At<uint64_t>(offsetof(hmb_trace_meta, freeze_detail)), 0x10005u);
+  EXPECT_EQ(FreezeSeq(*a, 0), 50u);
+  EXPECT_EQ(FreezeSeq(*a, 1), 50u);
+  // A second trigger while one is under way changes nothing.
+  EXPECT_EQ(hmb_trace_freeze(&p, 0, HMB_TRACE_FREEZE_HOST, 0, 101), HMB_TRACE_FROZEN);
+  // Core 0 writes its 3 and is refused after; not frozen until core 1 is done.
+  for (int i = 0; i < 3; i++) EXPECT_EQ(Emit(0, 110 + i), 0);
+  EXPECT_EQ(Emit(0, 120), HMB_TRACE_FROZEN);
+  EXPECT_EQ(NextSeq(*a, 0), 53u);
+  EXPECT_EQ(HMB_TRACE_FREEZE_STATE(Word()), HMB_TRACE_FREEZE_TRIGGERED);
+  for (int i = 0; i < 3; i++) EXPECT_EQ(Emit(1, 130 + i), 0);
+  EXPECT_EQ(Word(), HMB_TRACE_FREEZE_WORD(HMB_TRACE_FREEZE_FROZEN,
+                                          HMB_TRACE_FREEZE_LATENCY, 1));
+  EXPECT_EQ(Emit(1, 140), HMB_TRACE_FROZEN);
+  EXPECT_EQ(NextSeq(*a, 1), 53u);
+  // Refused records are neither sequenced nor counted as dropped.
+  EXPECT_EQ(p.core[0].dropped, 0u);
+}
+
+TEST_F(Frozen, IdleCoreSettlesAfterATenthOfASecond) {
+  hmb_trace_freeze_config(&p, 0, 2);
+  ASSERT_EQ(hmb_trace_freeze(&p, 0, HMB_TRACE_FREEZE_ERROR, 42, 1000), 0);
+  EXPECT_EQ(Emit(0, 1001), 0);
+  EXPECT_EQ(Emit(0, 1002), 0);
+  hmb_trace_freeze_tick(&p, 1000 + cfg.clock_hz / 10 - 1);
+  EXPECT_EQ(HMB_TRACE_FREEZE_STATE(Word()), HMB_TRACE_FREEZE_TRIGGERED);
+  hmb_trace_freeze_tick(&p, 1000 + cfg.clock_hz / 10);
+  EXPECT_EQ(HMB_TRACE_FREEZE_STATE(Word()), HMB_TRACE_FREEZE_FROZEN);
+  EXPECT_EQ(Emit(1, 2000), HMB_TRACE_FROZEN);  // the idle core stops too
+}
+
+TEST_F(Frozen, RearmResumesOverwritingAndKeepsTheCount) {
+  ASSERT_EQ(hmb_trace_freeze(&p, 0xffff, HMB_TRACE_FREEZE_HOST, 9, 5), 0);
+  EXPECT_EQ(Word(), HMB_TRACE_FREEZE_WORD(HMB_TRACE_FREEZE_FROZEN,  // N = 0
+                                          HMB_TRACE_FREEZE_HOST, 1));
+  EXPECT_EQ(Emit(0, 6), HMB_TRACE_FROZEN);
+  EXPECT_EQ(hmb_trace_freeze_rearm(&p),
+            HMB_TRACE_FREEZE_WORD(HMB_TRACE_FREEZE_FROZEN, HMB_TRACE_FREEZE_HOST, 1));
+  EXPECT_EQ(Word(), HMB_TRACE_FREEZE_WORD(HMB_TRACE_FREEZE_RUNNING, 0, 1));
+  // Overwriting again: many rings' worth of records go in.
+  for (uint64_t t = 0; t < 2000; t++) ASSERT_EQ(Emit(0, 10 + t), 0);
+  ASSERT_EQ(hmb_trace_freeze(&p, 0, HMB_TRACE_FREEZE_HOST, 0, 3000), 0);
+  EXPECT_EQ(HMB_TRACE_FREEZE_COUNT(Word()), 2u);
+  EXPECT_EQ(FreezeSeq(*a, 0), 2000u);
+}
+
+TEST_F(Frozen, FirmwareResetForgetsTheFreeze) {
+  hmb_trace_freeze_config(&p, 1, 1);
+  ASSERT_EQ(hmb_trace_freeze(&p, 0, HMB_TRACE_FREEZE_ASSERT, 0, 5), 0);
+  ASSERT_EQ(hmb_trace_producer_init(&p, a->bytes.data(), a->bytes.size(), &cfg), 0);
+  EXPECT_EQ(Word(), 0u);
+  EXPECT_EQ(Emit(0, 1), 0);
+  EXPECT_EQ(hmb_trace_freeze(&p, 0, HMB_TRACE_FREEZE_ASSERT, 0, 5), HMB_TRACE_FROZEN);
+}
+
+TEST_F(Frozen, RingModeStopKeepsTheFirstRingAndIsTheSameFreeze) {
+  ASSERT_EQ(hmb_trace_ring_mode(&p, 7), HMB_TRACE_EINVAL);
+  ASSERT_EQ(hmb_trace_ring_mode(&p, HMB_CTRL_RING_STOP), 0);
+  // 512-byte pages: 464 data bytes, 16-byte records: 29 per page, 8 pages.
+  uint64_t t = 0;
+  while (Emit(0, t) == 0) t++;
+  EXPECT_EQ(t, 29u * 8);
+  EXPECT_EQ(Word(), HMB_TRACE_FREEZE_WORD(HMB_TRACE_FREEZE_FROZEN,
+                                          HMB_TRACE_FREEZE_RING_FULL, 1));
+  EXPECT_EQ(FreezeSeq(*a, 0), 29u * 8);
+  EXPECT_EQ(Emit(1, t), HMB_TRACE_FROZEN);  // every core stops
+  // The first page is still page 0: nothing was overwritten.
+  EXPECT_EQ(a->At<uint64_t>(cfg.page_size * 2), 0u);
+  // OVERWRITE ends the mode and re-arms.
+  ASSERT_EQ(hmb_trace_ring_mode(&p, HMB_CTRL_RING_OVERWRITE), 0);
+  EXPECT_EQ(HMB_TRACE_FREEZE_STATE(Word()), HMB_TRACE_FREEZE_RUNNING);
+  for (int i = 0; i < 1000; i++) ASSERT_EQ(Emit(0, t + i), 0);
 }
 
 }  // namespace

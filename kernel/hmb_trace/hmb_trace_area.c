@@ -249,6 +249,7 @@ hmb_trace_area_create(const char *name, struct device *parent,
 
 	a->debugfs = debugfs_create_dir(a->name, hmb_trace_debugfs_root);
 	hmb_trace_drains_debugfs(a);
+	hmb_trace_freeze_init(a);
 	hmb_trace_dump_create(a, parent);
 
 	mutex_lock(&hmb_trace_areas_lock);
@@ -301,6 +302,8 @@ void hmb_trace_unregister_area(struct hmb_trace_area *area)
 	mutex_unlock(&hmb_trace_areas_lock);
 
 	debugfs_remove_recursive(a->debugfs);
+	/* No freeze's dump is taken from here on. */
+	hmb_trace_freeze_going(a);
 	/*
 	 * A dump taken at the last DISABLING goes to devcoredump while the
 	 * device it is of (maybe the status device) is still there.
@@ -325,6 +328,7 @@ void hmb_trace_unregister_area(struct hmb_trace_area *area)
 	kvfree(a->dict);
 	hmb_trace_clock_destroy(a);
 	hmb_trace_ctrl_destroy(a);
+	mutex_destroy(&a->freeze.lock);
 	mutex_destroy(&a->dict_lock);
 	kfree(a);
 }

@@ -336,6 +336,7 @@ static void hmb_trace_clock_work(struct work_struct *work)
 		a->ctrl.tracing = -1;
 		a->ctrl.ring_mode = -1;
 		a->ctrl.have_mask = false;
+		a->ctrl.have_freeze_config = false;
 		mutex_unlock(&a->ctrl.lock);
 	}
 	mutex_lock(&k->lock);

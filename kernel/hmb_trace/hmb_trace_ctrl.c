@@ -52,6 +52,9 @@ static const char *const hmb_trace_ctrl_op_names[HMB_CTRL_OP_NR] = {
 	[HMB_CTRL_OP_RING_MODE] = "ring_mode",
 	[HMB_CTRL_OP_SYNC] = "sync",
 	[HMB_CTRL_OP_ECHO] = "echo",
+	[HMB_CTRL_OP_FREEZE_CONFIG] = "freeze_config",
+	[HMB_CTRL_OP_FREEZE_REARM] = "freeze_rearm",
+	[HMB_CTRL_OP_FREEZE_NOW] = "freeze_now",
 };
 
 /**

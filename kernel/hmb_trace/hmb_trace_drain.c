@@ -672,8 +672,12 @@ static void hmb_trace_drain_pass(struct hmb_trace_drain *d,
 	 * Not consuming, the meta page is still polled (status, the broken
 	 * log line, resets); its events go nowhere while nobody traces.
 	 */
-	if (hmb_consumer_poll(&d->c) != HMB_CONSUMER_ATTACHED ||
-	    !p->consuming)
+	if (hmb_consumer_poll(&d->c) != HMB_CONSUMER_ATTACHED)
+		return;
+	/* The firmware's freeze: one read of the meta page, on one context. */
+	if (!d->index)
+		hmb_trace_freeze_look(d);
+	if (!p->consuming)
 		return;
 	if (!hmb_trace_clock_ready(a, d->c.geo.producer_gen) &&
 	    !hmb_trace_ring_half_full(d)) {

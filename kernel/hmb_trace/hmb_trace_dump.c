@@ -616,7 +616,9 @@ static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
 
 /*
  * Take a dump of generation @gen (0: the one the area is in) into the
- * buffer and queue its hand-over. Allocates nothing.
+ * buffer and queue its hand-over. Allocates nothing. The area is
+ * suspended (no drain runs), or its firmware froze it (its producer writes
+ * nothing; every copy is taken under its drain's lock).
  */
 static void hmb_trace_dump_take_gen(struct hmb_trace_area *a, u32 reason,
 				    const struct hmb_trace_inflight *inflight,
@@ -852,4 +854,152 @@ void hmb_trace_dump_destroy(struct hmb_trace_area *a)
 	mutex_destroy(&p->lock);
 	kvfree(p);
 	a->dump = NULL;
+}
+
+/*
+ * The firmware's freeze (ABI 1.1, hmb-trace-abi.rst "The freeze"): the
+ * firmware stops overwriting on a trigger of its own (a latency outlier,
+ * an assert) and says so in meta.freeze. drains[0] reads that word at
+ * every pass, traced or not (one 32-bit read); on FROZEN with a count it
+ * has not handled it queues a work that takes the same crash dump as a
+ * reset, reason FW_FREEZE. The rings stay frozen until the host re-arms
+ * (ctrl/freeze), so nothing is lost by taking the dump from a work.
+ *
+ *   drain pass (drains[0], its lock)       system_unbound_wq
+ *   hmb_trace_freeze_look():               hmb_trace_freeze_work():
+ *     freeze word changed, FROZEN,           hmb_trace_dump_take(FW_FREEZE)
+ *     new count --------- queue_work ------>   (allocates nothing)
+ */
+static const char *const hmb_trace_freeze_states[] = {
+	[HMB_TRACE_FREEZE_RUNNING] = "running",
+	[HMB_TRACE_FREEZE_TRIGGERED] = "triggered",
+	[HMB_TRACE_FREEZE_FROZEN] = "frozen",
+};
+
+static const char *const hmb_trace_freeze_reasons[HMB_TRACE_FREEZE_REASON_NR] = {
+	[HMB_TRACE_FREEZE_NONE] = "none",
+	[HMB_TRACE_FREEZE_HOST] = "host",
+	[HMB_TRACE_FREEZE_LATENCY] = "latency",
+	[HMB_TRACE_FREEZE_ASSERT] = "assert",
+	[HMB_TRACE_FREEZE_ERROR] = "error",
+	[HMB_TRACE_FREEZE_RING_FULL] = "ring_full",
+};
+
+/**
+ * hmb_trace_freeze_state_name() - the state of a freeze word.
+ * @word: as read from the device: bounded here
+ * Return: "running", "triggered", "frozen" or "unknown".
+ */
+const char *hmb_trace_freeze_state_name(u32 word)
+{
+	u32 s = HMB_TRACE_FREEZE_STATE(word);
+
+	return s < ARRAY_SIZE(hmb_trace_freeze_states) ?
+	       hmb_trace_freeze_states[s] : "unknown";
+}
+
+/**
+ * hmb_trace_freeze_reason_name() - the reason of a freeze word.
+ * @word: as read from the device: bounded here
+ * Return: the reason's name, or "unknown".
+ */
+const char *hmb_trace_freeze_reason_name(u32 word)
+{
+	u32 r = HMB_TRACE_FREEZE_REASON(word);
+
+	return r < HMB_TRACE_FREEZE_REASON_NR ? hmb_trace_freeze_reasons[r] :
+						"unknown";
+}
+
+static void hmb_trace_freeze_work(struct work_struct *work)
+{
+	struct hmb_trace_area *a = container_of(work, struct hmb_trace_area,
+						freeze.work);
+
+	/* The generation goes on: no DISABLING, no firmware restart. */
+	if (a->dump)
+		hmb_trace_dump_take_gen(a, HMB_DUMP_REASON_FW_FREEZE, NULL, 0);
+}
+
+static int hmb_trace_freeze_show(struct seq_file *m, void *unused)
+{
+	struct hmb_trace_area *a = m->private;
+	u32 w = READ_ONCE(a->freeze.word);
+
+	seq_printf(m, "state %s\nreason %s\ncount %u\nfreezes %llu\nunknown %llu\n",
+		   hmb_trace_freeze_state_name(w),
+		   hmb_trace_freeze_reason_name(w), HMB_TRACE_FREEZE_COUNT(w),
+		   READ_ONCE(a->freeze.freezes), READ_ONCE(a->freeze.unknown));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hmb_trace_freeze);
+
+/**
+ * hmb_trace_freeze_init() - the freeze state of a new area, and its
+ * debugfs file <debugfs>/hmb_trace/<area>/freeze.
+ * @a: a new area, with its debugfs directory
+ */
+void hmb_trace_freeze_init(struct hmb_trace_area *a)
+{
+	mutex_init(&a->freeze.lock);
+	INIT_WORK(&a->freeze.work, hmb_trace_freeze_work);
+	debugfs_create_file("freeze", 0400, a->debugfs, a,
+			    &hmb_trace_freeze_fops);
+}
+
+/**
+ * hmb_trace_freeze_look() - has the firmware frozen its ring? One read of
+ * the meta page's freeze word; a dump is asked for once per freeze.
+ * @d: drains[0], locked, its consumer attached
+ */
+void hmb_trace_freeze_look(struct hmb_trace_drain *d)
+{
+	struct hmb_trace_freeze *f = &d->area->freeze;
+	u32 w = hmb_consumer_freeze_word(&d->c);
+	u32 gen = d->c.geo.producer_gen;
+	u32 count = HMB_TRACE_FREEZE_COUNT(w);
+
+	lockdep_assert_held(&d->lock);
+	if (w == f->word && gen == f->word_gen)
+		return;
+	WRITE_ONCE(f->word, w);
+	f->word_gen = gen;
+	/* Device memory: a state or reason we do not know is not acted on. */
+	if (HMB_TRACE_FREEZE_STATE(w) >= ARRAY_SIZE(hmb_trace_freeze_states) ||
+	    HMB_TRACE_FREEZE_REASON(w) >= HMB_TRACE_FREEZE_REASON_NR) {
+		WRITE_ONCE(f->unknown, f->unknown + 1);
+		return;
+	}
+	if (HMB_TRACE_FREEZE_STATE(w) != HMB_TRACE_FREEZE_FROZEN ||
+	    (f->have_handled && f->handled_gen == gen && f->handled == count))
+		return;
+	/*
+	 * The window's positions and details before the dump reads them:
+	 * paired with the release before the word in the producer's
+	 * freeze_now() (producer/hmb_trace_producer.c).
+	 */
+	dma_rmb();
+	f->have_handled = true;
+	f->handled = count;
+	f->handled_gen = gen;
+	WRITE_ONCE(f->freezes, f->freezes + 1);
+	pr_info("%s: the firmware froze its ring (reason %s, freeze %u of generation %u)\n",
+		d->area->name, hmb_trace_freeze_reason_name(w), count, gen);
+	mutex_lock(&f->lock);
+	if (!f->going)
+		queue_work(system_unbound_wq, &f->work);
+	mutex_unlock(&f->lock);
+}
+
+/**
+ * hmb_trace_freeze_going() - no freeze's dump from now on; waits for one
+ * under way.
+ * @a: an area being unregistered
+ */
+void hmb_trace_freeze_going(struct hmb_trace_area *a)
+{
+	mutex_lock(&a->freeze.lock);
+	a->freeze.going = true;
+	mutex_unlock(&a->freeze.lock);
+	cancel_work_sync(&a->freeze.work);
 }

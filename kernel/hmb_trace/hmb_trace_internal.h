@@ -177,6 +177,7 @@ struct hmb_trace_tunables {
  * @mask_base: first event id of the last acknowledged event mask
  * @mask: that mask (bit i: event id @mask_base + i produced)
  * @have_mask: @mask_base and @mask are valid
+ * @have_freeze_config: @freeze_ns and @freeze_after (FREEZE_CONFIG) are valid
  */
 struct hmb_trace_ctrl {
 	const struct hmb_trace_ctrl_ops *ops;
@@ -193,6 +194,9 @@ struct hmb_trace_ctrl {
 	u64 mask_base;
 	u64 mask;
 	bool have_mask;
+	bool have_freeze_config;
+	u64 freeze_ns;
+	u64 freeze_after;
 };
 
 /* Why the clock sync is not running: hmb_trace_clock.halted. */
@@ -266,6 +270,32 @@ struct hmb_trace_clock {
 };
 
 /**
+ * struct hmb_trace_freeze - the firmware's freeze (ABI 1.1) as drains[0]
+ * sees it at its passes (hmb_trace_freeze_look()).
+ * @lock: protects @going: orders queueing @work against unregistration
+ * @work: takes the crash dump of a freeze (process context)
+ * @going: the area is being unregistered: nothing is queued
+ * @word: the freeze word at the last look (READ_ONCE by the status)
+ * @word_gen: the producer generation of @word
+ * @handled: the count of the last freeze a dump was asked for
+ * @handled_gen: its generation; @have_handled: the two are valid
+ * @freezes: freezes seen FROZEN, once per count
+ * @unknown: words with a state or reason out of range (not acted on)
+ */
+struct hmb_trace_freeze {
+	struct mutex lock;		/* protects going */
+	struct work_struct work;
+	bool going;
+	u32 word;
+	u32 word_gen;
+	u32 handled;
+	u32 handled_gen;
+	bool have_handled;
+	u64 freezes;
+	u64 unknown;
+};
+
+/**
  * struct hmb_trace_area - one registered trace area.
  * @node: in the list of all areas
  * @cpuhp_node: in the CPU hotplug state's instance list
@@ -289,6 +319,7 @@ struct hmb_trace_clock {
  * @ctrl: the control channel
  * @clock: the firmware clock's fit
  * @dump: the crash dump (hmb_trace_dump.c), or NULL
+ * @freeze: the firmware's freeze, noticed by drains[0]
  */
 struct hmb_trace_area {
 	struct list_head node;
@@ -313,6 +344,7 @@ struct hmb_trace_area {
 	struct hmb_trace_ctrl ctrl;
 	struct hmb_trace_clock clock;
 	struct hmb_trace_dump *dump;
+	struct hmb_trace_freeze freeze;
 };
 
 /* Defaults of new areas' tunables: module parameters (hmb_trace_main.c). */
@@ -381,6 +413,11 @@ void hmb_trace_dump_take(struct hmb_trace_area *a, u32 reason,
 			 const struct hmb_trace_inflight *inflight);
 void hmb_trace_dump_fw_restart(struct hmb_trace_area *a, u32 gen);
 void hmb_trace_dump_destroy(struct hmb_trace_area *a);
+void hmb_trace_freeze_init(struct hmb_trace_area *a);
+void hmb_trace_freeze_look(struct hmb_trace_drain *d);
+void hmb_trace_freeze_going(struct hmb_trace_area *a);
+const char *hmb_trace_freeze_state_name(u32 word);
+const char *hmb_trace_freeze_reason_name(u32 word);
 
 /* hmb_trace_drain.c */
 bool hmb_trace_area_consuming(const struct hmb_trace_area *a);

@@ -675,6 +675,80 @@ static ssize_t ctrl_echo_store(struct device *dev,
 	return ret ? ret : count;
 }
 
+/*
+ * The firmware's freeze (ABI 1.1): its state as drains[0] last read it
+ * ("running", "triggered", "frozen", "unknown"); write "rearm" (overwrite
+ * again) or "now [DETAIL]" (freeze now, reason host).
+ */
+static ssize_t ctrl_freeze_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	struct hmb_trace_area *a = hmb_trace_dev_area(dev);
+
+	return sysfs_emit(buf, "%s\n",
+			  hmb_trace_freeze_state_name(READ_ONCE(a->freeze.word)));
+}
+
+static ssize_t ctrl_freeze_store(struct device *dev,
+				 struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct hmb_trace_area *a = hmb_trace_dev_area(dev);
+	unsigned long long detail = 0;
+	u64 val[4];
+	int ret;
+
+	if (sysfs_streq(buf, "rearm"))
+		ret = hmb_trace_ctrl_send(a, HMB_CTRL_OP_FREEZE_REARM, 0, 0, val);
+	else if (sysfs_streq(buf, "now") ||
+		 sscanf(buf, "now %llu", &detail) == 1)
+		ret = hmb_trace_ctrl_send(a, HMB_CTRL_OP_FREEZE_NOW, detail, 0,
+					  val);
+	else
+		return -EINVAL;
+	return ret ? ret : count;
+}
+
+/* "THRESHOLD_NS N" last acknowledged, or "unknown"; write it (arms). */
+static ssize_t ctrl_freeze_config_show(struct device *dev,
+				       struct device_attribute *attr,
+				       char *buf)
+{
+	struct hmb_trace_ctrl *c = &hmb_trace_dev_area(dev)->ctrl;
+	ssize_t ret;
+
+	mutex_lock(&c->lock);
+	if (c->have_freeze_config)
+		ret = sysfs_emit(buf, "%llu %llu\n", c->freeze_ns,
+				 c->freeze_after);
+	else
+		ret = sysfs_emit(buf, "unknown\n");
+	mutex_unlock(&c->lock);
+	return ret;
+}
+
+static ssize_t ctrl_freeze_config_store(struct device *dev,
+					struct device_attribute *attr,
+					const char *buf, size_t count)
+{
+	struct hmb_trace_area *a = hmb_trace_dev_area(dev);
+	unsigned long long ns, n;
+	u64 val[4];
+	int ret;
+
+	if (sscanf(buf, "%llu %llu", &ns, &n) != 2 || n > U32_MAX)
+		return -EINVAL;
+	ret = hmb_trace_ctrl_send(a, HMB_CTRL_OP_FREEZE_CONFIG, ns, n, val);
+	if (ret)
+		return ret;
+	mutex_lock(&a->ctrl.lock);
+	a->ctrl.freeze_ns = ns;
+	a->ctrl.freeze_after = n;
+	a->ctrl.have_freeze_config = true;
+	mutex_unlock(&a->ctrl.lock);
+	return count;
+}
+
 static struct device_attribute hmb_trace_ctrl_dev_attrs[] = {
 	__ATTR(available, 0444, ctrl_available_show, NULL),
 	__ATTR(requests, 0444, ctrl_requests_show, NULL),
@@ -686,6 +760,9 @@ static struct device_attribute hmb_trace_ctrl_dev_attrs[] = {
 	__ATTR(echo, 0200, NULL, ctrl_echo_store),
 	__ATTR(not_sent, 0444, ctrl_not_sent_show, NULL),
 	__ATTR(sync, 0444, ctrl_sync_show, NULL),
+	__ATTR(freeze, 0644, ctrl_freeze_show, ctrl_freeze_store),
+	__ATTR(freeze_config, 0644, ctrl_freeze_config_show,
+	       ctrl_freeze_config_store),
 };
 
 static struct attribute *hmb_trace_ctrl_attrs[] = {
@@ -699,6 +776,8 @@ static struct attribute *hmb_trace_ctrl_attrs[] = {
 	&hmb_trace_ctrl_dev_attrs[7].attr,
 	&hmb_trace_ctrl_dev_attrs[8].attr,
 	&hmb_trace_ctrl_dev_attrs[9].attr,
+	&hmb_trace_ctrl_dev_attrs[10].attr,
+	&hmb_trace_ctrl_dev_attrs[11].attr,
 	NULL
 };
 

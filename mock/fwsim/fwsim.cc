@@ -223,6 +223,10 @@ class Simulator : public FirmwareControl {
   uint16_t SetRingMode(uint64_t mode) override;
   uint64_t LatchClock() override { return clock_.Now(); }
   EchoResult Echo(uint16_t core, uint64_t cookie) override;
+  uint16_t FreezeConfig(uint64_t threshold_ns, uint64_t n_after,
+                        std::array<uint64_t, 4>& val) override;
+  uint16_t FreezeRearm(std::array<uint64_t, 4>& val) override;
+  uint16_t FreezeNow(uint64_t detail) override;
 
  private:
   // Core-private state. Only the core's thread touches it, except while
@@ -329,6 +333,9 @@ class Simulator : public FirmwareControl {
   std::atomic<bool> pause_flag_{false};
 
   std::mutex mu_;
+  // Serialises the freeze's triggers and the control channel's freeze
+  // requests (the producer's freeze state is written by one at a time).
+  std::mutex freeze_mu_;
   std::condition_variable cv_;
   bool pause_ = false;                  // guarded by mu_
   int active_ = 0;                      // guarded by mu_
@@ -557,6 +564,19 @@ int Simulator::Emit(uint16_t core,
                                  fixed_len, var, var_len);
   if (err == 0)
     cs.counts[event_id]++;
+  // The latency trigger, after the completion is written: the frozen
+  // window holds it (hmb_trace_freeze_latency()).
+  if (err == 0 && event_id == FW_EV_CMD_COMPLETE && fixed_len >= sizeof(fw_cmd_complete)) {
+    fw_cmd_complete done;
+    std::memcpy(&done, fixed, sizeof(done));
+    std::lock_guard lock(freeze_mu_);
+    hmb_trace_freeze_latency(&producer_, core, done.latency,
+                             static_cast<uint64_t>(done.qid) << 16 | done.cid, last_ts);
+  }
+  if (HMB_TRACE_FREEZE_STATE(producer_.freeze_word) == HMB_TRACE_FREEZE_TRIGGERED) {
+    std::lock_guard lock(freeze_mu_);
+    hmb_trace_freeze_tick(&producer_, clock_.Now());
+  }
   cs.total.store(cs.total.load(std::memory_order_relaxed) + 1,
                  std::memory_order_relaxed);
 
@@ -672,14 +692,36 @@ void Simulator::SetEventMask(uint16_t first_id, uint64_t bits) {
 }
 
 uint16_t Simulator::SetRingMode(uint64_t mode) {
-  // The reference producer only overwrites (hmb_trace_producer.h: it never
-  // blocks and does not know what the host has read); stopping when full
-  // would need the host to tell the device what it consumed.
-  if (mode == HMB_CTRL_RING_OVERWRITE)
-    return HMB_CTRL_OK;
-  if (mode == HMB_CTRL_RING_STOP)
-    return HMB_CTRL_UNSUPPORTED;
-  return HMB_CTRL_INVALID;
+  // STOP is the freeze with reason RING_FULL (hmb_trace_ring_mode()).
+  std::lock_guard lock(freeze_mu_);
+  return hmb_trace_ring_mode(&producer_, static_cast<uint32_t>(mode)) ? HMB_CTRL_INVALID
+                                                                       : HMB_CTRL_OK;
+}
+
+uint16_t Simulator::FreezeConfig(uint64_t threshold_ns, uint64_t n_after,
+                                 std::array<uint64_t, 4>& val) {
+  if (n_after > UINT32_MAX)
+    return HMB_CTRL_INVALID;
+  const uint64_t ticks = static_cast<uint64_t>(
+      static_cast<unsigned __int128>(threshold_ns) * config_.clock.clock_hz / 1000000000u);
+  std::lock_guard lock(freeze_mu_);
+  hmb_trace_freeze_config(&producer_, ticks, static_cast<uint32_t>(n_after));
+  val[0] = ticks;
+  val[1] = n_after;
+  return HMB_CTRL_OK;
+}
+
+uint16_t Simulator::FreezeRearm(std::array<uint64_t, 4>& val) {
+  std::lock_guard lock(freeze_mu_);
+  val[0] = hmb_trace_freeze_rearm(&producer_);
+  return HMB_CTRL_OK;
+}
+
+uint16_t Simulator::FreezeNow(uint64_t detail) {
+  std::lock_guard lock(freeze_mu_);
+  return hmb_trace_freeze(&producer_, 0xffff, HMB_TRACE_FREEZE_HOST, detail, clock_.Now())
+             ? HMB_CTRL_INVALID
+             : HMB_CTRL_OK;
 }
 
 FirmwareControl::EchoResult Simulator::Echo(uint16_t core, uint64_t cookie) {
@@ -784,6 +826,10 @@ void Simulator::CoreLoop(uint16_t core) {
   wc.burst = config_.burst;
   wc.time_scale = config_.clock.time_scale;
   wc.start_ns = clock_.ModelNsAt(start_ns_);
+  if (core == 0) {
+    wc.slow_cmd = config_.slow_cmd;
+    wc.slow_ns = config_.slow_us * 1000;
+  }
   CoreWorkload workload(wc);
   uint64_t last_ts = 0;
   size_t next_stall = 0;

@@ -57,6 +57,10 @@ struct SimConfig {
   double duration_s = 0;  // 0: no limit
   uint64_t count = 0;     // 0: no limit
   uint64_t seed = 1;
+  // The freeze's latency trigger on request: core 0's slow_cmd-th host
+  // command (1-based; 0: none) takes slow_us longer.
+  uint64_t slow_cmd = 0;
+  uint64_t slow_us = 0;
   // Faults. reset_at: firmware resets after core 0 has produced that many
   // records in total (over the whole run).
   std::vector<uint64_t> reset_at;

@@ -36,8 +36,9 @@ void Store(std::span<uint8_t> mb, size_t off, T value, int order = __ATOMIC_RELA
   __atomic_store_n(reinterpret_cast<T*>(mb.data() + off), value, order);
 }
 
-constexpr const char* kOpNames[HMB_CTRL_OP_NR] = {"nop",       "start", "stop", "event_mask",
-                                                  "ring_mode", "sync",  "echo"};
+constexpr const char* kOpNames[HMB_CTRL_OP_NR] = {
+    "nop", "start", "stop", "event_mask", "ring_mode", "sync", "echo",
+    "freeze_config", "freeze_rearm", "freeze_now"};
 constexpr const char* kStatusNames[] = {"ok", "unsupported", "invalid"};
 
 void SleepUs(uint32_t us) {
@@ -176,6 +177,19 @@ uint16_t MailboxServer::Dispatch(uint16_t op,
     case HMB_CTRL_OP_RING_MODE:
       change["mode"] = arg[0];
       status = fw_.SetRingMode(arg[0]);
+      break;
+    case HMB_CTRL_OP_FREEZE_CONFIG:
+      change["threshold_ns"] = arg[0];
+      change["n_after"] = arg[1];
+      status = fw_.FreezeConfig(arg[0], arg[1], val);
+      break;
+    case HMB_CTRL_OP_FREEZE_REARM:
+      status = fw_.FreezeRearm(val);
+      change["word_before"] = val[0];
+      break;
+    case HMB_CTRL_OP_FREEZE_NOW:
+      change["detail"] = arg[0];
+      status = fw_.FreezeNow(arg[0]);
       break;
     case HMB_CTRL_OP_ECHO: {
       FirmwareControl::EchoResult r;

@@ -47,6 +47,14 @@ class FirmwareControl {
   virtual uint64_t LatchClock() = 0;
   // One hmb_echo record with |cookie| on |core|, written by that core.
   virtual EchoResult Echo(uint16_t core, uint64_t cookie) = 0;
+  // The freeze (ABI 1.1): FREEZE_CONFIG, FREEZE_REARM, FREEZE_NOW, with
+  // the answer's values in |val|. By default a firmware without it.
+  virtual uint16_t FreezeConfig(uint64_t /*threshold_ns*/, uint64_t /*n_after*/,
+                                std::array<uint64_t, 4>& /*val*/) {
+    return HMB_CTRL_UNSUPPORTED;
+  }
+  virtual uint16_t FreezeRearm(std::array<uint64_t, 4>& /*val*/) { return HMB_CTRL_UNSUPPORTED; }
+  virtual uint16_t FreezeNow(uint64_t /*detail*/) { return HMB_CTRL_UNSUPPORTED; }
 };
 
 struct MailboxOptions {

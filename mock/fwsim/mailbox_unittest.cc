@@ -57,6 +57,15 @@ class ControlledSim {
     return result_->value();
   }
 
+  // A word of the area as the device left it.
+  template <typename T>
+  T At(size_t off) {
+    T v;
+    __atomic_load(reinterpret_cast<const T*>(Bytes(area_, kAreaLen).data() + off), &v,
+                  __ATOMIC_ACQUIRE);
+    return v;
+  }
+
   // Every record in the area (call after Finish; nothing was overwritten).
   Drained Drain(uint16_t cores) {
     std::vector<const uint8_t*> pages;
@@ -130,8 +139,12 @@ TEST(MailboxTest, EveryOpIsAnsweredWithItsStatusAndCounted) {
       {HMB_CTRL_OP_STOP, {}, HMB_CTRL_OK},
       {HMB_CTRL_OP_START, {}, HMB_CTRL_OK},
       {HMB_CTRL_OP_RING_MODE, {HMB_CTRL_RING_OVERWRITE}, HMB_CTRL_OK},
-      // The reference producer cannot stop when full.
-      {HMB_CTRL_OP_RING_MODE, {HMB_CTRL_RING_STOP}, HMB_CTRL_UNSUPPORTED},
+      // STOP is the freeze with reason RING_FULL (ABI 1.1); OVERWRITE ends it.
+      {HMB_CTRL_OP_RING_MODE, {HMB_CTRL_RING_STOP}, HMB_CTRL_OK},
+      {HMB_CTRL_OP_RING_MODE, {HMB_CTRL_RING_OVERWRITE}, HMB_CTRL_OK},
+      {HMB_CTRL_OP_FREEZE_CONFIG, {0, 1ull << 32}, HMB_CTRL_INVALID},
+      {HMB_CTRL_OP_FREEZE_CONFIG, {0, 0}, HMB_CTRL_OK},
+      {HMB_CTRL_OP_FREEZE_REARM, {}, HMB_CTRL_OK},
       {HMB_CTRL_OP_RING_MODE, {7}, HMB_CTRL_INVALID},
       {HMB_CTRL_OP_EVENT_MASK, {64, ~0ull}, HMB_CTRL_OK},
       {HMB_CTRL_OP_EVENT_MASK, {3, 0}, HMB_CTRL_INVALID},
@@ -139,6 +152,9 @@ TEST(MailboxTest, EveryOpIsAnsweredWithItsStatusAndCounted) {
       {HMB_CTRL_OP_ECHO, {1, 2}, HMB_CTRL_INVALID},  // core 2 of 2
       {HMB_CTRL_OP_ECHO, {1, 1}, HMB_CTRL_OK},
       {HMB_CTRL_OP_SYNC, {}, HMB_CTRL_OK},
+      {HMB_CTRL_OP_FREEZE_NOW, {9}, HMB_CTRL_OK},
+      {HMB_CTRL_OP_FREEZE_NOW, {9}, HMB_CTRL_INVALID},  // one under way
+      {HMB_CTRL_OP_FREEZE_REARM, {}, HMB_CTRL_OK},
       {HMB_CTRL_OP_NR, {}, HMB_CTRL_UNSUPPORTED},
       {0xffff, {}, HMB_CTRL_UNSUPPORTED},
   };
@@ -156,16 +172,19 @@ TEST(MailboxTest, EveryOpIsAnsweredWithItsStatusAndCounted) {
   EXPECT_EQ(req["nop"], 1);
   EXPECT_EQ(req["start"], 1);
   EXPECT_EQ(req["stop"], 1);
-  EXPECT_EQ(req["ring_mode"], 3);
+  EXPECT_EQ(req["ring_mode"], 4);
   EXPECT_EQ(req["event_mask"], 3);
   EXPECT_EQ(req["echo"], 2);
   EXPECT_EQ(req["sync"], 1);
+  EXPECT_EQ(req["freeze_config"], 2);
+  EXPECT_EQ(req["freeze_rearm"], 2);
+  EXPECT_EQ(req["freeze_now"], 2);
   EXPECT_EQ(req["unknown"], 2);
   EXPECT_EQ(req["bad_header"], 1);
-  EXPECT_EQ(truth["control"]["answers"]["unsupported"], 3);
+  EXPECT_EQ(truth["control"]["answers"]["unsupported"], 2);  // RING_MODE stop is now the freeze
   EXPECT_EQ(truth["control"]["last_seq"], host.sent());
   EXPECT_EQ(truth["control"]["echoes"].size(), 2u);
-  EXPECT_EQ(truth["control"]["changes"].size(), 8u) << truth["control"]["changes"].dump();
+  EXPECT_EQ(truth["control"]["changes"].size(), 15u) << truth["control"]["changes"].dump();
 }
 
 TEST(MailboxTest, StopWritesNoRecordUntilStartAndLosesNone) {
@@ -309,6 +328,75 @@ TEST(MailboxTest, EchoIsOneRecordWithTheCookieWhereTheAnswerSays) {
   ASSERT_EQ(truth["control"]["echoes"].size(), probes.size());
   EXPECT_EQ(truth["control"]["echoes"][3]["seq"], probes[3].answer.val[1]);
   EXPECT_EQ(truth["control"]["echoes"][3]["cookie"], probes[3].cookie);
+}
+
+TEST(MailboxTest, ALatencyOutlierFreezesWithItsRecordsAndNMorePerCoreAndRearmResumes) {
+  SimConfig c = SlowConfig();
+  c.slow_cmd = 150;  // core 0's 150th command (well after FREEZE_CONFIG) ...
+  c.slow_us = 50000;  // ... takes 50 ms more; the others take < 3 ms
+  constexpr uint64_t kN = 16;
+  constexpr uint64_t kThresholdNs = 10000000;
+  ControlledSim sim(c);
+  CtrlHost& host = sim.host();
+  ASSERT_TRUE(host.WaitForDevice(5000000000));
+  const CtrlAnswer cfg = host.Request(HMB_CTRL_OP_FREEZE_CONFIG, {kThresholdNs, kN});
+  ASSERT_TRUE(cfg.answered);
+  ASSERT_EQ(cfg.status, HMB_CTRL_OK);
+  EXPECT_EQ(cfg.val[1], kN);
+
+  const size_t word_off = offsetof(hmb_trace_meta, freeze);
+  const auto core_off = [](uint16_t k, size_t field) {
+    return sizeof(hmb_trace_meta) + k * sizeof(hmb_trace_core) + field;
+  };
+  uint32_t word = 0;
+  for (int i = 0; i < 1000 && HMB_TRACE_FREEZE_STATE(word) != HMB_TRACE_FREEZE_FROZEN; i++) {
+    Sleep(0.01);
+    word = sim.At<uint32_t>(word_off);
+  }
+  ASSERT_EQ(word, HMB_TRACE_FREEZE_WORD(HMB_TRACE_FREEZE_FROZEN, HMB_TRACE_FREEZE_LATENCY, 1));
+  EXPECT_EQ(sim.At<uint16_t>(offsetof(hmb_trace_meta, freeze_core)), 0u);
+  const uint64_t detail = sim.At<uint64_t>(offsetof(hmb_trace_meta, freeze_detail));
+  uint64_t freeze_seq[2], end_seq[2];
+  for (uint16_t k = 0; k < 2; k++) {
+    freeze_seq[k] = sim.At<uint64_t>(core_off(k, offsetof(hmb_trace_core, freeze_seq)));
+    end_seq[k] = sim.At<uint64_t>(core_off(k, offsetof(hmb_trace_core, next_seq)));
+    // Every core wrote exactly N after the trigger, and nothing since.
+    EXPECT_EQ(end_seq[k], freeze_seq[k] + kN) << "core " << k;
+  }
+  Sleep(0.1);
+  EXPECT_EQ(sim.At<uint64_t>(core_off(0, offsetof(hmb_trace_core, next_seq))), end_seq[0]);
+
+  const CtrlAnswer rearm = host.Request(HMB_CTRL_OP_FREEZE_REARM);
+  ASSERT_EQ(rearm.status, HMB_CTRL_OK);
+  EXPECT_EQ(rearm.val[0], word);
+  Sleep(0.2);
+  EXPECT_EQ(HMB_TRACE_FREEZE_STATE(sim.At<uint32_t>(word_off)), HMB_TRACE_FREEZE_RUNNING);
+  EXPECT_GT(sim.At<uint64_t>(core_off(0, offsetof(hmb_trace_core, next_seq))), end_seq[0]);
+
+  sim.Finish();
+  const Drained d = sim.Drain(2);
+  EXPECT_EQ(d.lost, 0u);
+  // The outlier: fetch and completion on core 0, the completion right
+  // before the trigger; its qid/cid are the freeze's detail.
+  const uint16_t qid = static_cast<uint16_t>(detail >> 16);
+  const uint16_t cid = static_cast<uint16_t>(detail);
+  bool fetch = false, complete = false;
+  for (const Record& r : d.records) {
+    if (r.core != 0 || r.seq >= freeze_seq[0])
+      continue;
+    if (r.event_id == FW_EV_CMD_FETCH) {
+      fw_cmd_fetch f;
+      std::memcpy(&f, r.payload.data(), sizeof(f));
+      fetch |= f.qid == qid && f.cid == cid;
+    }
+    if (r.event_id == FW_EV_CMD_COMPLETE && r.seq + 1 == freeze_seq[0]) {
+      fw_cmd_complete done;
+      std::memcpy(&done, r.payload.data(), sizeof(done));
+      complete = done.qid == qid && done.cid == cid && done.latency >= cfg.val[0];
+    }
+  }
+  EXPECT_TRUE(fetch);
+  EXPECT_TRUE(complete);
 }
 
 }  // namespace

@@ -244,6 +244,14 @@ void AddWorkloadOptions(CLI::App& app, SimConfig& config, Options& opt) {
                  "Workload seed: same seed and count, same records per core")
       ->capture_default_str()
       ->type_name("N");
+  app.add_option("--slow-cmd", config.slow_cmd,
+                 "Core 0's Nth host command (1-based) takes --slow-us longer: a latency "
+                 "outlier for the firmware freeze's trigger (ctrl freeze-config); 0: none")
+      ->capture_default_str()
+      ->type_name("N");
+  app.add_option("--slow-us", config.slow_us, "How much longer the --slow-cmd command takes")
+      ->capture_default_str()
+      ->type_name("US");
   app.add_option("--truth", opt.truth,
                  "Write the ground truth (JSON) here at exit, atomically")
       ->type_name("FILE");

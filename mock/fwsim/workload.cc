@@ -370,6 +370,8 @@ uint64_t CoreWorkload::StartCommand(uint64_t at_ns) {
       }
     }
   }
+  if (++commands_ == config_.slow_cmd)
+    t += config_.slow_ns;
   cmd.complete_ns = t + (overhead_ns - front_ns);
   fw_cmd_complete done{};
   done.qid = cmd.qid;

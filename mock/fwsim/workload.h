@@ -71,6 +71,11 @@ struct WorkloadConfig {
   uint32_t burst = 1;
   uint32_t time_scale = 1;
   uint64_t start_ns = 0;  // model time of the first arrival
+  // The firmware freeze's latency trigger, on request: this core's
+  // slow_cmd-th host command (1-based; 0: none) takes slow_ns longer in
+  // its back end (a firmware stall), so its cmd_complete latency shows it.
+  uint64_t slow_cmd = 0;
+  uint64_t slow_ns = 0;
 };
 
 // A record and the model time (ns, FirmwareClock's model time) at which
@@ -173,6 +178,7 @@ class CoreWorkload {
   uint64_t pacing_origin_ns_;
   uint64_t pacing_index_ = 0;
   uint64_t last_arrival_ns_;
+  uint64_t commands_ = 0;  // host commands arrived on this core
   uint64_t taken_ns_ = 0;    // the time of the last record taken
   uint64_t gc_done_ns_ = 0;  // when the running collection ends
   uint16_t next_cid_ = 0;

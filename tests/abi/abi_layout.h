@@ -26,7 +26,8 @@ HMB_AT(hmb_trace_core, pages_written, 24);
 HMB_AT(hmb_trace_core, prev_next_seq, 32);
 HMB_AT(hmb_trace_core, prev_gen, 40);
 HMB_AT(hmb_trace_core, reserved0, 44);
-HMB_AT(hmb_trace_core, reserved, 48);
+HMB_AT(hmb_trace_core, freeze_seq, 48);
+HMB_AT(hmb_trace_core, reserved, 56);
 
 HMB_ASSERT(sizeof(struct hmb_trace_meta) == 128);
 HMB_AT(hmb_trace_meta, magic, 0);
@@ -47,7 +48,12 @@ HMB_AT(hmb_trace_meta, ring_offset, 56);
 HMB_AT(hmb_trace_meta, clock_hz, 64);
 HMB_AT(hmb_trace_meta, build_id, 72);
 HMB_AT(hmb_trace_meta, core_offset, 92);
-HMB_AT(hmb_trace_meta, reserved, 96);
+HMB_AT(hmb_trace_meta, freeze, 96);
+HMB_AT(hmb_trace_meta, freeze_core, 100);
+HMB_AT(hmb_trace_meta, reserved0, 102);
+HMB_AT(hmb_trace_meta, freeze_ts, 104);
+HMB_AT(hmb_trace_meta, freeze_detail, 112);
+HMB_AT(hmb_trace_meta, reserved, 120);
 
 /* The largest core table must fit the smallest page with the meta. */
 HMB_ASSERT(sizeof(struct hmb_trace_meta) +
@@ -124,6 +130,19 @@ HMB_AT(hmb_ctrl_response, seq, 8);
 HMB_AT(hmb_ctrl_response, val, 16);
 HMB_ASSERT(HMB_CTRL_RSP_OFFSET + sizeof(struct hmb_ctrl_response) <= HMB_CTRL_MAILBOX_SIZE);
 HMB_ASSERT(sizeof(struct hmb_ctrl_request) <= HMB_CTRL_RSP_OFFSET);
+/* ABI 1.1: the freeze, its word and its operations. */
+HMB_ASSERT(HMB_TRACE_ABI_MINOR == 1);
+HMB_ASSERT(HMB_TRACE_META_FREEZE == 2u);
+HMB_ASSERT(HMB_TRACE_FREEZE_WORD(2u, 5u, 0xffffu) == 0xffff0502u);
+HMB_ASSERT(HMB_TRACE_FREEZE_STATE(0xffff0502u) == HMB_TRACE_FREEZE_FROZEN);
+HMB_ASSERT(HMB_TRACE_FREEZE_REASON(0xffff0502u) == HMB_TRACE_FREEZE_RING_FULL);
+HMB_ASSERT(HMB_TRACE_FREEZE_COUNT(0xffff0502u) == 0xffffu);
+HMB_ASSERT(HMB_TRACE_FREEZE_TRIGGERED == 1u);
+HMB_ASSERT(HMB_TRACE_FREEZE_HOST == 1u && HMB_TRACE_FREEZE_LATENCY == 2u &&
+	   HMB_TRACE_FREEZE_ASSERT == 3u && HMB_TRACE_FREEZE_ERROR == 4u &&
+	   HMB_TRACE_FREEZE_REASON_NR == 6u);
+HMB_ASSERT(HMB_CTRL_OP_FREEZE_CONFIG == 7u && HMB_CTRL_OP_FREEZE_REARM == 8u &&
+	   HMB_CTRL_OP_FREEZE_NOW == 9u && HMB_CTRL_OP_NR == 10u);
 
 /* The crash dump (hmb_trace_dump_abi.h). */
 HMB_ASSERT(HMB_DUMP_REASON_DISABLING == 0 && HMB_DUMP_REASON_REMOVED == 1 &&
@@ -135,6 +154,8 @@ HMB_AT(hmb_dump_header, header_len, 12);
 HMB_AT(hmb_dump_header, total_len, 16);
 HMB_AT(hmb_dump_header, nr_sections, 24);
 HMB_AT(hmb_dump_header, reason, 28);
+HMB_ASSERT(HMB_DUMP_REASON_DISABLING == 0u && HMB_DUMP_REASON_REMOVED == 1u &&
+	   HMB_DUMP_REASON_FW_RESTART == 2u && HMB_DUMP_REASON_FW_FREEZE == 3u);
 HMB_AT(hmb_dump_header, flags, 32);
 HMB_AT(hmb_dump_header, producer_gen, 36);
 HMB_AT(hmb_dump_header, nr_cores, 40);

@@ -31,7 +31,7 @@ set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${1:-build}
 (($#)) && shift
-all=(record overrun markers reset flight-reset corrupt rmmod disabled toggle cmd decoders hostile two-areas hotplug clock cmd-join isolated tracepoint)
+all=(record overrun markers reset flight-reset corrupt rmmod disabled toggle cmd decoders hostile two-areas hotplug clock cmd-join isolated tracepoint freeze)
 scenarios=("$@")
 ((${#scenarios[@]})) || scenarios=("${all[@]}")
 cd "$repo" || exit 2

@@ -19,7 +19,7 @@ RECORD = struct.Struct("<HHHHQQ")
 CMD = struct.Struct("<HHB3xIIQQ")
 SEC_META, SEC_CORES, SEC_DICT, SEC_CLOCK, SEC_CORE_STATE, SEC_LOST, \
     SEC_RECORDS, SEC_INFLIGHT = range(1, 9)
-REASONS = {0: "disabling", 1: "removed", 2: "fw_restart"}
+REASONS = {0: "disabling", 1: "removed", 2: "fw_restart", 3: "fw_freeze"}
 assert HEADER.size == 200 and CLOCK.size == 88 and CORE.size == 80
 assert LOST.size == 24 and RECORD.size == 24 and CMD.size == 32
 

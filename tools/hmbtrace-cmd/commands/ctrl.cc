@@ -19,7 +19,8 @@ void AddCtrlCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "ctrl",
       "Ask the SSD firmware, over the module's control channel: start, stop, mask EVENT_ID..., "
-      "unmask-all, ring-mode overwrite|stop, echo COOKIE [CORE]");
+      "unmask-all, ring-mode overwrite|stop, echo COOKIE [CORE], freeze-config THRESHOLD_US N, "
+      "freeze-now [DETAIL], rearm");
   cmd->add_option("operation", o->args, "The operation and its arguments")
       ->required()
       ->type_name("OPERATION [ARG...]");

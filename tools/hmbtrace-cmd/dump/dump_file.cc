@@ -565,6 +565,8 @@ std::string DumpReasonName(uint32_t reason) {
       return "removed";
     case HMB_DUMP_REASON_FW_RESTART:
       return "fw_restart";
+    case HMB_DUMP_REASON_FW_FREEZE:
+      return "fw_freeze";
   }
   return "reason " + std::to_string(reason);
 }

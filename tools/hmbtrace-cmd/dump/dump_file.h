@@ -184,7 +184,7 @@ struct Dump {
 
 inline constexpr size_t kMaxProblems = 64;
 
-// "disabling", "removed" or "fw_restart" (or "reason N").
+// "disabling", "removed", "fw_restart" or "fw_freeze" (or "reason N").
 std::string DumpReasonName(uint32_t reason);
 // "dict,truncated" ... of HMB_DUMP_FL_* ("none" if 0; unknown bits as hex).
 std::string DumpFlagsText(uint32_t flags);

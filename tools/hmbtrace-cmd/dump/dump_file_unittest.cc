@@ -389,6 +389,7 @@ TEST(DumpInfo, NamesEachReasonAndTheNumberOfAnUnknownOne) {
   EXPECT_EQ(DumpReasonName(HMB_DUMP_REASON_DISABLING), "disabling");
   EXPECT_EQ(DumpReasonName(HMB_DUMP_REASON_REMOVED), "removed");
   EXPECT_EQ(DumpReasonName(HMB_DUMP_REASON_FW_RESTART), "fw_restart");
+  EXPECT_EQ(DumpReasonName(HMB_DUMP_REASON_FW_FREEZE), "fw_freeze");
   EXPECT_EQ(DumpReasonName(7), "reason 7");
 }
 

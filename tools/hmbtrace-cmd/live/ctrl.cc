@@ -63,7 +63,7 @@ Status CtrlRequests(const std::vector<std::string>& args,
   if (args.empty()) {
     return Status::Error(
         "no operation: start, stop, ring-mode MODE, mask EVENT_ID..., unmask-all, "
-        "echo COOKIE [CORE]");
+        "echo COOKIE [CORE], freeze-config THRESHOLD_US N, freeze-now [DETAIL], rearm");
   }
   const std::string& op = args[0];
   const size_t n = args.size() - 1;
@@ -95,10 +95,27 @@ Status CtrlRequests(const std::vector<std::string>& args,
       return Status::Error("echo: COOKIE and CORE are numbers (CORE 0..65535)");
     }
     out->push_back({"echo", std::to_string(cookie) + " " + std::to_string(core)});
+  } else if (op == "freeze-config" && n == 2) {
+    uint64_t us, after;
+    if (!ParseU64(args[1], &us) || us > UINT64_MAX / 1000 || !ParseU64(args[2], &after) ||
+        after > UINT32_MAX) {
+      return Status::Error(
+          "freeze-config: THRESHOLD_US (0: no latency trigger) and N (0..4294967295) are "
+          "numbers");
+    }
+    out->push_back({"freeze_config", std::to_string(us * 1000) + " " + std::to_string(after)});
+  } else if (op == "freeze-now" && n <= 1) {
+    uint64_t detail = 0;
+    if (n == 1 && !ParseU64(args[1], &detail))
+      return Status::Error("freeze-now: DETAIL is a number");
+    out->push_back({"freeze", "now " + std::to_string(detail)});
+  } else if (op == "rearm" && n == 0) {
+    out->push_back({"freeze", "rearm"});
   } else {
     return Status::Error("'" + op + "' with " + std::to_string(n) +
                          " argument(s) is not an operation: start, stop, ring-mode overwrite|stop, "
-                         "mask EVENT_ID..., unmask-all, echo COOKIE [CORE]");
+                         "mask EVENT_ID..., unmask-all, echo COOKIE [CORE], freeze-config "
+                         "THRESHOLD_US N, freeze-now [DETAIL], rearm");
   }
   return {};
 }
@@ -166,6 +183,12 @@ int RunCtrl(const std::string& sysfs_dir, const std::string& device,
               dir.filename().c_str(), ReadLine(dir / "ctrl" / "tracing").c_str(),
               ReadLine(dir / "ctrl" / "ring_mode").c_str(),
               ReadLine(dir / "ctrl" / "event_mask").c_str());
+  // A module without the freeze has no such files: print nothing for it.
+  if (fs::exists(dir / "ctrl" / "freeze", ec)) {
+    std::printf("%s: freeze %s, freeze_config %s\n", dir.filename().c_str(),
+                ReadLine(dir / "ctrl" / "freeze").c_str(),
+                ReadLine(dir / "ctrl" / "freeze_config").c_str());
+  }
   return 0;
 }
 

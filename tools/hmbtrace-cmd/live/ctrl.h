@@ -29,7 +29,9 @@ struct CtrlRequest {
 
 // The requests for an operation and its arguments: "start", "stop",
 // "ring-mode overwrite|stop", "mask EVENT_ID..." (only those ids produced,
-// among 0..max_id), "unmask-all", "echo COOKIE [CORE]". An error with a
+// among 0..max_id), "unmask-all", "echo COOKIE [CORE]", and the firmware
+// freeze (ABI 1.1): "freeze-config THRESHOLD_US N" (ctrl/freeze_config, in
+// ns), "freeze-now [DETAIL]" and "rearm" (ctrl/freeze). An error with a
 // message for anything else.
 Status CtrlRequests(const std::vector<std::string>& args,
                     uint32_t max_id,

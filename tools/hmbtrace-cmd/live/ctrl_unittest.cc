@@ -49,6 +49,24 @@ TEST(Ctrl, BadArgumentsAreRefusedWithTheReason) {
   EXPECT_FALSE(StatusOk(CtrlRequests({}, 255, &r), &error));
 }
 
+TEST(Ctrl, FreezeOperationsWriteTheFreezeFiles) {
+  std::vector<CtrlRequest> r;
+  std::string error;
+  ASSERT_TRUE(StatusOk(CtrlRequests({"freeze-config", "5000", "64"}, 255, &r), &error));
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].file, "freeze_config");
+  EXPECT_EQ(r[0].value, "5000000 64");  // microseconds to the module's ns
+  ASSERT_TRUE(StatusOk(CtrlRequests({"rearm"}, 255, &r), &error));
+  EXPECT_EQ(r[0].file, "freeze");
+  EXPECT_EQ(r[0].value, "rearm");
+  ASSERT_TRUE(StatusOk(CtrlRequests({"freeze-now", "7"}, 255, &r), &error));
+  EXPECT_EQ(r[0].value, "now 7");
+  EXPECT_FALSE(StatusOk(CtrlRequests({"freeze-config", "1"}, 255, &r), &error));
+  EXPECT_FALSE(StatusOk(CtrlRequests({"freeze-config", "1", "4294967296"}, 255, &r), &error));
+  EXPECT_NE(error.find("freeze-config"), std::string::npos) << error;
+  EXPECT_FALSE(StatusOk(CtrlRequests({"rearm", "now"}, 255, &r), &error));
+}
+
 TEST(Ctrl, ErrorsSayWhatToDo) {
   EXPECT_NE(CtrlErrorText(ENODEV).find("ivshmem=AREA+MAILBOX"), std::string::npos);
   EXPECT_NE(CtrlErrorText(ETIMEDOUT).find("ctrl/timeouts"), std::string::npos);
