@@ -67,7 +67,11 @@
 /* hmb_dump_header.flags */
 #define HMB_DUMP_FL_DICT	(1u << 0)	/* DICT is the generation's dictionary */
 #define HMB_DUMP_FL_TRUNCATED	(1u << 1)	/* a core's share was full: see skipped */
-#define HMB_DUMP_FL_NOT_ATTACHED (1u << 2)	/* the area was not READY: no records */
+/*
+ * (1u << 2) is reserved: never set. A dump is only taken of an area the
+ * module could attach to (READY, valid geometry): one that never was has
+ * no records to decode, and its DISABLING gives no dump.
+ */
 #define HMB_DUMP_FL_INFLIGHT	(1u << 3)	/* INFLIGHT lists the host's commands in flight */
 #define HMB_DUMP_FL_INFLIGHT_PARTIAL (1u << 4)	/* ... but not all: more than it holds */
 

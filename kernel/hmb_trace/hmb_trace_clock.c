@@ -53,6 +53,23 @@
  * its window (clock/hmb_clock_fit.h), and the next run's samples join the
  * same window.
  *
+ * One exception, for the crash dump (hmb_trace_dump.c): an area that has
+ * a dump and gets its control channel (at attach, and again after every
+ * controller reset) while nobody traces gets one calibration run
+ * (hmb_trace_clock_calibrate()): the same fast bursts, ending as soon as
+ * every trace clock has its first fit of the generation (at least
+ * HMB_TRACE_SYNC_FAST_BURSTS bursts), then HMB_TRACE_CALIBRATE_SPREAD
+ * bursts further and further apart (a longer window: a smaller slope
+ * error, so a dump taken hours later still has a useful bound); in any
+ * case after
+ * HMB_TRACE_CALIBRATE_BURSTS answered bursts, HMB_TRACE_CALIBRATE_NS, or
+ * when the device stops answering (as a tracing run gives up). Nothing
+ * periodic follows: the channel is quiet again until tracing starts, and
+ * a dump taken later of that generation has a fit whose bound grows with
+ * the distance from its window. Without it, a dump of a device nobody
+ * traced has no fit and its records no host time. coredump_kb=0 (no
+ * dump) leaves the channel silent from the load on.
+ *
  * A device that stops answering: after HMB_TRACE_SYNC_GIVE_UP bursts in
  * a row with no answer (or none sent: nvme-pci keeps an unanswered
  * command in flight and refuses the next until it completes or the
@@ -97,6 +114,26 @@
  * (and less if a ring fills), and the fast bursts last at most this long.
  */
 #define HMB_TRACE_FIRST_FIT_NS		(2 * NSEC_PER_SEC)
+/*
+ * A calibration run's answered bursts at most (HMB_CLOCK_SYNC_BURST
+ * requests each; a first fit needs HMB_TRACE_SYNC_FAST_BURSTS, but a
+ * burst whose round trips were slow, a preempted vCPU, does not count:
+ * 8 were not enough on a loaded TCG host), and its length at most: a
+ * controller loaded with I/O right after its reset answers the first
+ * requests late (timeouts for ~1 s under TCG), and a
+ * request that timed out keeps the next ones from being sent. One that
+ * does not answer at all ends it sooner (HMB_TRACE_SYNC_GIVE_UP).
+ */
+#define HMB_TRACE_CALIBRATE_BURSTS	32
+#define HMB_TRACE_CALIBRATE_NS		(10 * NSEC_PER_SEC)
+/*
+ * After its first fit, a calibration run spreads this many more bursts
+ * HMB_TRACE_SYNC_PERIOD_MS, then twice, four times ... that apart (25.5 s
+ * in all): a window of a few fast bursts spans ~30 ms, and its slope's
+ * error (~2000 ppm measured) would make a dump's bound grow by 2 ms per
+ * second since; over 25 s it falls to the tolerance's floor.
+ */
+#define HMB_TRACE_CALIBRATE_SPREAD	8
 
 static const char *const hmb_trace_sync_state_names[] = {
 	[HMB_TRACE_SYNC_IDLE] = "idle",
@@ -270,9 +307,21 @@ static bool hmb_trace_clock_wanted(struct hmb_trace_area *a)
 	lockdep_assert_held(&k->lock);
 	if (k->state != HMB_TRACE_SYNC_RUNNING)
 		return false;
-	if (hmb_trace_area_consuming(a) ||
-	    local_clock() - k->started < HMB_TRACE_SYNC_GRACE_NS)
+	if (hmb_trace_area_consuming(a))
 		return true;
+	if (k->calibrating) {
+		/* Until the first fit of the generation, bounded. */
+		bool fit = k->run_bursts >= HMB_TRACE_SYNC_FAST_BURSTS &&
+			   hmb_trace_clock_all_fit(k);
+
+		if (k->calib_answered < HMB_TRACE_CALIBRATE_BURSTS &&
+		    (fit ? k->calib_spread < HMB_TRACE_CALIBRATE_SPREAD :
+		     local_clock() - k->started < HMB_TRACE_CALIBRATE_NS))
+			return true;
+		k->calibrating = false;
+	} else if (local_clock() - k->started < HMB_TRACE_SYNC_GRACE_NS) {
+		return true;
+	}
 	WRITE_ONCE(k->state, HMB_TRACE_SYNC_IDLE);
 	return false;
 }
@@ -361,8 +410,10 @@ static void hmb_trace_clock_work(struct work_struct *work)
 		hmb_trace_clock_step(a, b, id, clock_hz);
 	k->run_bursts++;
 	k->silent = b->n ? 0 : k->silent + 1;
-	if (b->n)
+	if (b->n) {
 		k->answered = local_clock();
+		k->calib_answered += k->calibrating;
+	}
 	/* Fast until every clock has its first fit, within the bound. */
 	fast = k->run_bursts < HMB_TRACE_SYNC_FAST_BURSTS ||
 	       (!hmb_trace_clock_all_fit(k) &&
@@ -374,9 +425,17 @@ static void hmb_trace_clock_work(struct work_struct *work)
 		pr_warn("%s: clock sync stopped: no answer to %u bursts in a row; it starts again when tracing starts\n",
 			a->name, k->silent);
 	}
+	ms = fast ? HMB_TRACE_SYNC_FAST_MS : HMB_TRACE_SYNC_PERIOD_MS;
+	if (k->calibrating && !fast && hmb_trace_clock_all_fit(k)) {
+		/* Spread out: the window grows, the slope's error falls. */
+		ms = HMB_TRACE_SYNC_PERIOD_MS << min(k->calib_spread, 10u);
+		k->calib_spread++;
+	}
 	mutex_unlock(&k->lock);
+	goto queue;
 again:
 	ms = fast ? HMB_TRACE_SYNC_FAST_MS : HMB_TRACE_SYNC_PERIOD_MS;
+queue:
 	if (!READ_ONCE(k->stopping) &&
 	    READ_ONCE(k->state) == HMB_TRACE_SYNC_RUNNING)
 		queue_delayed_work_on(hmb_trace_clock_cpu(a), hmb_trace_wq,
@@ -403,8 +462,50 @@ void hmb_trace_clock_kick(struct hmb_trace_area *a, bool tracing_started)
 	if (!tracing_started && !hmb_trace_area_consuming(a))
 		return;
 	mutex_lock(&k->lock);
+	if (tracing_started && k->calibrating) {
+		/* Tracing takes the calibration run over: a run from now. */
+		k->calibrating = false;
+		WRITE_ONCE(k->started, local_clock());
+	}
 	if (k->state == HMB_TRACE_SYNC_IDLE ||
 	    (tracing_started && k->state == HMB_TRACE_SYNC_NO_ANSWER)) {
+		k->run_bursts = 0;
+		k->silent = 0;
+		WRITE_ONCE(k->started, local_clock());
+		k->answered = k->started;
+		WRITE_ONCE(k->state, HMB_TRACE_SYNC_RUNNING);
+		queue = true;
+	}
+	mutex_unlock(&k->lock);
+	if (queue)
+		queue_delayed_work_on(hmb_trace_clock_cpu(a), hmb_trace_wq,
+				      &k->work, 0);
+}
+
+/**
+ * hmb_trace_clock_calibrate() - the area got its control channel: a run
+ * of the sync if someone traces, else, if the area has a crash dump, one
+ * calibration run that ends at the generation's first fit (above).
+ * @a: the area
+ *
+ * Context: process context (takes the clock's mutex).
+ */
+void hmb_trace_clock_calibrate(struct hmb_trace_area *a)
+{
+	struct hmb_trace_clock *k = &a->clock;
+	bool queue = false;
+
+	if (READ_ONCE(k->stopping) || !READ_ONCE(a->ctrl.ops))
+		return;
+	if (hmb_trace_area_consuming(a) || !a->dump) {
+		hmb_trace_clock_kick(a, false);
+		return;
+	}
+	mutex_lock(&k->lock);
+	if (k->state == HMB_TRACE_SYNC_IDLE) {
+		k->calibrating = true;
+		k->calib_answered = 0;
+		k->calib_spread = 0;
 		k->run_bursts = 0;
 		k->silent = 0;
 		WRITE_ONCE(k->started, local_clock());

@@ -75,7 +75,8 @@ const char *hmb_trace_ctrl_op_name(unsigned int op)
  *
  * @ops and @priv must stay valid until hmb_trace_unregister_area(), which
  * stops every request first. Clock sync starts if someone traces (else
- * when tracing starts); setting NULL stops it and makes a request that
+ * when tracing starts, after one calibration run for the crash dump:
+ * hmb_trace_clock_calibrate()); setting NULL stops it and makes a request that
  * waits give up (hmb_trace_suspend_area()).
  *
  * Context: process context, may sleep.
@@ -91,7 +92,7 @@ void hmb_trace_set_ctrl(struct hmb_trace_area *area,
 	WRITE_ONCE(ctrl->going, !ops);
 	mutex_unlock(&ctrl->lock);
 	if (ops)
-		hmb_trace_clock_kick(area, false);
+		hmb_trace_clock_calibrate(area);
 }
 EXPORT_SYMBOL_GPL(hmb_trace_set_ctrl);
 

@@ -188,6 +188,7 @@ static int hmb_trace_dump_on_record(void *ctx, const struct hmb_record *rec)
 	struct hmb_trace_dump *p = ctx;
 	struct hmb_dump_record *r;
 	size_t size = hmb_trace_dump_rec_size(rec->len);
+	bool skip;
 
 	if (rec->core != p->cur)
 		return HMB_DELIVER_REFUSED;	/* not ours: never happens */
@@ -195,13 +196,17 @@ static int hmb_trace_dump_on_record(void *ctx, const struct hmb_record *rec)
 		p->counted_bytes += size;
 		return HMB_DELIVER_OK;
 	}
-	if (p->rest > p->share) {
+	/*
+	 * Bounded: the producer may have written records the first pass did
+	 * not count, so @size can exceed what is left of @rest.
+	 */
+	skip = p->rest > p->share;
+	p->rest -= min_t(u64, size, p->rest);
+	if (skip) {
 		/* The oldest go: what follows still fills the share. */
-		p->rest -= size;
 		p->state->skipped++;
 		return HMB_DELIVER_OK;
 	}
-	p->rest -= min_t(u64, size, p->rest);
 	/* The producer may still write: the share is a hard bound. */
 	if (size > p->out_end - p->out)
 		return HMB_DELIVER_REFUSED;
@@ -419,7 +424,9 @@ static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
 	struct hmb_trace_drain *d0 = a->drains[0];
 	struct hmb_dump_core *states;
 	struct hmb_trace_stamps now;
-	const struct hmb_geometry *g;
+	/* A copy: the passes below overwrite p->c, geometry included. */
+	struct hmb_geometry geo;
+	const struct hmb_geometry *g = &geo;
 	u64 t0 = local_clock(), len;
 	u32 nr = 0, dlen, i;
 	u16 core, nr_cores;
@@ -442,7 +449,7 @@ static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
 		return 0;	/* never READY, or broken: nothing to decode */
 	}
 	mutex_unlock(&d0->lock);
-	g = &p->c.geo;
+	geo = p->c.geo;
 	nr_cores = g->nr_cores;
 	h->producer_gen = g->producer_gen;
 	h->nr_cores = nr_cores;

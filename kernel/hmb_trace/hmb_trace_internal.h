@@ -252,6 +252,10 @@ struct hmb_trace_burst {
  *	run's start): the sync gives up only after a silence this old too
  * @burst: the work's last burst (too large for its stack frame); only the
  *	work uses it, and a work item never runs twice at once
+ * @calibrating: this run is the one-shot run of an attach with nobody
+ *	tracing (hmb_trace_clock_calibrate()): it ends at the first fit
+ * @calib_answered: answered bursts of the calibration run (bounded)
+ * @calib_spread: its bursts since its first fit (spread out)
  */
 struct hmb_trace_clock {
 	struct delayed_work work;
@@ -267,6 +271,9 @@ struct hmb_trace_clock {
 	unsigned int silent;
 	u64 answered;
 	struct hmb_trace_burst burst;
+	bool calibrating;
+	unsigned int calib_answered;
+	unsigned int calib_spread;
 };
 
 /**
@@ -383,6 +390,7 @@ void hmb_trace_ctrl_destroy(struct hmb_trace_area *a);
 /* hmb_trace_clock.c */
 void hmb_trace_clock_init(struct hmb_trace_area *a);
 void hmb_trace_clock_kick(struct hmb_trace_area *a, bool tracing_started);
+void hmb_trace_clock_calibrate(struct hmb_trace_area *a);
 bool hmb_trace_clock_ready(struct hmb_trace_area *a, u32 gen);
 const char *hmb_trace_clock_sync_state(struct hmb_trace_area *a);
 void hmb_trace_clock_stop(struct hmb_trace_area *a);

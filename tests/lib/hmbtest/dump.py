@@ -71,7 +71,19 @@ def parse(data):
         secs[typ] = (count, data[at:at + n], at)
         at += _align8(n)
     d = {"header": h, "sections": secs, "cores": [], "records": [],
-         "lost": [], "inflight": []}
+         "lost": [], "inflight": [], "clocks": []}
+    count, body, off = secs.get(SEC_CLOCK, (0, b"", 0))
+    if count * CLOCK.size > len(body):
+        raise DumpError(f"CLOCK at offset {off}: {count} fits in "
+                        f"{len(body)} bytes")
+    for i in range(count):
+        c = CLOCK.unpack_from(body, i * CLOCK.size)
+        d["clocks"].append({"clock_id": c[0], "flags": c[1], "gen": c[2],
+                            "tick_ref": c[4], "host_ref": c[5],
+                            "mult": c[6], "slope_err": c[7],
+                            "tick_first": c[8], "tick_last": c[9],
+                            "half_gap": c[10], "err_ns": c[11],
+                            "rtt_min_ns": c[12], "samples": c[13]})
     count, body, off = secs.get(SEC_INFLIGHT, (0, b"", 0))
     if count * CMD.size > len(body):
         raise DumpError(f"INFLIGHT at offset {off}: {count} commands in "
@@ -116,6 +128,19 @@ def parse(data):
                                              p + RECORD.size + c[2]]})
         p += size
     return d
+
+
+def to_host(fit, tick):
+    """(host ns, error bound ns) of firmware time tick by a CLOCK fit, as
+    clock/hmb_clock_fit.c's hmb_clock_to_host() computes them."""
+    host = fit["host_ref"] + (((tick - fit["tick_ref"]) * fit["mult"]) >> 32)
+    if tick < fit["tick_first"]:
+        dist = fit["tick_first"] - tick
+    elif tick > fit["tick_last"]:
+        dist = tick - fit["tick_last"]
+    else:
+        dist = fit["half_gap"]
+    return max(host, 0), fit["err_ns"] + ((dist * fit["slope_err"]) >> 32) + 1
 
 
 def identity_errors(d):

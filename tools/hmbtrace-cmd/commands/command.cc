@@ -33,7 +33,7 @@ void AddFilterOptions(CLI::App* cmd,
       ->type_name("N");
   cmd->add_option("--event", *events,
                   "Only events named NAME (a dictionary name, or lost, state, dict, clock, "
-                  "marker); repeatable")
+                  "marker, inflight: a crash dump's commands in flight); repeatable")
       ->type_name("NAME");
 }
 

@@ -31,7 +31,8 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--cmd", o->command_id,
                   "Instead: the story of each host NVMe command with this qid and cid (setup, "
                   "the firmware's fetch, NAND work and completion at converted time, the host "
-                  "completion, the latency split)")
+                  "completion, the latency split); of a crash dump, the command in flight: its "
+                  "fetch, what its core did after, where it stopped")
       ->type_name("QID:CID");
   cmd->add_option("--reorder-margin", o->report.reorder_margin_ms,
                   "Hold lines until the capture is MS past them, so that records drained up to "

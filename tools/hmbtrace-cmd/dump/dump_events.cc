@@ -10,6 +10,7 @@
 #include "clock_set.h"
 #include "hmb_trace_dump_abi.h"
 #include "hmb_trace_events_abi.h"
+#include "join/nvme_capture.h"
 
 namespace hmbtrace {
 namespace {
@@ -29,6 +30,42 @@ std::string DumpTraceClock(const Dump& dump) {
       best = c.clock_id;
   }
   return TraceClockName(static_cast<uint8_t>(best ? *best : uint32_t{HMB_TRACE_CLOCK_LOCAL}));
+}
+
+std::optional<uint64_t> DumpSubmitTime(const Dump& dump, const DumpCmd& cmd, uint32_t clock_id) {
+  const auto& taken = dump.header.taken_ns;
+  const uint64_t mono = taken[HMB_TRACE_CLOCK_MONO];
+  // The parser refuses a submit time more than 1 s after the dump; one
+  // after it by less is taken as at the dump.
+  if (!cmd.submit_ns || !mono || clock_id >= taken.size() || !taken[clock_id])
+    return std::nullopt;
+  const uint64_t before = mono > cmd.submit_ns ? mono - cmd.submit_ns : 0;
+  return taken[clock_id] > before ? taken[clock_id] - before : 0;
+}
+
+std::vector<DumpInflightLine> DumpInflightLines(const Dump& dump) {
+  std::vector<DumpInflightLine> out;
+  if (!(dump.header.flags & HMB_DUMP_FL_INFLIGHT))
+    return out;
+  const std::optional<uint8_t> id = TraceClockId(DumpTraceClock(dump));
+  const uint64_t taken = id && *id < dump.header.taken_ns.size() ? dump.header.taken_ns[*id] : 0;
+  for (const DumpCmd& c : dump.inflight) {
+    const std::optional<uint64_t> at = id ? DumpSubmitTime(dump, c, *id) : std::nullopt;
+    std::string text = "dev=" + std::to_string(dump.header.area_index) +
+                       " INFLIGHT qid=" + std::to_string(c.qid) + " cid=" + std::to_string(c.cid) +
+                       " " + NvmeCommandName(c.qid, c.opcode);
+    if (c.nsid)
+      text += " nsid=" + std::to_string(c.nsid);
+    if (c.nlb)
+      text += " slba=" + std::to_string(c.slba) + " nlb=" + std::to_string(c.nlb);
+    text += at ? " host submit, not completed at the dump"
+               : " submit time unknown (placed at the dump), not completed at the dump";
+    out.push_back(DumpInflightLine{at.value_or(taken), std::move(text)});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const DumpInflightLine& a, const DumpInflightLine& b) {
+    return a.at < b.at;
+  });
+  return out;
 }
 
 DumpCapture::DumpCapture(Dump dump) : dump_(std::move(dump)), trace_clock_(DumpTraceClock(dump_)) {

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,24 @@ namespace hmbtrace {
 // its generation to it, else the first such clock in the order of
 // HMB_TRACE_CLOCK_LIST; "local" if it has none.
 std::string DumpTraceClock(const Dump& dump);
+
+// When the host submitted `cmd` on trace clock `clock_id` (enum
+// hmb_trace_clock_id): the dump's time on that clock minus how long before
+// the dump it was submitted (on CLOCK_MONOTONIC, as INFLIGHT says); none if
+// the dump or the command has no such time.
+std::optional<uint64_t> DumpSubmitTime(const Dump& dump, const DumpCmd& cmd, uint32_t clock_id);
+
+// The dump's commands in flight as report lines (report's timeline): at
+// their submit time on the dump's trace clock (DumpTraceClock()), those
+// without one at the dump's time, in time order. The text is
+// "dev=D INFLIGHT qid=Q cid=C <opcode> nsid=N slba=S nlb=L host submit,
+// not completed at the dump" (cid in decimal, as report --cmd takes it);
+// none without HMB_DUMP_FL_INFLIGHT.
+struct DumpInflightLine {
+  uint64_t at = 0;
+  std::string text;
+};
+std::vector<DumpInflightLine> DumpInflightLines(const Dump& dump);
 
 class DumpCapture {
  public:

@@ -16,6 +16,7 @@
 #include "export/export.h"
 #include "hmb_trace_events_abi.h"
 #include "hmbtrace/status_testutil.h"
+#include "join/nvme_capture.h"
 #include "report/report.h"
 #include "report/report_testutil.h"
 #include "retime/retime.h"
@@ -324,6 +325,103 @@ TEST(DumpEvents, StatCountsTheRecordsAndLossesOfADump) {
   EXPECT_EQ(dev["cores"][1]["records"], 3);
   EXPECT_NE(out.find("gc_free_blocks"), std::string::npos);
   EXPECT_FALSE(doc.contains("commands"));  // no host events to join
+}
+
+// A record of nvme_cmd_begin (fetch) of RealisticEvents(): qid and cid
+// first.
+test::TestRecord FetchRecord(uint16_t core, uint64_t seq, uint64_t ts, uint16_t qid, uint16_t cid) {
+  std::vector<uint8_t> p(28, 0);
+  test::Put16(p, 0, qid);
+  test::Put16(p, 2, cid);
+  return {core, test::kCmdBegin, seq, ts, p};
+}
+
+// SmallDump() (local: tick 0 at 1 s, the dump at 5 s; mono: the dump at
+// 9 s) with a read in flight submitted at local 1.0000022 s (between core
+// 0's seq 11 and core 1's seq 21) and an identify with no submit time.
+TestDump WithInflight() {
+  TestDump d = test::InflightDump(test::ProduceDictionary(test::RealisticEvents()),
+                                  {{1, 0x1004, 0x02, 1, 8, 0x1000, 9000000000 - 3999997800},
+                                   {0, 0x0007, 0x06, 0, 0, 0, 0}});
+  return d;
+}
+
+TEST(DumpEvents, ReportShowsTheCommandsInFlightAtTheirSubmitTime) {
+  DumpPath f(WithInflight());
+  const std::vector<std::string> lines = ReportLines(f.path());
+  const std::vector<std::string> want = {
+      "1.000002 [000] dev=0 core=0 seq=11 fw_ts=2000 gc_free_blocks: free=3",
+      "1.000002 [000] dev=0 INFLIGHT qid=1 cid=4100 read nsid=1 slba=4096 nlb=8 host submit, "
+      "not completed at the dump",
+      "1.000003 [000] dev=0 core=1 seq=21 fw_ts=2500",
+      "5.000000 [000] dev=0 INFLIGHT qid=0 cid=7 identify submit time unknown (placed at the "
+      "dump), not completed at the dump",
+  };
+  size_t w = 0;
+  for (const std::string& line : lines)
+    if (w < want.size() && line.rfind(want[w], 0) == 0)
+      w++;
+  EXPECT_EQ(w, want.size()) << "missing: " << (w < want.size() ? want[w] : "") << "\n"
+                            << testing::PrintToString(lines);
+  EXPECT_EQ(lines.back().rfind(want.back(), 0), 0u) << lines.back();
+  // --event filters them like the other kinds of line.
+  ReportOptions only_lost;
+  only_lost.events = {"lost"};
+  for (const std::string& line : ReportLinesOf(f.path(), only_lost))
+    EXPECT_EQ(line.find("INFLIGHT"), std::string::npos) << line;
+  ReportOptions only_inflight;
+  only_inflight.events = {"inflight"};
+  EXPECT_EQ(ReportLinesOf(f.path(), only_inflight).size(), 2u);
+}
+
+TEST(DumpEvents, ADumpWithoutTheInflightListHasNoInflightLine) {
+  DumpPath f(Small());
+  for (const std::string& line : ReportLines(f.path()))
+    EXPECT_EQ(line.find("INFLIGHT"), std::string::npos) << line;
+}
+
+// report --cmd on a command in flight: its fetch, what its core did after,
+// where the core stopped.
+TEST(DumpEvents, ReportCmdTellsTheStoryOfACommandInFlight) {
+  TestDump d = WithInflight();
+  // Core 1 fetched the read at 1.000004 s, then did two more things.
+  d.records.push_back(FetchRecord(1, 23, 4000, 1, 0x1004));
+  d.records.push_back({1, 3, 24, 4500, {5, 0, 0, 0}});
+  d.records.push_back({1, 3, 25, 4700, {6, 0, 0, 0}});
+  DumpPath f(d);
+  testing::internal::CaptureStdout();
+  const int rc = RunCommandStory(f.path(), "1:4100");
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(rc, 0) << out;
+  for (const char* want :
+       {"nvme0 qid=1 cid=4100 read nsid=1 (in flight at the dump)\n",
+        "1.000002 +0.0us  host  nvme_submit (in flight)\n",
+        "1.000004 +1.8us  fw  * dev=0 core=1 seq=23 nvme_cmd_begin: ",
+        "1.000005 +2.3us  fw    dev=0 core=1 seq=24 gc_free_blocks: free=5 ",
+        "1.000005 +2.5us  fw    dev=0 core=1 seq=25 gc_free_blocks: free=6 ",
+        "5.000000 +3999997.8us  host  dump taken: still in flight\n",
+        "  no firmware completion: none in the dump: the firmware had not completed it\n",
+        "  stopped: core 1's last record in the dump is seq=25 gc_free_blocks: free=6, 0.7us "
+        "after the fetch\n"})
+    EXPECT_NE(out.find(want), std::string::npos) << "missing: " << want << "\n" << out;
+  // What the core did before the fetch is not its story.
+  EXPECT_EQ(out.find("seq=22"), std::string::npos) << out;
+
+  // The identify has no submit time: no window places its records.
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(RunCommandStory(f.path(), "0:7"), 1);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("no command in flight with qid:cid 0:7 and a submit time"),
+            std::string::npos)
+      << err;
+}
+
+TEST(DumpEvents, ReportCmdOnADumpWithoutTheInflightListSaysSo) {
+  DumpPath f(Small());
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(RunCommandStory(f.path(), "1:4100"), 1);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("the dump does not list the commands in flight"), std::string::npos) << err;
 }
 
 TEST(DumpEvents, ExportWritesTheRecordsOfADump) {

@@ -123,7 +123,7 @@ Status Parser::Run() {
   ParseSections();
   if (auto it = sections_.find(HMB_DUMP_SEC_CORE_STATE); it != sections_.end())
     ParseCoreState(it->second);
-  else if (d_->header.nr_cores && !(d_->header.flags & HMB_DUMP_FL_NOT_ATTACHED))
+  else if (d_->header.nr_cores)
     Problem(d_->header.header_len, "no CORE_STATE section: no record can be placed");
   if (auto it = sections_.find(HMB_DUMP_SEC_CLOCK); it != sections_.end())
     ParseClocks(it->second);
@@ -578,14 +578,12 @@ std::string DumpFlagsText(uint32_t flags) {
     add("dict");
   if (flags & HMB_DUMP_FL_TRUNCATED)
     add("truncated");
-  if (flags & HMB_DUMP_FL_NOT_ATTACHED)
-    add("not_attached");
   if (flags & HMB_DUMP_FL_INFLIGHT)
     add("inflight");
   if (flags & HMB_DUMP_FL_INFLIGHT_PARTIAL)
     add("inflight_partial");
   const uint32_t rest = flags & ~(HMB_DUMP_FL_DICT | HMB_DUMP_FL_TRUNCATED |
-                                  HMB_DUMP_FL_NOT_ATTACHED | HMB_DUMP_FL_INFLIGHT |
+                                  HMB_DUMP_FL_INFLIGHT |
                                   HMB_DUMP_FL_INFLIGHT_PARTIAL);
   if (rest) {
     char buf[16];

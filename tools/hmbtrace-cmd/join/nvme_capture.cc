@@ -13,7 +13,9 @@
 #include "capture/capture.h"
 #include "capture/dictionaries.h"
 #include "capture/nvme_host_c.h"
+#include "dump/dump_events.h"
 #include "dump/dump_file.h"
+#include "hmb_trace_dump_abi.h"
 #include "clock_set.h"
 #include "format.h"
 
@@ -27,6 +29,34 @@ int OnHostEvent(const hmb_nvme_host_event* ev, void* data) {
   else
     join->HostComplete(ev->ctrl, ev->qid, ev->cid, ev->status, ev->ts);
   return 0;
+}
+
+// The commands in flight of the dump at `path` as host commands of the
+// join (setup at their submit time on `clock`, never completed), on the
+// controller its name says ("nvme0"), joined with its device. Those without
+// a submit time are left out: no window could place their records. False
+// if the dump does not list its commands in flight.
+bool FeedDumpInflight(const std::string& path, const std::string& clock, CommandJoin* join) {
+  Result<Dump> read = ReadDumpFile(path);
+  if (!read.ok() || !(read.value().header.flags & HMB_DUMP_FL_INFLIGHT))
+    return false;
+  const Dump& d = read.value();
+  const std::optional<uint8_t> id = TraceClockId(clock);
+  uint32_t ctrl = d.header.area_index;
+  const std::string& name = d.header.name;
+  if (name.size() > 4 && name.compare(0, 4, "nvme") == 0) {
+    uint32_t n = 0;
+    const auto [p, ec] = std::from_chars(name.data() + 4, name.data() + name.size(), n);
+    if (ec == std::errc() && p == name.data() + name.size())
+      ctrl = n;
+  }
+  join->MapController(ctrl, d.header.area_index);
+  for (const DumpCmd& c : d.inflight) {
+    const std::optional<uint64_t> at = id ? DumpSubmitTime(d, c, *id) : std::nullopt;
+    if (at)
+      join->HostSetup(ctrl, c.qid, c.cid, c.opcode, c.nsid, *at);
+  }
+  return true;
 }
 
 std::string Us(uint64_t ns) {
@@ -145,10 +175,15 @@ Status ReadCommandCapture(const std::string& path,
     // The host's commands first: with none, the firmware's command records
     // are only counted (nothing to join them to; memory stays flat).
     char err[256] = "";
-    // A crash dump holds no host events: as a capture without them.
-    const int rc = IsDumpFile(path) ? 1
-                                    : hmb_nvme_host_read(path.c_str(), OnHostEvent, join,
-                                                         &out->host_malformed, err, sizeof(err));
+    int rc = 1;
+    if (IsDumpFile(path)) {
+      // A crash dump holds no host events but its commands in flight:
+      // each a host command submitted and not completed.
+      rc = FeedDumpInflight(path, trace_clocks.top, join) ? 0 : 1;
+    } else {
+      rc = hmb_nvme_host_read(path.c_str(), OnHostEvent, join, &out->host_malformed, err,
+                              sizeof(err));
+    }
     if (rc < 0)
       return Status::Error(path + ": " + err);
     out->host_events = rc == 0;
@@ -176,8 +211,9 @@ Status ReadCommandCapture(const std::string& path,
             const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
             if (story && t.converted())
               for (StoryWindow& w : *story) {
+                // (Saturating: an in-flight command's window ends at UINT64_MAX.)
                 if (ev.dev != w.dev || ev.core != w.core || t.host_ns + t.bound_ns < w.from ||
-                    t.host_ns > w.to + t.bound_ns)
+                    t.host_ns - std::min(t.host_ns, t.bound_ns) > w.to)
                   continue;
                 if (w.records.size() >= w.max_records) {
                   w.records_left_out++;
@@ -415,13 +451,17 @@ std::string CommandStoryText(const CommandJoin& j, const JoinedCommand& c, const
   std::string out = "nvme" + std::to_string(c.host.ctrl) + " qid=" + std::to_string(c.host.qid) +
                     " cid=" + std::to_string(c.host.cid) + " " +
                     NvmeCommandName(c.host.qid, c.host.opcode) +
-                    " nsid=" + std::to_string(c.host.nsid) + "\n";
+                    " nsid=" + std::to_string(c.host.nsid) +
+                    (w.dump_taken_ns ? " (in flight at the dump)" : "") + "\n";
   struct Line {
     uint64_t at;
     std::string text;
   };
   std::vector<Line> lines;
-  lines.push_back({c.host.setup_ns, "host  nvme_setup_cmd"});
+  lines.push_back({c.host.setup_ns, w.dump_taken_ns ? "host  nvme_submit (in flight)"
+                                                     : "host  nvme_setup_cmd"});
+  if (w.dump_taken_ns)
+    lines.push_back({*w.dump_taken_ns, "host  dump taken: still in flight"});
   if (c.host.complete_ns) {
     char b[48];
     std::snprintf(b, sizeof(b), "host  nvme_complete_rq status=0x%x", c.host.status);
@@ -430,7 +470,12 @@ std::string CommandStoryText(const CommandJoin& j, const JoinedCommand& c, const
   auto seq_of = [&j](int64_t idx) {
     return idx < 0 ? UINT64_MAX : j.fw_records()[static_cast<size_t>(idx)].seq;
   };
-  for (const StoryRecord& r : w.records) {
+  for (size_t i = 0; i < w.records.size(); i++) {
+    const StoryRecord& r = w.records[i];
+    if (i == w.left_out_at && w.records_left_out)
+      lines.push_back({*r.host_ns, "... " + std::to_string(w.records_left_out) +
+                                       " more firmware records of core " +
+                                       std::to_string(w.core) + " ..."});
     // The records joined to this command are marked; the others are what
     // the same core did meanwhile (NAND work names no command).
     const bool mine = r.seq == seq_of(c.fetch) || r.seq == seq_of(c.complete);
@@ -446,8 +491,15 @@ std::string CommandStoryText(const CommandJoin& j, const JoinedCommand& c, const
     out += "  " + HostTime(l.at) + (before ? " -" : " +") +
            Us(before ? c.host.setup_ns - l.at : l.at - c.host.setup_ns) + "us  " + l.text + "\n";
   }
-  if (w.records_left_out)
+  if (w.records_left_out && w.left_out_at >= w.records.size())
     out += "  ... and " + std::to_string(w.records_left_out) + " more firmware records\n";
+  if (w.dump_taken_ns && c.fetch >= 0 && !w.records.empty()) {
+    const StoryRecord& last = w.records.back();
+    const uint64_t fetch_ns = j.fw_records()[static_cast<size_t>(c.fetch)].host_ns;
+    out += "  stopped: core " + std::to_string(last.core) + "'s last record in the dump is seq=" +
+           std::to_string(last.seq) + " " + last.text + ", " +
+           Us(*last.host_ns > fetch_ns ? *last.host_ns - fetch_ns : 0) + "us after the fetch\n";
+  }
   if (HasSplit(c)) {
     const CommandSplit s = SplitOf(j, c);
     out += "  split: submit->fetch " + Us(s.submit_to_fetch) + "us, fetch->complete " +
@@ -457,7 +509,9 @@ std::string CommandStoryText(const CommandJoin& j, const JoinedCommand& c, const
     if (c.fetch < 0)
       out += "  no firmware fetch: " + std::string(HostUnmatchedName(c.why_no_fetch)) + "\n";
     if (c.complete < 0)
-      out += "  no firmware completion: " + std::string(HostUnmatchedName(c.why_no_complete)) +
+      out += "  no firmware completion: " +
+             std::string(w.dump_taken_ns ? "none in the dump: the firmware had not completed it"
+                                         : HostUnmatchedName(c.why_no_complete)) +
              "\n";
   }
   return out;
@@ -492,10 +546,13 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
     std::fprintf(stderr, "hmbtrace-cmd report: %s\n", s.message().c_str());
     return 1;
   }
+  const bool dump = IsDumpFile(input);
   if (!cap.host_events) {
     std::fprintf(stderr,
-                 "hmbtrace-cmd report: %s: no nvme events in the capture; record them with "
-                 "`hmbtrace-cmd record` (default)\n",
+                 dump ? "hmbtrace-cmd report: %s: the dump does not list the commands in flight "
+                        "(the nvme-pci series cannot list them)\n"
+                      : "hmbtrace-cmd report: %s: no nvme events in the capture; record them with "
+                        "`hmbtrace-cmd record` (default)\n",
                  input.c_str());
     return 1;
   }
@@ -509,14 +566,44 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
     windows.push_back(CommandStoryWindow(j, c));
   }
   if (found.empty()) {
-    std::fprintf(stderr, "hmbtrace-cmd report: %s: no host command with qid:cid %s\n",
+    std::fprintf(stderr,
+                 dump ? "hmbtrace-cmd report: %s: no command in flight with qid:cid %s and a "
+                        "submit time in the dump (hmbtrace-cmd dump info lists them)\n"
+                      : "hmbtrace-cmd report: %s: no host command with qid:cid %s\n",
                  input.c_str(), qid_cid.c_str());
     return 1;
+  }
+  // A crash dump's commands in flight: their window runs to the dump's end.
+  std::optional<uint64_t> taken;
+  if (dump) {
+    if (Result<Dump> dump = ReadDumpFile(input); dump.ok()) {
+      const std::optional<uint8_t> id = TraceClockId(DumpTraceClock(dump.value()));
+      if (id && *id < dump.value().header.taken_ns.size())
+        taken = dump.value().header.taken_ns[*id];
+    }
+  }
+  for (size_t i = 0; i < found.size(); i++) {
+    if (!taken || found[i]->host.complete_ns)
+      continue;
+    windows[i].dump_taken_ns = taken;
+    if (windows[i].dev != 0xffff)
+      windows[i].to = UINT64_MAX;
   }
   // One more pass for the records of every window.
   if (Status s = ReadCommandCapture(input, nullptr, &windows); !s.ok()) {
     std::fprintf(stderr, "hmbtrace-cmd report: %s\n", s.message().c_str());
     return 1;
+  }
+  // Of an in-flight command's core: the first records after its fetch and
+  // the last ones (where it stopped), not all between.
+  constexpr size_t kHead = 20, kTail = 10;
+  for (StoryWindow& w : windows) {
+    if (!w.dump_taken_ns || w.records.size() <= kHead + kTail)
+      continue;
+    const size_t drop = w.records.size() - kHead - kTail;
+    w.records.erase(w.records.begin() + kHead, w.records.begin() + kHead + drop);
+    w.records_left_out += drop;
+    w.left_out_at = kHead;
   }
   std::string out;
   for (size_t i = 0; i < found.size(); i++)

@@ -56,6 +56,13 @@ struct StoryWindow {
   // order); the others are counted.
   size_t max_records = SIZE_MAX;
   uint64_t records_left_out = 0;
+  // Where the records left out were: before records[left_out_at]
+  // (SIZE_MAX: after the last).
+  size_t left_out_at = SIZE_MAX;
+  // A crash dump's command in flight: the dump's time on its trace clock;
+  // the window runs to the dump's end (what the core did after the fetch,
+  // and where it stopped).
+  std::optional<uint64_t> dump_taken_ns;
 };
 Status ReadCommandCapture(const std::string& path,
                           CommandCapture* out,
@@ -132,7 +139,9 @@ std::vector<std::string> NvmeHostEventArgs();
 bool NvmeHostEventsPresent(const std::string& tracefs_dir);
 
 // `hmbtrace-cmd report --cmd QID:CID`: every host command with that
-// (qid, cid) (of every controller), each with its story. Exit code.
+// (qid, cid) (of every controller), each with its story. Of a crash dump:
+// the command in flight with that (qid, cid), its fetch record, the first
+// and last records of its core after it, where the core stopped. Exit code.
 int RunCommandStory(const std::string& input, const std::string& qid_cid);
 
 }  // namespace hmbtrace

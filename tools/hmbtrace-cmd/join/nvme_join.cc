@@ -224,12 +224,34 @@ void CommandJoin::MatchKind(FwCommandRecord::Kind kind) {
       for (size_t p = lo; p < list.size() && nr < 2 && admits(p); p++)
         nr++;
     }
+    // How far a converted record lies outside the host's own interval
+    // (not widened by the bound): 0 inside.
+    auto outside = [&](const FwCommandRecord& x, const HostCommand& h) -> uint64_t {
+      if (x.host_ns < h.setup_ns)
+        return h.setup_ns - x.host_ns;
+      if (h.complete_ns && x.host_ns > *h.complete_ns)
+        return x.host_ns - *h.complete_ns;
+      return 0;
+    };
     auto take = [&](size_t pos, JoinedBy by) {
       JoinedCommand& c = commands_[list[pos]];
       int64_t& slot = fetch ? c.fetch : c.complete;
       if (slot >= 0) {
-        fw_why_[r] = FwUnmatched::kDuplicate;
-        return;
+        // A second record of the kind. The nearer one is the command's:
+        // a record converted with a wide bound (extrapolated before the
+        // first clock fit, e.g. an older use of the same cid at boot) is
+        // admitted by the widened window of a command whose own record
+        // comes later, inside its interval. Else the first stays.
+        const FwCommandRecord& held = fw_[static_cast<size_t>(slot)];
+        if (by != JoinedBy::kWindow || !rec.converted || !held.converted ||
+            outside(rec, c.host) >= outside(held, c.host)) {
+          fw_why_[r] = FwUnmatched::kDuplicate;
+          return;
+        }
+        fw_why_[static_cast<size_t>(slot)] = FwUnmatched::kDuplicate;
+        if ((fetch ? c.fetch_by : c.complete_by) == JoinedBy::kOrder)
+          counts_.by_order--;
+        slot = -1;
       }
       slot = static_cast<int64_t>(r);
       (fetch ? c.fetch_by : c.complete_by) = by;

@@ -29,7 +29,12 @@
 //      reset inside its interval, outside the firmware's capture, no
 //      completion in the capture, ...). Nothing is dropped.
 // A second record of a kind for a command already joined is unmatched
-// ("duplicate").
+// ("duplicate"), unless time placed both and the second lies nearer the
+// host's own interval (not widened by the bound) than the first: then the
+// first is the duplicate. A record converted with a wide bound (time
+// extrapolated before the first clock fit: an older use of the same cid
+// at boot) is admitted by the widened window of a command whose own
+// record comes after it, inside its interval.
 
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_JOIN_NVME_JOIN_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_JOIN_NVME_JOIN_H_
@@ -84,7 +89,7 @@ enum class FwUnmatched : uint8_t {
   kNoHostCommand,   // no host command of its key at all
   kAmbiguous,       // inside two intervals, and order could not decide
   kNotConverted,    // no converted time, and order could not decide
-  kDuplicate,       // the command already has a record of this kind
+  kDuplicate,       // the command has another (or a nearer) record of this kind
   kCount,
 };
 std::string_view FwUnmatchedName(FwUnmatched why);

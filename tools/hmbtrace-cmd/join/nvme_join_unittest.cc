@@ -212,6 +212,44 @@ TEST(CommandJoin, ASecondRecordOfAKindIsADuplicate) {
   EXPECT_EQ(j.fw_unmatched()[1], FwUnmatched::kDuplicate);
 }
 
+// The reference SSD's record-global flake: the first command of a queue
+// (qid 1, cid 0) and a boot-time partition scan's fetch of the same cid,
+// converted by extrapolation before the first clock fit (bound 23 ms, 5 ms
+// before the setup): the widened window admits both; the command's own
+// fetch, inside its interval, is the one joined.
+TEST(CommandJoin, ARecordInsideTheIntervalWinsOverAnExtrapolatedOne) {
+  CommandJoin j;
+  j.HostSetup(0, 1, 0, 2, 1, 100000000);
+  j.HostComplete(0, 1, 0, 0, 100200000);
+  j.FwRecord(Rec(Kind::kFetch, 1, 0, 95000000, 23000000, 0));     // boot's
+  j.FwRecord(Rec(Kind::kComplete, 1, 0, 95100000, 23000000, 1));  // boot's
+  j.FwRecord(Rec(Kind::kFetch, 1, 0, 100050000, 10000, 2));
+  j.FwRecord(Rec(Kind::kComplete, 1, 0, 100150000, 10000, 3));
+  j.Finish();
+  ASSERT_EQ(j.commands().size(), 1u);
+  EXPECT_EQ(j.commands()[0].fetch, 2);
+  EXPECT_EQ(j.commands()[0].complete, 3);
+  EXPECT_EQ(j.counts().joined, 1u);
+  EXPECT_EQ(j.fw_unmatched()[0], FwUnmatched::kDuplicate);
+  EXPECT_EQ(j.fw_unmatched()[1], FwUnmatched::kDuplicate);
+  EXPECT_EQ(j.fw_unmatched()[2], FwUnmatched::kNone);
+  EXPECT_EQ(j.fw_unmatched()[3], FwUnmatched::kNone);
+  EXPECT_EQ(j.counts().fw_unmatched[static_cast<size_t>(FwUnmatched::kDuplicate)], 2u);
+}
+
+// And the other way round: the record inside the interval came first; the
+// extrapolated one after it does not displace it.
+TEST(CommandJoin, AnExtrapolatedRecordDoesNotDisplaceOneInsideTheInterval) {
+  CommandJoin j;
+  j.HostSetup(0, 1, 0, 2, 1, 100000000);
+  j.HostComplete(0, 1, 0, 0, 100200000);
+  j.FwRecord(Rec(Kind::kFetch, 1, 0, 100050000, 10000, 0));
+  j.FwRecord(Rec(Kind::kFetch, 1, 0, 104000000, 23000000, 1));
+  j.Finish();
+  EXPECT_EQ(j.commands()[0].fetch, 0);
+  EXPECT_EQ(j.fw_unmatched()[1], FwUnmatched::kDuplicate);
+}
+
 TEST(CommandStat, AdminCommandsAreSplitUnderTheirAdminNames) {
   // Opcode 0x02 is get_log_page on the admin queue and read on an I/O
   // queue: the latency split must not count the one as the other.

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "dump/dump_events.h"
+#include "dump/dump_file.h"
 #include "format.h"
 
 namespace hmbtrace {
@@ -172,11 +174,30 @@ Status WriteReport(const std::string& input,
     return s;
   SetCaptureClock(&reporter.clocks(), trace_clocks.hmb, "report", input);
   Timeline timeline(options.reorder_margin_ms * 1000000u);
+  // A crash dump's commands in flight, merged at their submit time before
+  // the firmware lines (a dump's events come in converted time order).
+  std::vector<DumpInflightLine> inflight;
+  size_t next_inflight = 0;
+  if (IsDumpFile(input) && (options.events.empty() || options.events.count("inflight"))) {
+    if (Result<Dump> dump = ReadDumpFile(input); dump.ok())
+      inflight = DumpInflightLines(dump.value());
+  }
+  auto add_inflight = [&](uint64_t until) {
+    for (; next_inflight < inflight.size() && inflight[next_inflight].at <= until; next_inflight++) {
+      TimelineLine host;
+      host.kind = TimelineLine::Kind::kHost;
+      host.ts = host.at = inflight[next_inflight].at;
+      host.body = std::move(inflight[next_inflight].text);
+      timeline.Add(std::move(host));
+    }
+  };
   std::string buffer;
   bool sink_ok = true;
   Status read = ReadCaptureWithDictionaries(
       input, &lookahead,
       [&](const CaptureEvent& ev) {
+        if (ev.kind == CaptureKind::kRecord || ev.kind == CaptureKind::kLost)
+          add_inflight(ev.ts);
         TimelineLine line;
         if (reporter.Format(ev, &line))
           timeline.Add(std::move(line));
@@ -189,6 +210,7 @@ Status WriteReport(const std::string& input,
       },
       /*streams_stdout=*/true);
   if (sink_ok) {
+    add_inflight(UINT64_MAX);
     timeline.Finish(&buffer);
     sink(buffer);
   }
