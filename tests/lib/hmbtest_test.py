@@ -7,7 +7,8 @@ one set of helpers (meson test hmbtest_test, suite unit).
 
 The trace.dat writer: every committed fixture made by a script of the
 tree comes back byte for byte from its committed inputs (clock-small.dat,
-cmd-join-small.dat, cmd-join-boot.dat), and cutting a real capture whole
+cmd-join-small.dat, cmd-join-boot.dat, cmd-join-instance.dat),
+and cutting a real capture whole
 gives it back (record-small.dat, markers-small.dat). The readers: the
 report parser finds in `trace-cmd report -R -t -N` of record-small.dat
 each core's records in sequence, as many as the C++ tests count
@@ -59,7 +60,7 @@ class Writer(unittest.TestCase):
     def test_cmd_join_fixtures(self):
         run_script(os.path.join(CMD_DATA, 'make_cmd_join_fixture.py'),
                    os.path.join(CMD_DATA, 'cmd-join-small.dat'), self.tmp)
-        for name in ('cmd-join-small.dat', 'cmd-join-boot.dat'):
+        for name in ('cmd-join-small.dat', 'cmd-join-boot.dat', 'cmd-join-instance.dat'):
             self.assertSameFile(os.path.join(self.tmp, name), os.path.join(CMD_DATA, name))
 
     def test_cut_whole(self):

@@ -21,12 +21,14 @@ from hmbtest.tracedat import (CpuData, OPTION_TRACECLOCK, common, event_ids, eve
 
 
 def generate(template, out_path, n, no_firmware=(), no_completion=(), markers=(),
-             trace_clock=None):
+             trace_clock=None, host_in_instance=False, top_clock=None):
     """Writes the capture; returns its size. For fixtures: commands whose
     index is in no_firmware get no firmware records, those in no_completion
     no nvme_complete_rq; markers are (host ns, text) ftrace:print lines in
     the top buffer (CPU 0, pid 4242); trace_clock (e.g. 'boot') replaces
-    the capture's selected clock."""
+    the capture's selected clock; host_in_instance puts the nvme events in
+    the hmb instance (`trace-cmd record -B hmb -e hmb -e nvme:...`), none in
+    the top buffer; top_clock replaces the top buffer's clock only."""
     f = parse(template)
     ids = event_ids(f)
     id_state, id_dict = ids[('hmb', 'hmb_state')], ids[('hmb', 'hmb_dict')]
@@ -74,6 +76,7 @@ def generate(template, out_path, n, no_firmware=(), no_completion=(), markers=()
 
     top = {0: [], 1: []}
     hmb = {0: [], 1: []}
+    host = hmb if host_in_instance else top
     for c in (0, 1):
         hmb[c].append((h0, state0))
         hmb[c].extend((h0, d) for d in dicts)
@@ -93,9 +96,9 @@ def generate(template, out_path, n, no_firmware=(), no_completion=(), markers=()
         t += 1000  # a command every us
         lat = 40000 + rng.randrange(20000)
         s, fe, fc, hc = t, t + 5000, t + lat - 5000, t + lat
-        top[core].append((s, setup(qid, cid, opc)))
+        host[core].append((s, setup(qid, cid, opc)))
         if i not in no_completion:
-            top[core].append((hc, done(qid, cid)))
+            host[core].append((hc, done(qid, cid)))
         last = hc
         if i in no_firmware:
             continue
@@ -114,11 +117,13 @@ def generate(template, out_path, n, no_firmware=(), no_completion=(), markers=()
             hmb[c].append((ref, clock(ref)))
         ref += 10**8
 
+    def pick(text, clock=trace_clock):
+        names = text.replace(b'[', b'').replace(b']', b'').split()
+        return b' '.join(b'[%s]' % c if c == clock.encode() else c for c in names) + b'\n'
+
+    if top_clock:
+        f['top_clock'] = pick(f['top_clock'], top_clock)
     if trace_clock:
-        def pick(text):
-            names = text.replace(b'[', b'').replace(b']', b'').split()
-            return b' '.join(b'[%s]' % c if c == trace_clock.encode() else c
-                             for c in names) + b'\n'
         f['clock'], f['top_clock'] = pick(f['clock']), pick(f['top_clock'])
         f['options'] = [(oid, pick(data) if oid == OPTION_TRACECLOCK and data.strip() else data)
                         for oid, data in f['options']]

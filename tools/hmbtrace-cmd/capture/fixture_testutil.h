@@ -51,6 +51,12 @@ inline std::string CmdJoinFixturePath() {
 inline std::string CmdJoinBootFixturePath() {
   return HMBTRACE_CMD_JOIN_BOOT_FIXTURE;
 }
+// The same 24 commands, all served, with the nvme events in the hmb
+// instance on "local" (`trace-cmd record -B hmb -e hmb -e nvme:...`) and
+// none in the top buffer, which is on "boot" (no fit).
+inline std::string CmdJoinInstanceFixturePath() {
+  return HMBTRACE_CMD_JOIN_INSTANCE_FIXTURE;
+}
 
 // Synthetic, with the module's clock fits (hmb_clock), written by
 // tests/data/make_clock_capture.py (its docstring has the

@@ -25,29 +25,6 @@ struct ftrace_walk {
 	char hex[HMB_FTRACE_MAX_FIELDS][2 * 64 + 1];
 };
 
-static void copy_clock(char *dst, size_t len, const char *clock)
-{
-	const char *open, *close;
-	size_t n;
-
-	dst[0] = '\0';
-	if (!clock)
-		return;
-	/* "[boot]" or a whole "local global [boot] ..." line: the bracketed one. */
-	open = strchr(clock, '[');
-	close = open ? strchr(open, ']') : NULL;
-	if (open && close) {
-		clock = open + 1;
-		n = (size_t)(close - clock);
-	} else {
-		n = strcspn(clock, " \n");
-	}
-	if (n >= len)
-		n = len - 1;
-	memcpy(dst, clock, n);
-	dst[n] = '\0';
-}
-
 /*
  * Where a field's bytes are in the record: [*at, *at + *len), inside it.
  * Dynamic fields (__data_loc) hold (len << 16 | offset) of their data.
@@ -207,14 +184,13 @@ int hmb_ftrace_read(const char *path,
 	/* No kallsyms: fields go out raw. */
 	if (hmb_tracecmd_file_open(&file, path, 1, NULL, err, err_len))
 		return -1;
-	copy_clock(info->top_clock, sizeof(info->top_clock),
-		   tracecmd_get_trace_clock(file.handles[0]));
+	hmb_tracecmd_clock(file.handles[0], info->top_clock, sizeof(info->top_clock));
 	for (i = 1; i < file.nr_handles; i++) {
 		const char *name = tracecmd_buffer_instance_name(file.handles[0], i - 1);
 
 		if (name && !strcmp(name, "hmb"))
-			copy_clock(info->hmb_clock, sizeof(info->hmb_clock),
-				   tracecmd_get_trace_clock(file.handles[i]));
+			hmb_tracecmd_clock(file.handles[i], info->hmb_clock,
+					   sizeof(info->hmb_clock));
 	}
 	if (!cb)
 		goto out;

@@ -7,6 +7,7 @@
 #include "capture/nvme_host_c.h"
 #include "capture/tracecmd_walk_c.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <trace-cmd.h>
@@ -17,6 +18,7 @@ struct nvme_walk {
 	int (*cb)(const struct hmb_nvme_host_event *ev, void *data);
 	void *data;
 	uint64_t malformed;
+	uint64_t seen;		/* nvme events of the buffer walked, good or not */
 };
 
 /* An unsigned or signed integer field of 1..8 bytes inside the record. */
@@ -50,6 +52,7 @@ static int nvme_one(struct tracecmd_input *handle, struct tep_record *record,
 		event = w->complete;
 	else
 		return 0;
+	w->seen++;
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = record->ts;
 	ev.cpu = cpu;
@@ -81,20 +84,39 @@ static int nvme_one(struct tracecmd_input *handle, struct tep_record *record,
 	return w->cb(&ev, w->data);
 }
 
+/* Walks buffer `i` of f alone. Returns what hmb_tracecmd_walk() does. */
+static int walk_buffer(struct hmb_tracecmd_file *f, int i, struct nvme_walk *w, char *err,
+		       size_t err_len)
+{
+	struct hmb_tracecmd_file one = *f;
+
+	one.handles = &f->handles[i];
+	one.nr_handles = 1;
+	return hmb_tracecmd_walk(&one, 1, nvme_one, w, err, err_len);
+}
+
 int hmb_nvme_host_read(const char *path,
 		       int (*cb)(const struct hmb_nvme_host_event *ev, void *data),
-		       void *data, uint64_t *malformed, char *err, size_t err_len)
+		       void *data, uint64_t *malformed, struct hmb_nvme_host_source *src,
+		       char *err, size_t err_len)
 {
 	struct nvme_walk w = { 0 };
 	struct hmb_tracecmd_file file;
 	struct tep_handle *tep;
-	int ret;
+	int ret, i, instances = 0;
 
+	if (malformed)
+		*malformed = 0;
+	if (src)
+		memset(src, 0, sizeof(*src));
+again:
 	/*
-	 * The top buffer only: `hmbtrace-cmd record` puts the nvme events
-	 * there, and the hmb instance's records are not walked again.
+	 * The top buffer first, alone: `hmbtrace-cmd record` puts the nvme
+	 * events there, and the hmb instance's records are not walked again.
+	 * Only if it has none are the instances opened and walked, one by
+	 * one, up to the first that has some.
 	 */
-	if (hmb_tracecmd_file_open(&file, path, 0, NULL, err, err_len))
+	if (hmb_tracecmd_file_open(&file, path, instances, NULL, err, err_len))
 		return -1;
 	tep = tracecmd_get_tep(file.handles[0]);
 	w.setup = tep ? tep_find_event_by_name(tep, "nvme", "nvme_setup_cmd") : NULL;
@@ -105,9 +127,29 @@ int hmb_nvme_host_read(const char *path,
 	}
 	w.cb = cb;
 	w.data = data;
-	ret = hmb_tracecmd_walk(&file, 1, nvme_one, &w, err, err_len);
+	for (i = instances; i < file.nr_handles; i++) {
+		w.seen = 0;
+		ret = walk_buffer(&file, i, &w, err, err_len);
+		if (ret || w.seen)
+			break;
+	}
+	if (!ret && w.seen && src) {
+		const char *name = i ? tracecmd_buffer_instance_name(file.handles[0], i - 1) : "";
+
+		snprintf(src->instance, sizeof(src->instance), "%s", name ? name : "?");
+		hmb_tracecmd_clock(file.handles[i], src->clock, sizeof(src->clock));
+	}
 	hmb_tracecmd_file_close(&file);
 	if (malformed)
 		*malformed = w.malformed;
-	return ret;
+	if (ret)
+		return ret;
+	if (!w.seen && !instances) {
+		instances = 1;
+		goto again;
+	}
+	/* Recorded, but no command was issued: the top buffer's (none). */
+	if (!w.seen && src)
+		snprintf(src->clock, sizeof(src->clock), "%s", "");
+	return 0;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * nvme_host_c.h - the host side of the command join: the nvme driver's
- * nvme:nvme_setup_cmd and nvme:nvme_complete_rq events of a trace.dat's top
- * buffer (where `hmbtrace-cmd record` puts them; those of an instance
- * buffer are not read), read with libtracecmd (C only: see capture_c.h).
+ * nvme:nvme_setup_cmd and nvme:nvme_complete_rq events of a trace.dat, read
+ * with libtracecmd (C only: see capture_c.h) from the one buffer that holds
+ * them: the top buffer (where `hmbtrace-cmd record` puts them), else the
+ * first instance that does (`trace-cmd record -B hmb -e hmb -e nvme:...`
+ * puts them in the hmb instance). One buffer only: two that both hold them
+ * hold the same commands.
  * Fields are read with bounds checks against each record; a record whose
  * fields do not fit is counted, not used.
  */
@@ -31,15 +34,25 @@ struct hmb_nvme_host_event {
 	uint16_t status;	/* complete */
 };
 
+/* The buffer the events were read from. */
+struct hmb_nvme_host_source {
+	char instance[64];	/* "" for the top buffer */
+	char clock[32];		/* its trace clock ("" if the file does not say) */
+};
+
 /*
  * Calls `cb` for every nvme_setup_cmd and nvme_complete_rq event of the
- * top buffer of `path`, in host time order (a non-zero return stops). Returns 0; 1 when the
- * file's formats have no nvme events (not recorded); -1 with a message in
- * err. *malformed counts events whose fields could not be read.
+ * buffer of `path` that holds them (see above), in host time order (a
+ * non-zero return stops). Returns 0, with that buffer in *src if src is
+ * not NULL (the top buffer, clock "", when no buffer holds any: recorded,
+ * but no command issued); 1 when the file's formats have no nvme events
+ * (not recorded); -1 with a message in err. *malformed counts events
+ * whose fields could not be read.
  */
 int hmb_nvme_host_read(const char *path,
 		       int (*cb)(const struct hmb_nvme_host_event *ev, void *data),
-		       void *data, uint64_t *malformed, char *err, size_t err_len);
+		       void *data, uint64_t *malformed, struct hmb_nvme_host_source *src,
+		       char *err, size_t err_len);
 
 #ifdef __cplusplus
 }

@@ -230,6 +230,30 @@ static int walk_one(struct tracecmd_input *handle, struct tep_record *record, in
 	return 0;
 }
 
+void hmb_tracecmd_clock(struct tracecmd_input *handle, char *dst, size_t len)
+{
+	const char *clock = tracecmd_get_trace_clock(handle);
+	const char *open, *close;
+	size_t n;
+
+	dst[0] = '\0';
+	if (!clock)
+		return;
+	/* "[boot]" or a whole "local global [boot] ..." line: the bracketed one. */
+	open = strchr(clock, '[');
+	close = open ? strchr(open, ']') : NULL;
+	if (open && close) {
+		clock = open + 1;
+		n = (size_t)(close - clock);
+	} else {
+		n = strcspn(clock, " \n");
+	}
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, clock, n);
+	dst[n] = '\0';
+}
+
 int hmb_tracecmd_walk(struct hmb_tracecmd_file *f, int nr, hmb_tracecmd_event_fn fn, void *data,
 		      char *err, size_t err_len)
 {

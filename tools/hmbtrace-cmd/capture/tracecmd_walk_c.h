@@ -59,6 +59,12 @@ int hmb_tracecmd_file_open(struct hmb_tracecmd_file *f, const char *path, int in
 void hmb_tracecmd_file_close(struct hmb_tracecmd_file *f);
 
 /*
+ * The trace clock `handle` was recorded with ("local", "mono", ...) into
+ * dst, "" when the file does not say.
+ */
+void hmb_tracecmd_clock(struct tracecmd_input *handle, char *dst, size_t len);
+
+/*
  * Called for each event of a walk, with libtracecmd's cpu (counted across
  * the buffers walked). A non-zero return stops the walk.
  */

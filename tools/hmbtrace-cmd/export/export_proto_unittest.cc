@@ -730,7 +730,7 @@ std::vector<HostTruth> ReadHostTruth(const std::string& path, uint64_t* events =
                   }
                   return 0;
                 },
-                &w, &malformed, err, sizeof(err)),
+                &w, &malformed, nullptr, err, sizeof(err)),
             0)
       << err;
   EXPECT_EQ(malformed, 0u);

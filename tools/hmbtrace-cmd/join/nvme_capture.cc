@@ -155,41 +155,49 @@ bool NvmeHostEventsPresent(const std::string& tracefs_dir) {
 
 Status ReadCommandCapture(const std::string& path,
                           CommandCapture* out,
-                          std::vector<StoryWindow>* story) {
+                          std::vector<StoryWindow>* story,
+                          const std::string& story_clock) {
   DictionaryStore dicts;
   ClockSet clocks;
-  // Firmware times on the clock of the host's nvme events, the top buffer's:
-  // the module fits every trace clock, so the join holds even when the hmb
-  // instance is on another clock than the top buffer.
   CaptureClocks trace_clocks;
   if (Status s = ReadCaptureClocks(path, &trace_clocks); !s.ok())
     return s;
-  // report and stat say a problem with the hmb instance's clock; the join
-  // says its own when it converts to another.
-  const bool own_clock = trace_clocks.top != trace_clocks.hmb;
-  if (clocks.SetTraceClock(trace_clocks.top) != "" && own_clock && out)
-    SetCaptureClock(&clocks, trace_clocks.top, "join", path);
   // Without `out`, only the stories: no join to build again.
   CommandJoin* join = out ? &out->join : nullptr;
+  // Firmware times on the clock of the host's nvme events, their buffer's
+  // (the top one's unless they are in an instance): the module fits every
+  // trace clock, so the join holds even when the hmb instance is on
+  // another clock.
+  std::string host_clock = !join && !story_clock.empty() ? story_clock : trace_clocks.top;
   if (join) {
     // The host's commands first: with none, the firmware's command records
     // are only counted (nothing to join them to; memory stays flat).
     char err[256] = "";
+    hmb_nvme_host_source src{};
     int rc = 1;
     if (IsDumpFile(path)) {
       // A crash dump holds no host events but its commands in flight:
       // each a host command submitted and not completed.
       rc = FeedDumpInflight(path, trace_clocks.top, join) ? 0 : 1;
     } else {
-      rc = hmb_nvme_host_read(path.c_str(), OnHostEvent, join, &out->host_malformed, err,
+      rc = hmb_nvme_host_read(path.c_str(), OnHostEvent, join, &out->host_malformed, &src, err,
                               sizeof(err));
     }
     if (rc < 0)
       return Status::Error(path + ": " + err);
     out->host_events = rc == 0;
+    out->host_instance = Printable(src.instance);
+    if (out->host_events && src.clock[0])
+      host_clock = src.clock;
+    out->host_clock = host_clock;
     if (join->commands().empty() && !story)
       join->CountFwRecordsOnly();
   }
+  // report and stat say a problem with the hmb instance's clock; the join
+  // says its own when it converts to another.
+  const bool own_clock = host_clock != trace_clocks.hmb;
+  if (clocks.SetTraceClock(host_clock) != "" && own_clock && out)
+    SetCaptureClock(&clocks, host_clock, "join", path);
   Status read =
       ReadCaptureWithDictionaries(path, &dicts, [&](const CaptureEvent& ev) {
         switch (ev.kind) {
@@ -282,6 +290,8 @@ nlohmann::json CommandStatJson(const CommandCapture& cap) {
               {"host_malformed", cap.host_malformed},
               {"host_setup_reopened", c.setup_reopened},
               {"host_complete_without_setup", c.complete_without_setup}};
+  if (!cap.host_instance.empty())
+    doc["host_events_instance"] = cap.host_instance;
   json host_un = json::object();
   for (size_t i = 1; i < c.host_unmatched.size(); i++)
     if (c.host_unmatched[i])
@@ -323,7 +333,7 @@ std::string CommandStatText(const CommandCapture& cap) {
       "records by (qid, cid) and converted time):\n";
   if (!cap.host_events) {
     out +=
-        "  no nvme events in the capture: record them with `hmbtrace-cmd record` "
+        "  no nvme events in any buffer of the capture: record them with `hmbtrace-cmd record` "
         "(default) or `trace-cmd record -e nvme:nvme_setup_cmd -e nvme:nvme_complete_rq`\n";
     return out;
   }
@@ -331,6 +341,9 @@ std::string CommandStatText(const CommandCapture& cap) {
   out += "  host commands " + n("host_commands") + ", joined " + n("joined") + ", partial " +
          n("partial") + ", not joined " + n("unjoined") +
          " (matched by order: " + n("matched_by_order") + " records)\n";
+  if (!cap.host_instance.empty())
+    out += "  host commands read from instance \"" + cap.host_instance +
+           "\" (the top buffer has no nvme events)\n";
   for (const auto& [why, count] : doc["host_unmatched"].items())
     out += "  host commands not fully joined: " + why + ": " +
            std::to_string(count.get<uint64_t>()) + "\n";
@@ -551,8 +564,8 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
     std::fprintf(stderr,
                  dump ? "hmbtrace-cmd report: %s: the dump does not list the commands in flight "
                         "(the nvme-pci series cannot list them)\n"
-                      : "hmbtrace-cmd report: %s: no nvme events in the capture; record them with "
-                        "`hmbtrace-cmd record` (default)\n",
+                      : "hmbtrace-cmd report: %s: no nvme events in any buffer of the capture; "
+                        "record them with `hmbtrace-cmd record` (default)\n",
                  input.c_str());
     return 1;
   }
@@ -590,7 +603,7 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
       windows[i].to = UINT64_MAX;
   }
   // One more pass for the records of every window.
-  if (Status s = ReadCommandCapture(input, nullptr, &windows); !s.ok()) {
+  if (Status s = ReadCommandCapture(input, nullptr, &windows, cap.host_clock); !s.ok()) {
     std::fprintf(stderr, "hmbtrace-cmd report: %s\n", s.message().c_str());
     return 1;
   }

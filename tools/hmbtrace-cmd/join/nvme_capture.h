@@ -30,6 +30,10 @@ namespace hmbtrace {
 struct CommandCapture {
   CommandJoin join;
   bool host_events = false;  // the file's formats have the nvme events
+  // The buffer they were read from: "" the top buffer, else an instance's
+  // name (nvme_host_c.h: the first buffer that holds them).
+  std::string host_instance;
+  std::string host_clock;  // its trace clock: the one firmware times are converted to
   uint64_t host_malformed = 0;
   uint64_t fw_not_converted = 0;  // command records without a converted time
 };
@@ -47,7 +51,8 @@ struct StoryRecord {
 // Reads `path` into `out` and joins. With a `story`, also collects the
 // records of each window's (dev, core) converted into [from, to] (widened
 // by their bound) into that window's `records`; with a story and no
-// `out`, only that (a second pass for the stories of a join made before).
+// `out`, only that (a second pass for the stories of a join made before,
+// whose `host_clock` the caller passes: the windows are on that clock).
 struct StoryWindow {
   uint16_t dev = 0, core = 0;
   uint64_t from = 0, to = 0;
@@ -66,7 +71,8 @@ struct StoryWindow {
 };
 Status ReadCommandCapture(const std::string& path,
                           CommandCapture* out,
-                          std::vector<StoryWindow>* story = nullptr);
+                          std::vector<StoryWindow>* story = nullptr,
+                          const std::string& host_clock = "");
 
 // The four phases of a joined command, in ns; a phase that the bound
 // makes negative counts as 0.

@@ -296,7 +296,7 @@ Status WriteStatHtml(const std::string& input,
   if (cap && !cap->join.commands().empty()) {
     slowest = SlowestCommands(cap->join, kSlowest);
     stories = StoryWindowsOf(cap->join, slowest);
-    if (Status s = ReadCommandCapture(input, nullptr, &stories); !s.ok())
+    if (Status s = ReadCommandCapture(input, nullptr, &stories, cap->host_clock); !s.ok())
       return s;
     in.slowest = &slowest;
     in.stories = &stories;

@@ -6,6 +6,7 @@
 #include "capture/count_records_testutil.h"
 #include "capture/fixture_testutil.h"
 #include "hmbtrace/status_testutil.h"
+#include "join/nvme_capture.h"
 
 namespace hmbtrace {
 namespace {
@@ -285,6 +286,37 @@ TEST(StatTraceClock, TheCommittedBootCaptureIsNotConvertedWithItsLocalFits) {
   const std::string why = stat.clocks().ClockProblem();
   EXPECT_NE(why.find("trace clock is \"boot\""), std::string::npos) << why;
   EXPECT_NE(why.find("-C local"), std::string::npos) << why;
+}
+
+// `trace-cmd record -B hmb -e hmb -e nvme:...` puts the host's commands in
+// the hmb instance: the join reads them there, on that buffer's clock (the
+// top buffer's, "boot", has no fit), and says where it found them.
+TEST(StatCommands, TheHostCommandsOfAnInstanceAreJoinedOnItsClock) {
+  CommandCapture cap;
+  std::string error;
+  ASSERT_TRUE(StatusOk(ReadCommandCapture(CmdJoinInstanceFixturePath(), &cap), &error)) << error;
+  EXPECT_TRUE(cap.host_events);
+  EXPECT_EQ(cap.host_instance, "hmb");
+  EXPECT_EQ(cap.host_clock, "local");
+  EXPECT_EQ(cap.join.counts().host_commands, 24u);
+  EXPECT_EQ(cap.join.counts().joined, 24u);
+  EXPECT_EQ(cap.fw_not_converted, 0u);
+  const std::string text = CommandStatText(cap);
+  EXPECT_NE(text.find("host commands read from instance \"hmb\""), std::string::npos) << text;
+  EXPECT_EQ(CommandStatJson(cap)["host_events_instance"], "hmb");
+}
+
+// Where the top buffer has them (`hmbtrace-cmd record`), nothing changes:
+// no word of an instance.
+TEST(StatCommands, TheTopBuffersHostCommandsNeedNoWord) {
+  CommandCapture cap;
+  std::string error;
+  ASSERT_TRUE(StatusOk(ReadCommandCapture(CmdJoinFixturePath(), &cap), &error)) << error;
+  EXPECT_EQ(cap.host_instance, "");
+  EXPECT_EQ(cap.join.counts().host_commands, 24u);
+  EXPECT_EQ(cap.join.counts().joined, 22u);
+  EXPECT_EQ(CommandStatText(cap).find("instance"), std::string::npos);
+  EXPECT_FALSE(CommandStatJson(cap).contains("host_events_instance"));
 }
 
 }  // namespace

@@ -17,6 +17,10 @@ hmbtest.cmd_join_capture (tests/lib/: 4 I/O queues, dev 0 firmware on cores
                       trace_marker lines in the top buffer ("fixture start" at
                       1.000002 s, "fixture mid" at 1.000012 s, pid 4242).
   cmd-join-boot.dat   the same 24 commands, all served, on the "boot" clock.
+  cmd-join-instance.dat  the same 24 commands, all served, with the nvme events
+                      in the hmb instance (`trace-cmd record -B hmb -e hmb -e
+                      nvme:...`) on "local", none in the top buffer, which is
+                      on "boot" (no fit: the join must take the instance's).
 """
 import os
 import sys
@@ -31,6 +35,8 @@ def main():
     generate(template, os.path.join(outdir, 'cmd-join-small.dat'), 24, no_firmware={5, 17},
              no_completion={23}, markers=MARKERS)
     generate(template, os.path.join(outdir, 'cmd-join-boot.dat'), 24, trace_clock='boot')
+    generate(template, os.path.join(outdir, 'cmd-join-instance.dat'), 24, host_in_instance=True,
+             top_clock='boot')
 
 
 if __name__ == '__main__':
