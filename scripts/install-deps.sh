@@ -4,7 +4,7 @@
 # Install the Debian 12 packages hmbtrace needs to build, test and run the demo.
 # Idempotent: packages already present are skipped, so a second run is quick.
 # Usage: scripts/install-deps.sh [--kernel] [--kernel-source] [--package]
-#                               [--qemu-source] [--browser] [--gui]
+#                               [--qemu-source] [--embedded] [--browser] [--gui]
 #   --kernel   also install what the QEMU guest needs (kernel image/headers, QEMU,
 #              busybox, trace-cmd, and linux-perf: the e2e tracepoint scenario's
 #              perf stat) and the kernel matrix (mmdebstrap, the arm64
@@ -19,6 +19,11 @@
 #   --qemu-source  also a deb-src entry for Debian's archive and what building
 #              QEMU 7.2 from Debian's source needs (mock/qemu-nvme/build.sh: the
 #              emulated SSD with the HMB and the trace capability).
+#   --embedded  also what the producer's cost on an embedded core needs
+#              (producer/embedded/bench.sh): qemu-user (qemu-arm: Cortex-R5)
+#              and qemu-system-arm (mps2-an500: Cortex-M7), both built with
+#              TCG plugins, and a deb-src entry with dpkg-dev and xz-utils to take
+#              qemu-plugin.h from Debian's QEMU source package.
 #   --gui      also KernelShark and a virtual X server to look at a capture
 #              as a user does, headless (Xvfb, xwd, ImageMagick's convert,
 #              xdotool; PLATFORM-NOTES.md).
@@ -49,6 +54,11 @@ package_pkgs=(dpkg-dev debhelper dh-dkms dkms fakeroot lintian man-db
 # the harness uses (Documentation/design.rst, "Platform facts": QEMU 7.2).
 qemu_source_pkgs=(dpkg-dev libglib2.0-dev libpixman-1-dev libcap-ng-dev libfdt-dev
 		  libattr1-dev python3-venv)
+# producer/embedded/bench.sh: qemu-arm (Cortex-R5) and qemu-system-arm's
+# mps2-an500 (Cortex-M7: Debian 12's qemu-arm aborts on M-profile CPUs) run
+# the sample firmware with the instruction-counting plugin; qemu-user-static
+# cannot load plugins.
+embedded_pkgs=(gcc-arm-none-eabi qemu-user qemu-system-arm dpkg-dev xz-utils)
 gui_pkgs=(kernelshark xvfb x11-apps imagemagick xdotool)
 debsrc=/etc/apt/sources.list.d/hmbtrace-debian-src.sources
 
@@ -81,9 +91,10 @@ for arg in "$@"; do
 	--debug-kernel) pkgs+=(linux-source-6.1 xz-utils flex bison bc libelf-dev) ;;
 	--package) pkgs+=("${package_pkgs[@]}") ;;
 	--qemu-source) pkgs+=("${qemu_source_pkgs[@]}"); add_deb_src ;;
+	--embedded) pkgs+=("${embedded_pkgs[@]}"); add_deb_src ;;
 	--browser) pkgs+=(chromium) ;;
 	--gui) pkgs+=("${gui_pkgs[@]}") ;;
-	*) echo "install-deps: unknown option $arg (--kernel, --kernel-source, --debug-kernel, --package, --qemu-source, --browser, --gui)" >&2; exit 2 ;;
+	*) echo "install-deps: unknown option $arg (--kernel, --kernel-source, --debug-kernel, --package, --qemu-source, --embedded, --browser, --gui)" >&2; exit 2 ;;
 	esac
 done
 
