@@ -1474,5 +1474,67 @@ TEST(ConsumerTimeBound, WithoutAClockOrARateThereIsNoTimeBound) {
   }
 }
 
+
+// ---- A generation that ended (hmb_consumer_read_ended: a crash dump of a
+// firmware's own restart) ----
+
+// The firmware re-initialises its area (meta page INIT of the same
+// generation) with records nobody read: a copy of the consumer reads them
+// to the ring's end; the consumer it copied stays where it was.
+TEST(ConsumerReadEnded, ARestartUnderWayIsReadToTheRingsEnd) {
+  Rig r(4096, 4, 1);
+  r.sink.keep_seqs = true;
+  r.Emit(0, 50, 8);
+  ASSERT_EQ(r.consumer.DrainAll(), 50u);
+  r.Emit(0, 30, 8);  // not read: the firmware asserts and restarts
+  reinterpret_cast<hmb_trace_meta*>(r.area.mem())->state = HMB_TRACE_STATE_INIT;
+  ASSERT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_PRODUCER_INIT);
+  hmb_consumer copy = *r.consumer.get();
+  ASSERT_EQ(hmb_consumer_read_ended(&copy, 1), 0);
+  EXPECT_EQ(hmb_consumer_drain_core(&copy, 0, 4096), 30u);
+  EXPECT_EQ(r.sink.core[0].delivered, 80u);
+  EXPECT_EQ(r.sink.core[0].last_seq, 79u);
+  ExpectNoRepeats(r.sink.core[0].seqs);
+  EXPECT_EQ(r.sink.LostTotal(0), 0u);
+  // The live consumer did not move: it still waits for the new generation.
+  EXPECT_EQ(r.consumer.get()->state, HMB_CONSUMER_PRODUCER_INIT);
+  EXPECT_EQ(r.consumer.get()->ended, 0u);
+}
+
+// The new generation is up and the consumer took the reset: the copy goes
+// back to where each core stood in the ended generation. The new
+// generation invalidated those pages, so nothing of the old life comes
+// twice and nothing of the new life is delivered as the old.
+TEST(ConsumerReadEnded, AfterTheNewGenerationNothingComesTwice) {
+  Rig r(4096, 4, 1);
+  r.sink.keep_seqs = true;
+  r.Emit(0, 50, 8);
+  ASSERT_EQ(r.consumer.DrainAll(), 50u);
+  r.Emit(0, 30, 8);
+  ASSERT_EQ(hmb_trace_producer_init(&r.p, r.area.mem(), r.area.len(), &r.cfg), 0);
+  ASSERT_EQ(hmb_consumer_poll(r.consumer.get()), HMB_CONSUMER_ATTACHED);
+  ASSERT_EQ(r.consumer.get()->geo.producer_gen, 2u);
+  hmb_consumer copy = *r.consumer.get();
+  ASSERT_EQ(hmb_consumer_read_ended(&copy, 1), 0);
+  EXPECT_EQ(copy.geo.producer_gen, 1u);
+  const uint64_t before = r.sink.core[0].delivered;
+  hmb_consumer_drain_core(&copy, 0, 4096);
+  EXPECT_LE(r.sink.core[0].delivered - before, 30u);
+  ExpectNoRepeats(r.sink.core[0].seqs);
+  EXPECT_LT(r.sink.core[0].seqs.back(), 80u);
+  EXPECT_EQ(r.consumer.get()->geo.producer_gen, 2u);
+}
+
+TEST(ConsumerReadEnded, AGenerationWithNoPositionIsRefused) {
+  Rig r(4096, 4, 1);
+  hmb_consumer never = *r.consumer.get();
+  EXPECT_EQ(hmb_consumer_read_ended(&never, 1), -1);  // never attached
+  r.Emit(0, 10, 8);
+  ASSERT_EQ(r.consumer.DrainAll(), 10u);
+  hmb_consumer copy = *r.consumer.get();
+  EXPECT_EQ(hmb_consumer_read_ended(&copy, 7), -1);  // not a generation it read
+  EXPECT_EQ(hmb_consumer_read_ended(&copy, 0), -1);
+}
+
 }  // namespace
 }  // namespace hmbtrace::testing
