@@ -44,9 +44,11 @@
 #           only with --full-matrix, and without it they are counted
 #           skipped (the time budget of a fresh machine)
 #   reference SSD - mock/qemu-nvme/run-ssd.sh record, record-mono,
-#           record-global, quiet, reset, ctrl, and resets with
-#           --full-matrix (quiet: no control command while nobody
-#           traces; record-CLOCK: the capture on that trace clock): the
+#           record-global, quiet, reset, dump, hang, assert, ctrl, and
+#           resets with --full-matrix (quiet: no control command while
+#           nobody traces; record-CLOCK: the capture on that trace clock;
+#           dump, hang, assert: the crash dumps of a reset, a hung queue
+#           and a firmware assert, checked against the device): the
 #           patched nvme-pci and hmb_trace.ko on Debian's QEMU 7.2 patched to
 #           have an NVMe HMB and the trace capability (built once, cached in
 #           ~/.cache/hmbtrace/qemu-nvme; skipped under --no-e2e); then
