@@ -44,11 +44,12 @@
 #           only with --full-matrix, and without it they are counted
 #           skipped (the time budget of a fresh machine)
 #   reference SSD - mock/qemu-nvme/run-ssd.sh record, record-mono,
-#           record-global, quiet, reset, dump, hang, assert, ctrl, and
-#           resets with --full-matrix (quiet: no control command while
+#           record-global, quiet, reset, dump, hang, assert, freeze, ctrl,
+#           and resets with --full-matrix (quiet: no control command while
 #           nobody traces; record-CLOCK: the capture on that trace clock;
-#           dump, hang, assert: the crash dumps of a reset, a hung queue
-#           and a firmware assert, checked against the device): the
+#           dump, hang, assert, freeze: the crash dumps of a reset, a hung
+#           queue, a firmware assert and a firmware freeze on a latency
+#           outlier, checked against the device): the
 #           patched nvme-pci and hmb_trace.ko on Debian's QEMU 7.2 patched to
 #           have an NVMe HMB and the trace capability (built once, cached in
 #           ~/.cache/hmbtrace/qemu-nvme; skipped under --no-e2e); then
@@ -331,11 +332,13 @@ if ((run_e2e)); then
 	# dump: nobody tracing, a reset: the crash dump checked against the
 	# device (~1 min). hang: a queue hangs, nvme times out and resets:
 	# the dump lists every command the device held; assert: the firmware
-	# restarts its area on its own: a dump of the ended generation (~1 min
-	# each).
+	# restarts its area on its own: a dump of the ended generation; freeze:
+	# nobody tracing, a slow command freezes the firmware's rings, the
+	# fw_freeze dump holds its records and N after per core, re-armed (~1
+	# min each).
 	# resets (8 resets in a row with I/O and memory pressure, ~3 min):
 	# only with --full-matrix (time budget), counted skipped otherwise.
-	ssd_list=(record record-mono record-global quiet reset dump hang assert ctrl)
+	ssd_list=(record record-mono record-global quiet reset dump hang assert freeze ctrl)
 	if ((full_matrix)); then
 		ssd_list+=(resets)
 	else

@@ -7,7 +7,7 @@
 # backend attaches to the trace area nvme-pci placed, and the records of the
 # device's work are drained into instances/hmb. /mnt/scenario-name says
 # which scenario: record (record-mono, record-global: on that trace clock),
-# reset, dump, hang, assert, ctrl, maxd1, quiet or resets. One "ok - " / "not ok - " line per
+# reset, dump, hang, assert, freeze, ctrl, maxd1, quiet or resets. One "ok - " / "not ok - " line per
 # check; the trace and dmesg go to /mnt for the host's checks.
 
 # shellcheck source=mock/qemu/guest-tap.sh
@@ -305,6 +305,42 @@ else
 		check "a firmware restart is no controller reset: live all along" \
 			[ "$(cat /sys/class/nvme/nvme0/state)" = live ]
 	fi
+	if [ "$scenario" = freeze ]; then
+		# Nobody traces. The guest arms the firmware's freeze over the
+		# control channel (a command slower than 200 ms freezes, then
+		# N = 16 records per core); the device completes queue 1's
+		# 100th I/O command 1 s late (run-ssd.sh: hmb.slow_qid=1,
+		# hmb.slow_after=100, hmb.slow_us=1000000), in this round.
+		# hmb_trace sees FROZEN at its idle poll and dumps the frozen
+		# rings (reason fw_freeze); the re-arm lets the firmware write
+		# again.
+		check "freeze: ctrl/freeze reads running before anything" \
+			[ "$(cat "$area/ctrl/freeze")" = running ]
+		check "freeze: armed over the control channel (hmbtrace-cmd ctrl freeze-config 200000 16)" \
+			sh -c "hmbtrace-cmd ctrl freeze-config 200000 16 >/mnt/freeze-ctrl.txt 2>&1"
+		check "freeze: ctrl/freeze_config says the threshold and N ($(cat "$area/ctrl/freeze_config"))" \
+			[ "$(cat "$area/ctrl/freeze_config")" = "200000000 16" ]
+		io_round 0
+		# shellcheck disable=SC2016 # evaluated by wait_for
+		check "freeze: the firmware froze its rings on the slow command (ctrl/freeze)" \
+			wait_for '[ "$(cat "$area/ctrl/freeze")" = frozen ]' 300
+		# dump save prints a line per dump saved (status 0 also for none).
+		rm -rf /tmp/fdump /tmp/fdump2 && mkdir /tmp/fdump /tmp/fdump2
+		check "freeze: a crash dump of the freeze, saved (hmbtrace-cmd dump save)" \
+			wait_for "hmbtrace-cmd dump save --dir /tmp/fdump >>/mnt/dump-save.txt 2>&1 &&
+				ls /tmp/fdump/*.hmbdump >/dev/null 2>&1" 100
+		cat /mnt/dump-save.txt
+		cp /tmp/fdump/*.hmbdump /mnt/coredump.bin || not_ok "copy the dump to /mnt"
+		check "freeze: re-armed (hmbtrace-cmd ctrl rearm)" \
+			sh -c "hmbtrace-cmd ctrl rearm >>/mnt/freeze-ctrl.txt 2>&1"
+		# shellcheck disable=SC2016 # evaluated by wait_for
+		check "freeze: ctrl/freeze reads running after the re-arm" \
+			wait_for '[ "$(cat "$area/ctrl/freeze")" = running ]' 100
+		check "freeze: no second crash dump (one per freeze)" \
+			sh -c "hmbtrace-cmd dump save --dir /tmp/fdump2 >/dev/null 2>&1 &&
+				[ -z \"\$(ls /tmp/fdump2)\" ]"
+		io_round 2
+	fi
 	[ "$scenario" != quiet ] || device_mark 1003
 	echo 1 >$T/events/hmb/enable || not_ok "enable the hmb events"
 	if [ "$scenario" = resets ]; then
@@ -394,8 +430,12 @@ ctrl)
 	echo stopped-io-done >/mnt/ctrl-marks
 	check "control: START answered" sh -c "echo start >$area/ctrl/tracing"
 	check "control: ECHO 4242 on core 1 answered" sh -c "echo '4242 1' >$area/ctrl/echo"
-	check "control: RING_MODE stop is unsupported (EOPNOTSUPP)" \
-		sh -c "! echo stop >$area/ctrl/ring_mode 2>/dev/null"
+	# With the freeze (ABI 1.1) STOP is a freeze when a ring is full
+	# (reason RING_FULL, N = 0); no ring fills here, and OVERWRITE ends
+	# the mode (verify_ssd.py: the device froze nothing).
+	check "control: RING_MODE stop answered" sh -c "echo stop >$area/ctrl/ring_mode"
+	check "control: RING_MODE overwrite answered" \
+		sh -c "echo overwrite >$area/ctrl/ring_mode && [ \"\$(cat $area/ctrl/ring_mode)\" = overwrite ]"
 	io_round 4
 	;;
 esac

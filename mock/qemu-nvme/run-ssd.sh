@@ -10,7 +10,7 @@
 # against what the device did (QEMU's own trace of the commands it
 # processed and the admin commands the driver sent).
 #
-# Usage: mock/qemu-nvme/run-ssd.sh record|record-mono|record-global|reset|dump|hang|assert|ctrl|maxd1|quiet|resets [--keep]
+# Usage: mock/qemu-nvme/run-ssd.sh record|record-mono|record-global|reset|dump|hang|assert|freeze|ctrl|maxd1|quiet|resets [--keep]
 # (maxd1: the device reports HMMAXD = 1, so the host drops the trace area;
 # record-CLOCK: record with both buffers on trace clock CLOCK,
 # hmbtrace-cmd record --clock CLOCK, checked as record is;
@@ -23,7 +23,12 @@
 # command the device held, each with its cmd_fetch record; assert: nobody
 # tracing, the firmware asserts (hmb.assert_after) and restarts its area
 # itself, no reset: the dump (reason fw_restart) holds the ended
-# generation exactly; resets: 8 controller resets in a row
+# generation exactly; freeze: nobody tracing, the guest arms the firmware's
+# freeze, the device completes one command 1 s late (hmb.slow_qid): the
+# firmware freezes its rings, hmb_trace dumps them (reason fw_freeze): the
+# outlier's records and N after the trigger on every core, checked against
+# the device; re-armed, the firmware writes again; resets: 8 controller
+# resets in a row
 # while tracing a busy firmware, with I/O and memory pressure)
 # HMB_SSD_MODULES=DIR: the modules the hmbtrace-nvme-dkms package or
 # scripts/install-nvme-hmb-trace.sh installed (DIR = .../KVER/updates/dkms,
@@ -61,9 +66,9 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=mock/qemu/lib.sh
 source "$repo/mock/qemu/lib.sh"
 
-scenario=${1:?usage: run-ssd.sh record|record-mono|record-global|reset|dump|hang|assert|ctrl|maxd1|quiet|resets [--keep]}
+scenario=${1:?usage: run-ssd.sh record|record-mono|record-global|reset|dump|hang|assert|freeze|ctrl|maxd1|quiet|resets [--keep]}
 case "$scenario" in
-record | record-mono | record-global | reset | dump | hang | assert | ctrl | maxd1 | quiet | resets) ;;
+record | record-mono | record-global | reset | dump | hang | assert | freeze | ctrl | maxd1 | quiet | resets) ;;
 *) echo "run-ssd.sh: unknown scenario $scenario" >&2; exit 2 ;;
 esac
 # What is checked: record-CLOCK as record.
@@ -235,10 +240,11 @@ echo "$drift" >"$run/drift-ppm"
 disk=$run/disk.img
 truncate -s 64M "$disk"
 
-# record: hmbtrace-cmd in the guest, and on the host for the join.
+# record: hmbtrace-cmd in the guest, and on the host for the join; freeze:
+# in the guest (ctrl freeze-config, dump save, ctrl rearm).
 cmd=$repo/build/tools/hmbtrace-cmd/hmbtrace-cmd
 extra=()
-if [[ $base == record ]]; then
+if [[ $base == record || $base == freeze ]]; then
 	[[ -x $cmd ]] ||
 		{ echo "run-ssd: no $cmd: build it (ninja -C build tools/hmbtrace-cmd/hmbtrace-cmd)" >&2; exit 1; }
 	extra=(--extra "$cmd:/usr/bin/hmbtrace-cmd")
@@ -266,6 +272,13 @@ mix_hz=${HMB_SSD_MIX_HZ:-2000}
 # guest's first round (640 commands).
 [[ $scenario != hang ]] || maxd=,hmb.hang_qid=1,hmb.hang_after=40
 [[ $scenario != assert ]] || maxd=,hmb.assert_after=400,hmb.assert_restart_ms=1000
+# freeze: queue 1's 100th I/O command (in the guest's first round, after
+# the partition scan's few) completes 1 s late, over the guest's 200 ms
+# threshold; the background mix at 1000 units/s (25 per core in the
+# freeze's 100 ms settle time, at least a record each) so that every core
+# writes its N = 16 after the trigger, the window's exact end.
+[[ $scenario != freeze ]] ||
+	maxd=,hmb.slow_qid=1,hmb.slow_after=100,hmb.slow_us=1000000,hmb.trace.mix_hz=1000
 [[ $scenario != resets ]] ||
 	events+=",pci_nvme_dbbuf_config,pci_nvme_mmio_doorbell_sq,pci_nvme_shadow_doorbell_sq,pci_nvme_eventidx_sq"
 # quiet: the marks the guest reads (pci_nvme_read: their lba).
@@ -318,7 +331,7 @@ if [[ $base == record ]]; then
 else
 	python3 "$here/verify_ssd.py" "$base" "$run" | tee "$run/check.log" || crc=$?
 fi
-if [[ $base == hang || $base == assert ]]; then
+if [[ $base == hang || $base == assert || $base == freeze ]]; then
 	# The tools read the dump: dump info (every command in flight joined
 	# to its firmware fetch record, for hang) and report.
 	# The host's hmbtrace-cmd (as record's: ninja -C build
@@ -337,7 +350,13 @@ if [[ $base == hang || $base == assert ]]; then
 		else
 			echo "not ok - hmbtrace-cmd report -i on the dump"; rc=1
 		fi
-		if [[ $base == hang ]]; then
+		if [[ $base == freeze ]]; then
+			if grep -qE '^reason: +fw_freeze' "$run/dump-info.txt"; then
+				echo "ok - dump info: reason fw_freeze"
+			else
+				echo "not ok - dump info: reason fw_freeze"; rc=1
+			fi
+		elif [[ $base == hang ]]; then
 			n=$(grep -cE '^  qid 1 ' "$run/dump-info.txt" || true)
 			if ((n > 0)) && ! grep -A1 -E '^  qid 1 ' "$run/dump-info.txt" | grep -q 'no fetch record'; then
 				echo "ok - dump info: every command in flight on the hung queue ($n) has its fetch record"

@@ -16,6 +16,7 @@ import collections
 import json
 import os
 import re
+import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -29,6 +30,13 @@ MARKS = range(1001, 1007)
 # guest-ssd.sh's io_round: 2 CPUs x 2 x (128 reads + 32 writes).
 IO_ROUND = 2 * 2 * (128 + 32)
 FETCH, COMPLETE, NAND_READ, NAND_PROG, THERMAL, LOG, ECHO = 1, 2, 3, 4, 8, 10, 11
+# run-ssd.sh's freeze scenario: the guest's FREEZE_CONFIG (threshold, N).
+FREEZE_THRESHOLD_NS, FREEZE_N = 200_000_000, 16
+# include/hmb_trace_abi.h, include/hmb_trace_dump_abi.h
+FREEZE_FROZEN, FREEZE_LATENCY, META_FREEZE = 2, 2, 1 << 1
+DUMP_FW_FREEZE, SEC_META, SEC_CORES, CORE_LEN = 3, 1, 2, 64
+# pci_nvme_hmbt_cmd's rc: the freeze kept the record unwritten.
+RC_FROZEN = 2
 LOST_REASONS = ("overwritten", "torn", "invalid", "reset")  # hmb_trace_events_abi.h
 
 PIPE_LOST = re.compile(r"CPU:(\d+) \[LOST (\d+) EVENTS\]")
@@ -217,6 +225,126 @@ def check_dump(check, path, what, gen, delivered, written, fw_cmds, fw_gen_end,
           f"({len(cmd_recs)} records, {len(unknown)} unknown)", not unknown)
 
 
+def check_freeze(check, path, fw_cmds, slow, freezes, freeze_cores, written):
+    """The freeze scenario: the device's account (its outlier, hmb.slow_*;
+    its freeze, pci_nvme_hmbt_freeze and each core's next_seq at the
+    trigger and at FROZEN) against the crash dump hmb_trace took of the
+    frozen rings (guest-ssd.sh saved it to path) and against
+    hmb-trace-abi.rst "The freeze": the meta page says FROZEN, LATENCY,
+    the outlier's qid/cid; every core wrote exactly N records after the
+    trigger, then none, and the dump holds them, the ring's end; the
+    outlier's cmd_complete is its core's last record before the trigger
+    and its cmd_fetch is in the dump, both with the device's stamps.
+    written: every core's final next_seq (the firmware wrote again after
+    the re-arm)."""
+    held = [x for x in slow if x[0] == "hold"]
+    check(f"freeze: the device held one command's completion and released it "
+          f"({[x[0] for x in slow]})",
+          [x[0] for x in slow] == ["hold", "release"] and held[0][1:] == slow[1][1:])
+    if not held:
+        return
+    _, q, cid, opc, fetch_tick = held[0]
+    done = [t for w, fq, fc, _, t, rc in fw_cmds
+            if w == "complete" and (fq, fc) == (q, cid) and t > fetch_tick]
+    latency = done[0] - fetch_tick if done else 0
+    print(f"figures: freeze: the outlier q{q} cid {cid:#x} opc {opc:#04x}, device latency "
+          f"{latency / 1e6:.1f} ms (firmware ticks, 1 GHz); the device's freeze account "
+          f"{[(w, hex(word), core, hex(detail)) for w, _, word, core, detail, _ in freezes]}")
+    whats = [f[0] for f in freezes]
+    check(f"freeze: the device froze once, then was re-armed (trigger, frozen, running: "
+          f"{whats})", whats == ["trigger", "frozen", "running"])
+    if not freezes:
+        return
+    _, gen, word, fcore, detail, fts = freezes[0]
+    cores = len(freeze_cores.get("trigger", {}))
+    check(f"freeze: the trigger was the outlier's latency, on its core, once it completed "
+          f"(word {word:#010x}, core {fcore}, detail {detail:#x}, tick {fts}; "
+          f"{latency} ticks >= {FREEZE_THRESHOLD_NS})",
+          (word >> 8) & 0xff == FREEZE_LATENCY and word >> 16 == 1 and cores and
+          fcore == q % cores and detail == q << 16 | cid and done and fts == done[0] and
+          latency >= FREEZE_THRESHOLD_NS)
+    trig, froz = freeze_cores.get("trigger", {}), freeze_cores.get("frozen", {})
+    after = {c: froz.get(c, 0) - trig[c] for c in trig}
+    print(f"figures: freeze: the device's cores at the trigger {trig}, at FROZEN {froz}, "
+          f"at the end {written}")
+    check(f"freeze: the device wrote exactly N = {FREEZE_N} records after the trigger on every "
+          f"core, then none ({after})",
+          bool(after) and all(v == FREEZE_N for v in after.values()))
+    check(f"freeze: re-armed, the firmware wrote again on every core (end {written}, "
+          f"frozen at {froz})", bool(froz) and all(written.get(c, 0) > n for c, n in froz.items()))
+    try:
+        with open(path, "rb") as f:
+            d = parse_dump(f.read())
+    except OSError:
+        check(f"freeze: a crash dump was saved ({path})", False)
+        return
+    except DumpError as e:
+        check(f"freeze: the crash dump parses ({e})", False)
+        return
+    h = d["header"]
+    errs = identity_errors(d)
+    meta = d["sections"].get(SEC_META, (0, b"", 0))[1]
+    cdesc = d["sections"].get(SEC_CORES, (0, b"", 0))[1]
+    recs = collections.defaultdict(dict)
+    for r in d["records"]:
+        recs[r["core"]][r["seq"]] = r
+    print(f"figures: freeze: crash dump of {h['name']} generation {h['producer_gen']}, "
+          f"reason {h['reason']}, {h['total_len']} bytes, {len(d['records'])} records, copied "
+          f"in {h['copy_ns'] / 1000:.0f} us; per core " + "; ".join(
+              f"{c['core']}: seq {c['start_seq']}..{c['end_seq']} records {c['records']} "
+              f"skipped {c['skipped']} lost {sum(c['lost'])}" for c in d["cores"]))
+    check(f"freeze: the dump's reason is fw_freeze, of generation {gen}, with its dictionary, "
+          f"every core exact ({h['reason']}; {'; '.join(errs) or 'exact'})",
+          h["reason"] == DUMP_FW_FREEZE and h["producer_gen"] == gen and h["flags"] & 1 and
+          not errs and len(d["cores"]) == h["nr_cores"] == cores)
+    if len(meta) < 128 or len(cdesc) < CORE_LEN * h["nr_cores"]:
+        check(f"freeze: the dump has the meta page ({len(meta)} bytes) and the core "
+              f"descriptors ({len(cdesc)})", False)
+        return
+    flags, = struct.unpack_from("<I", meta, 52)
+    mword, mcore, _, mts, mdetail = struct.unpack_from("<IHHQQ", meta, 96)
+    check(f"freeze: the dump's meta page says FROZEN, LATENCY, the first freeze, on the "
+          f"outlier's core, its qid << 16 | cid, the device's trigger tick (flags {flags:#x}, "
+          f"word {mword:#010x}, core {mcore}, detail {mdetail:#x}, ts {mts})",
+          flags & META_FREEZE and mword & 0xf == FREEZE_FROZEN and
+          (mword >> 8) & 0xff == FREEZE_LATENCY and mword >> 16 == 1 and mcore == fcore and
+          mdetail == detail and mts == fts)
+    bad, window = [], {}
+    for k in range(h["nr_cores"]):
+        next_seq, = struct.unpack_from("<Q", cdesc, k * CORE_LEN + 8)
+        freeze_seq, = struct.unpack_from("<Q", cdesc, k * CORE_LEN + 48)
+        end = next((c["end_seq"] for c in d["cores"] if c["core"] == k), None)
+        have = [s for s in range(freeze_seq, next_seq) if s in recs[k]]
+        window[k] = len(have)
+        if (freeze_seq, next_seq) != (trig.get(k), froz.get(k)) or end != next_seq or \
+                len(have) != FREEZE_N or max(recs[k], default=-1) != next_seq - 1:
+            bad.append(f"core {k}: freeze_seq {freeze_seq} next_seq {next_seq} end_seq {end}, "
+                       f"{len(have)} records of the window, last {max(recs[k], default=None)}")
+    check(f"freeze: on every core the dump holds exactly the N = {FREEZE_N} records after the "
+          f"trigger and ends there, the ring's end, as the device counted "
+          f"({'; '.join(bad) or window})", not bad)
+    last = recs[fcore].get(trig.get(fcore, 0) - 1)
+    ok = last is not None and last["event_id"] == COMPLETE
+    if ok:
+        lq, lc, _, lat = struct.unpack_from("<HHHI", bytes(last["payload"]))
+        ok = (lq, lc) == (q, cid) and lat >= FREEZE_THRESHOLD_NS and last["ts"] == fts
+    check(f"freeze: the outlier's cmd_complete is core {fcore}'s last record before the "
+          f"trigger, over the threshold, the device's stamp", ok)
+    fetches = [s for s, r in recs[fcore].items() if r["event_id"] == FETCH and
+               (le(r["payload"], 0, 2), le(r["payload"], 2, 2), r["ts"]) == (q, cid, fetch_tick)]
+    check(f"freeze: the outlier's cmd_fetch is in the dump, the device's stamp (seq {fetches}, "
+          f"{trig.get(fcore, 0) - 1 - (fetches or [0])[0]} records before its completion)",
+          len(fetches) == 1)
+    stamped = {(w, fq, fc, t) for w, fq, fc, _, t, rc in fw_cmds if rc == 0}
+    kinds = {FETCH: "fetch", COMPLETE: "complete"}
+    cmd_recs = [r for r in d["records"] if r["event_id"] in kinds]
+    unknown = [r for r in cmd_recs
+               if (kinds[r["event_id"]], le(r["payload"], 0, 2), le(r["payload"], 2, 2),
+                   r["ts"]) not in stamped]
+    check(f"freeze: every command record in the dump is one the device's firmware stamped "
+          f"({len(cmd_recs)} records, {len(unknown)} unknown)", not unknown)
+
+
 def main():
     args = sys.argv[1:]
     truth_json = None
@@ -248,6 +376,9 @@ def main():
     held = []                               # (qid, cid) held at a hang
     asserted = []                           # (gen, core, tick) of an assert
     assert_at = []                          # len(fw_cmds) at each assert
+    slow = []                               # (what, qid, cid, opc, fetch tick)
+    freezes = []                            # (what, gen, word, core, detail, tick)
+    freeze_cores = {}                       # "trigger"/"frozen" -> {core: next_seq}
     with open(f"{run}/qemu-nvme.log", errors="replace") as f:
         for line in f:
             t = re.match(r"\d+@(\d+\.\d+):", line)
@@ -272,8 +403,23 @@ def main():
                 asserted.append((int(m[1]), int(m[2]), int(m[3])))
                 assert_at.append(len(fw_cmds))
                 continue
+            m = re.search(r"pci_nvme_hmbt_slow (\w+) qid (\d+) cid (\d+) opc 0x(\w+) "
+                          r"fetch_tick (\d+)", line)
+            if m:
+                slow.append((m[1], int(m[2]), int(m[3]), int(m[4], 16), int(m[5])))
+                continue
+            m = re.search(r"pci_nvme_hmbt_freeze (\w+) gen (\d+) word 0x(\w+) core (\d+) "
+                          r"detail 0x(\w+) tick (\d+)", line)
+            if m:
+                freezes.append((m[1], int(m[2]), int(m[3], 16), int(m[4]), int(m[5], 16),
+                                int(m[6])))
+                continue
             m = re.search(r"pci_nvme_hmbt_core (\w+) gen (\d+) core (\d+) next_seq (\d+) "
                           r"dropped (\d+)", line)
+            if m and m[1] in ("trigger", "frozen"):
+                # The first freeze's (the freeze scenario has one).
+                freeze_cores.setdefault(m[1], {}).setdefault(int(m[3]), int(m[4]))
+                continue
             if m:
                 fw_core[(int(m[2]), int(m[3]))] = (int(m[4]), int(m[5]))
                 if m[1] == "stop" and int(m[3]) == 0:
@@ -522,10 +668,17 @@ def main():
     print(f"figures: admin completions without a fetch record {admin_unfetched} "
           f"(the HMB enable itself), admin fetches never completed {admin_open} "
           f"(asynchronous event requests; a STOP, completed once stopped)")
-    # ctrl: START is fetched while the firmware is stopped, completed after.
+    # ctrl: START is fetched while the firmware is stopped, completed after;
+    # freeze: the re-arm (FREEZE_REARM) is fetched while frozen (rc 2),
+    # completed after.
+    rearm = sum(1 for i, (w, q, cid, _, _, rc) in enumerate(fw_cmds)
+                if w == "fetch" and not q and rc == RC_FROZEN and
+                any(w2 == "complete" and (q2, c2) == (0, cid) and rc2 == 0
+                    for w2, q2, c2, _, _, rc2 in fw_cmds[i + 1:i + 50]))
     check(f"at most one admin completion per generation without its fetch (the enable"
-          f"{', and START' if scenario == 'ctrl' else ''})",
-          len(admin_unfetched) <= len(set(gens)) + (scenario == "ctrl"))
+          f"{', and START' if scenario == 'ctrl' else ''}"
+          f"{f', and {rearm} fetched while frozen' if freezes else ''})",
+          len(admin_unfetched) <= len(set(gens)) + (scenario == "ctrl") + rearm)
     # A record lost (counted: the tail a reset destroyed before it was
     # drained) can leave one command's fetch or completion alone, and no
     # more; without losses every command must join.
@@ -548,10 +701,27 @@ def main():
                 straddle += open_at.pop((q, cid)) + (rc == 0)
         print(f"figures: I/O records alone because their command was in flight at the "
               f"assert: {straddle}")
+    # The freeze: a command whose fetch was written before a core stopped
+    # and whose completion the freeze kept unwritten (rc 2), or the other
+    # way round after the re-arm, has one record alone: nothing is lost.
+    frozen_alone = 0
+    if freezes:
+        pending = collections.defaultdict(list)
+        for w, q, cid, opc, tick, rc in fw_cmds:
+            if not q:
+                continue
+            if w == "fetch":
+                pending[(q, cid)].append(rc)
+            elif pending[(q, cid)]:
+                frc = pending[(q, cid)].pop(0)
+                frozen_alone += {frc, rc} == {0, RC_FROZEN}
+        print(f"figures: I/O records alone because the freeze kept their command's other "
+              f"record unwritten: {frozen_alone}")
     check(f"every I/O cmd_fetch joins its cmd_complete on the same core ({join_bad} "
           f"unmatched, at most the {nlost} records counted lost"
-          f"{f' and the {straddle} of commands in flight at the assert' if assert_at else ''})",
-          join_bad <= nlost + straddle)
+          f"{f' and the {straddle} of commands in flight at the assert' if assert_at else ''}"
+          f"{f' and the {frozen_alone} the freeze left alone' if freezes else ''})",
+          join_bad <= nlost + straddle + frozen_alone)
     # The device's own account: which I/O fetches its firmware recorded.
     fw_io_fetch = [c for c in fw_cmds if c[0] == "fetch" and c[1]]
     fw_rec_opc = collections.Counter(c[3] for c in fw_io_fetch if c[5] == 0)
@@ -594,6 +764,12 @@ def main():
           f"wrote, in every generation ({len(acct)} core rings; "
           f"{'; '.join(acct_bad) or 'all equal'})",
           bool(acct) and not acct_bad and set(fw_gens) == set(gens))
+    if scenario == "freeze":
+        check_freeze(check, f"{run}/coredump.bin", fw_cmds, slow, freezes, freeze_cores,
+                     {c: n for (g, c), (n, _) in fw_core.items() if g == 1})
+    if scenario == "ctrl":
+        check(f"RING_MODE stop, then overwrite: the device froze nothing (no ring filled; "
+              f"{[f[0] for f in freezes]})", not freezes)
     if scenario == "hang":
         check(f"the device held commands of the hung queue ({len(held)}), and the controller "
               f"reset ended the hang", bool(held))
