@@ -378,6 +378,14 @@ TEST(DumpInfo, SaysTheHeaderAndEachCoresAccount) {
   EXPECT_NE(text.find("taken:        2025-12-04 14:53:42.123456789 UTC"), std::string::npos)
       << text;
   EXPECT_NE(text.find("reset path:   12345 ns"), std::string::npos) << text;
+  // A firmware restart's dump is not taken on a reset path.
+  Dump restart = ParseOk(WriteDump(SmallDump(Dict())));
+  restart.header.reason = HMB_DUMP_REASON_FW_RESTART;
+  const std::string restart_text = DumpInfoText(restart);
+  EXPECT_EQ(restart_text.find("reset path:"), std::string::npos) << restart_text;
+  EXPECT_NE(restart_text.find("copy:         12345 ns to take the dump (from a work item)"),
+            std::string::npos)
+      << restart_text;
   EXPECT_NE(text.find("times on \"local\""), std::string::npos) << text;
   EXPECT_NE(text.find("    0          10          15           3           0            2"),
             std::string::npos)

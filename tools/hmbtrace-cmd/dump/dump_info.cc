@@ -147,7 +147,12 @@ std::string DumpInfoText(const Dump& d) {
   Row(&out, "reason:", DumpReasonName(h.reason));
   Row(&out, "generation:", std::to_string(h.producer_gen));
   Row(&out, "taken:", UtcTime(h.taken_real_ns));
-  Row(&out, "reset path:", std::to_string(h.copy_ns) + " ns held to take the dump");
+  // A reset's dump is taken on nvme-pci's reset path; a firmware restart's
+  // or freeze's from a work item, holding nothing of the host's.
+  if (h.reason == HMB_DUMP_REASON_DISABLING || h.reason == HMB_DUMP_REASON_REMOVED)
+    Row(&out, "reset path:", std::to_string(h.copy_ns) + " ns held to take the dump");
+  else
+    Row(&out, "copy:", std::to_string(h.copy_ns) + " ns to take the dump (from a work item)");
   Row(&out, "record bound:", std::to_string(h.record_bound) + " bytes");
   Row(&out, "flags:", DumpFlagsText(h.flags));
   Row(&out, "size:",
