@@ -363,6 +363,29 @@ if [[ $base == hang || $base == assert || $base == freeze ]]; then
 			else
 				echo "not ok - dump info: commands in flight on the hung queue ($n), each with its fetch record"; rc=1
 			fi
+			# report's timeline has each of them at its submit time, and
+			# report --cmd tells each one's story: its fetch record,
+			# then where its core stopped.
+			local m cids cid bad=()
+			m=$("$cmd" report -i "$run/coredump.bin" --event inflight 2>/dev/null |
+				grep -c ' INFLIGHT qid=1 ' || true)
+			if ((n > 0 && m == n)); then
+				echo "ok - report: the hung queue's commands in flight on the timeline ($m)"
+			else
+				echo "not ok - report: $m INFLIGHT lines of the hung queue, dump info lists $n"; rc=1
+			fi
+			cids=$(grep -oE '^  qid 1 cid 0x[0-9a-f]+' "$run/dump-info.txt" | awk '{print $4}')
+			for cid in $cids; do
+				"$cmd" report -i "$run/coredump.bin" --cmd "1:$((cid))" >"$run/dump-cmd-$cid.txt" 2>&1 &&
+					grep -q '(in flight at the dump)' "$run/dump-cmd-$cid.txt" &&
+					grep -qE "fw  \* .* cmd_fetch: qid=1 cid=$((cid)) " "$run/dump-cmd-$cid.txt" &&
+					grep -q '^  stopped: ' "$run/dump-cmd-$cid.txt" || bad+=("$cid")
+			done
+			if [[ -n $cids && ${#bad[@]} -eq 0 ]]; then
+				echo "ok - report --cmd: each command in flight joined to its fetch record, where its core stopped ($(wc -w <<<"$cids"))"
+			else
+				echo "not ok - report --cmd on the commands in flight: without fetch or stop: ${bad[*]}"; rc=1
+			fi
 		else
 			if grep -qE '^reason: +fw_restart' "$run/dump-info.txt"; then
 				echo "ok - dump info: reason fw_restart"
