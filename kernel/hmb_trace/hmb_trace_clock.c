@@ -442,6 +442,17 @@ queue:
 				      &k->work, msecs_to_jiffies(ms));
 }
 
+/* A run of the sync from now: its bursts, answers and silence start over. */
+static void hmb_trace_clock_start_run(struct hmb_trace_clock *k)
+{
+	lockdep_assert_held(&k->lock);
+	k->run_bursts = 0;
+	k->silent = 0;
+	WRITE_ONCE(k->started, local_clock());
+	k->answered = k->started;
+	WRITE_ONCE(k->state, HMB_TRACE_SYNC_RUNNING);
+}
+
 /**
  * hmb_trace_clock_kick() - tracing started (or the area got a channel):
  * start a run of the sync if someone traces and none runs.
@@ -469,11 +480,7 @@ void hmb_trace_clock_kick(struct hmb_trace_area *a, bool tracing_started)
 	}
 	if (k->state == HMB_TRACE_SYNC_IDLE ||
 	    (tracing_started && k->state == HMB_TRACE_SYNC_NO_ANSWER)) {
-		k->run_bursts = 0;
-		k->silent = 0;
-		WRITE_ONCE(k->started, local_clock());
-		k->answered = k->started;
-		WRITE_ONCE(k->state, HMB_TRACE_SYNC_RUNNING);
+		hmb_trace_clock_start_run(k);
 		queue = true;
 	}
 	mutex_unlock(&k->lock);
@@ -506,11 +513,7 @@ void hmb_trace_clock_calibrate(struct hmb_trace_area *a)
 		k->calibrating = true;
 		k->calib_answered = 0;
 		k->calib_spread = 0;
-		k->run_bursts = 0;
-		k->silent = 0;
-		WRITE_ONCE(k->started, local_clock());
-		k->answered = k->started;
-		WRITE_ONCE(k->state, HMB_TRACE_SYNC_RUNNING);
+		hmb_trace_clock_start_run(k);
 		queue = true;
 	}
 	mutex_unlock(&k->lock);
