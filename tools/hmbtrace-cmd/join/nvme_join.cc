@@ -283,6 +283,50 @@ void CommandJoin::MatchKind(FwCommandRecord::Kind kind) {
   }
 }
 
+// A command the host had not completed when the capture ended (a crash
+// dump's commands in flight): a cid is not reused while its command is in
+// flight, so the latest fetch record of its key is its fetch when time
+// placed it outside every window (a clock fit off by more than its bound)
+// and nothing says otherwise: no fetch of the key joined after it, no
+// complete record of the key after it, no loss or reset on its core
+// since. Joined by order.
+void CommandJoin::JoinInFlightFetches() {
+  std::unordered_map<uint64_t, size_t> last;  // key -> its latest host command
+  for (size_t i = 0; i < commands_.size(); i++) {
+    const HostCommand& h = commands_[i].host;
+    auto [it, fresh] = last.try_emplace(Key(DevOf(h.ctrl), h.qid, h.cid), i);
+    if (!fresh && commands_[it->second].host.setup_ns <= h.setup_ns)
+      it->second = i;
+  }
+  // Per key, in capture order: the latest fetch left outside every window,
+  // and the latest record that rules it out.
+  std::unordered_map<uint64_t, size_t> outside, later;
+  for (size_t r = 0; r < fw_.size(); r++) {
+    const FwCommandRecord& rec = fw_[r];
+    const uint64_t key = Key(rec.dev, rec.qid, rec.cid);
+    const bool fetch = rec.kind == FwCommandRecord::Kind::kFetch;
+    if (fetch && fw_why_[r] == FwUnmatched::kOutsideWindows)
+      outside[key] = r;
+    else if (!fetch || fw_why_[r] == FwUnmatched::kNone)
+      later[key] = r;
+  }
+  for (const auto& [key, i] : last) {
+    JoinedCommand& c = commands_[i];
+    auto o = outside.find(key);
+    if (c.host.complete_ns || c.fetch >= 0 || o == outside.end())
+      continue;
+    const size_t r = o->second;
+    if (auto l = later.find(key); l != later.end() && l->second > r)
+      continue;
+    if (cores_[{fw_[r].dev, fw_[r].core}].breaks != fw_breaks_[r])
+      continue;
+    c.fetch = static_cast<int64_t>(r);
+    c.fetch_by = JoinedBy::kOrder;
+    fw_why_[r] = FwUnmatched::kNone;
+    counts_.by_order++;
+  }
+}
+
 HostUnmatched CommandJoin::WhyMissing(const JoinedCommand& c) const {
   const HostCommand& h = c.host;
   const uint16_t dev = DevOf(h.ctrl);
@@ -329,6 +373,7 @@ void CommandJoin::Finish() {
   fw_why_.assign(fw_.size(), FwUnmatched::kNone);
   MatchKind(FwCommandRecord::Kind::kFetch);
   MatchKind(FwCommandRecord::Kind::kComplete);
+  JoinInFlightFetches();
 
   counts_.host_commands = commands_.size();
   counts_.fw_records = fw_.size() + fw_counted_;

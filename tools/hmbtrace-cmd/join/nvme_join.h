@@ -23,7 +23,14 @@
 //      a firmware loss on the record's core or a firmware reset (a new
 //      producer generation): after either, the chain restarts at the next
 //      record matched by window.
-//   3. Otherwise the record is unmatched, with its reason; and a host
+//   3. In flight: a command the host had not completed when the capture
+//      ended (a crash dump's commands in flight) takes the latest fetch
+//      record of its key that time left outside every window, if no
+//      fetch of the key joined after it, no complete of the key follows
+//      it and nothing broke the order on its core since (a cid is not
+//      reused while its command is in flight): a clock fit off by more
+//      than its bound must not lose a hung command's fetch.
+//   4. Otherwise the record is unmatched, with its reason; and a host
 //      command that no fetch or no complete joined is listed with the
 //      reason it most likely has (records lost on the core, a firmware
 //      reset inside its interval, outside the firmware's capture, no
@@ -183,6 +190,7 @@ class CommandJoin {
   };
 
   void MatchKind(FwCommandRecord::Kind kind);
+  void JoinInFlightFetches();
   HostUnmatched WhyMissing(const JoinedCommand& c) const;
   static uint64_t Key(uint32_t dev, uint16_t qid, uint16_t cid) {
     return uint64_t{dev} << 32 | uint64_t{qid} << 16 | cid;

@@ -250,6 +250,45 @@ TEST(CommandJoin, AnExtrapolatedRecordDoesNotDisplaceOneInsideTheInterval) {
   EXPECT_EQ(j.fw_unmatched()[1], FwUnmatched::kDuplicate);
 }
 
+// A command in flight at the capture's end (a crash dump's) whose fetch
+// the clock fit put 5 ms before its submit, outside the 1 ms bound: its
+// key's latest fetch, nothing after it, is its own, by order.
+TEST(CommandJoin, AnInFlightCommandTakesItsKeysLatestFetchByOrder) {
+  CommandJoin j;
+  j.HostSetup(0, 1, 7, 2, 1, 1000000);
+  j.HostComplete(0, 1, 7, 0, 2000000);
+  j.HostSetup(0, 1, 7, 2, 1, 20000000);  // in flight at the end
+  j.FwRecord(Rec(Kind::kFetch, 1, 7, 1100000, 1000000, 0));
+  j.FwRecord(Rec(Kind::kComplete, 1, 7, 1900000, 1000000, 1));
+  j.FwRecord(Rec(Kind::kFetch, 1, 7, 15000000, 1000000, 2));
+  j.Finish();
+  ASSERT_EQ(j.commands().size(), 2u);
+  EXPECT_EQ(j.commands()[0].fetch, 0);
+  EXPECT_EQ(j.commands()[1].fetch, 2);
+  EXPECT_EQ(j.commands()[1].fetch_by, JoinedBy::kOrder);
+  EXPECT_EQ(j.commands()[1].why_no_complete, HostUnmatched::kNotCompleted);
+  EXPECT_EQ(j.counts().by_order, 1u);
+  EXPECT_EQ(j.counts().fw_unmatched[static_cast<size_t>(FwUnmatched::kOutsideWindows)], 0u);
+}
+
+// Not when something says the fetch was another command's: a complete of
+// the key after it, or a loss on its core since.
+TEST(CommandJoin, AnInFlightCommandDoesNotTakeAFetchThatCompleted) {
+  for (int variant = 0; variant < 2; variant++) {
+    CommandJoin j;
+    j.HostSetup(0, 1, 7, 2, 1, 20000000);
+    j.FwRecord(Rec(Kind::kFetch, 1, 7, 15000000, 1000000, 0));
+    if (variant == 0)
+      j.FwRecord(Rec(Kind::kComplete, 1, 7, 15100000, 1000000, 1));
+    else
+      j.FwLost(0, 0, 16000000);
+    j.Finish();
+    ASSERT_EQ(j.commands().size(), 1u);
+    EXPECT_LT(j.commands()[0].fetch, 0) << variant;
+    EXPECT_EQ(j.counts().by_order, 0u) << variant;
+  }
+}
+
 TEST(CommandStat, AdminCommandsAreSplitUnderTheirAdminNames) {
   // Opcode 0x02 is get_log_page on the admin queue and read on an I/O
   // queue: the latency split must not count the one as the other.
