@@ -10,7 +10,7 @@
 #include "hmb_trace_producer.h"
 
 /* Release fence: orders every earlier store before every later store. */
-#define hmb_release()	__atomic_thread_fence(__ATOMIC_RELEASE)
+#define hmb_release()	hmb_trace_release()
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define hmb_cpu_to_le16(x)	__builtin_bswap16(x)
@@ -69,6 +69,11 @@ static void copy_bytes(uint8_t *dst, const uint8_t *src, uint32_t n)
 	}
 	while (n--)
 		*dst++ = *src++;
+}
+
+void hmb_trace_copy(void *dst, const void *src, uint32_t n)
+{
+	copy_bytes((uint8_t *)dst, (const uint8_t *)src, n);
 }
 
 static void zero_bytes(uint8_t *dst, uint32_t n)
@@ -432,6 +437,10 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 	for (c = 0; c < HMB_TRACE_MAX_CORES; c++) {
 		struct hmb_trace_producer_core *pc = &p->core[c];
 
+		/* No page: limit 0, so no append takes the fast path. */
+		pc->limit = 0;
+		pc->miss_ts = 0;
+		pc->desc = 0;
 		pc->page = 0;
 		pc->page_seq = 0;
 		pc->slot = 0;
@@ -444,6 +453,7 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 		pc->stop_from = 0;
 		if (c >= cfg->nr_cores)
 			continue;
+		pc->desc = core_desc(p, c);
 		put64(&core_desc(p, c)->head_page, ~0ull);
 		if (c < prev_cores) {
 			put64(&core_desc(p, c)->prev_next_seq, prev_next[c]);
@@ -528,6 +538,7 @@ static void open_page(struct hmb_trace_producer *p, uint16_t core, uint64_t ts)
 	pc->page_seq = seq;
 	pc->slot = slot;
 	pc->base_ts = ts;
+	pc->limit = data_size(p->page_size);
 	pc->bytes = 0;
 	pc->records = 0;
 }
@@ -548,30 +559,26 @@ static int frozen_here(struct hmb_trace_producer *p,
 	return st == HMB_TRACE_FREEZE_FROZEN || pc->next_seq >= pc->freeze_stop;
 }
 
-int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
-		   uint16_t event_id, uint64_t ts,
-		   const void *fixed, uint32_t fixed_len,
-		   const void *var, uint32_t var_len)
+/* @len: the payload's, or 0xffffffff if fixed_len + var_len overflowed. */
+static int reserve(struct hmb_trace_producer *p, uint16_t core,
+		   uint16_t event_id, uint64_t ts, uint32_t len)
 {
 	struct hmb_trace_producer_core *pc;
-	struct hmb_trace_record_header *r;
-	uint32_t len, size, dsize;
-	uint8_t *dst;
+	uint32_t size;
+	uint8_t *r;
 
 	if (core >= p->nr_cores)
 		return HMB_TRACE_EINVAL;
 	pc = &p->core[core];
 	if (frozen_here(p, pc))
 		return HMB_TRACE_FROZEN;
-	len = fixed_len + var_len;
-	if (event_id == 0 || len < fixed_len || len > p->max_payload) {
-		put64(&core_desc(p, core)->dropped, ++pc->dropped);
+	if (event_id == 0 || len > p->max_payload) {
+		put64(&pc->desc->dropped, ++pc->dropped);
 		return event_id == 0 ? HMB_TRACE_EINVAL : HMB_TRACE_E2BIG;
 	}
-	size = (uint32_t)sizeof(*r) + align_up32(len, HMB_TRACE_RECORD_ALIGN);
-	dsize = data_size(p->page_size);
-	if (!pc->page || pc->bytes + size > dsize || ts < pc->base_ts ||
-	    ts - pc->base_ts > 0xffffffffull) {
+	size = HMB_TRACE_RECORD_SIZE(len);
+	if (!pc->page || pc->bytes + size > pc->limit ||
+	    ts < pc->base_ts || ts - pc->base_ts > 0xffffffffull) {
 		/* Ring mode STOP: the next page would overwrite a kept one. */
 		if (load32(&p->ring_stop_word) && pc->page &&
 		    pc->page_seq + 1 >= pc->stop_from + p->pages_per_core) {
@@ -581,30 +588,59 @@ int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
 		open_page(p, core, ts);
 	}
 
-	dst = pc->page + sizeof(struct hmb_trace_page_header) + pc->bytes;
-	r = (struct hmb_trace_record_header *)dst;
+	r = pc->page + sizeof(struct hmb_trace_page_header) + pc->bytes;
 	/* The whole record header in one store: event_id, len, ts_delta. */
 	put64(r, (uint64_t)event_id | (uint64_t)len << 16 |
 		 (uint64_t)(uint32_t)(ts - pc->base_ts) << 32);
-	dst += sizeof(*r);
+	zero_bytes(r + sizeof(struct hmb_trace_record_header) + len,
+		   size - (uint32_t)sizeof(struct hmb_trace_record_header) - len);
+	return 0;
+}
+
+int hmb_trace_reserve_slow(struct hmb_trace_producer *p, uint16_t core,
+			   uint16_t event_id, uint64_t ts,
+			   uint32_t fixed_len, uint32_t var_len)
+{
+	uint32_t len = fixed_len + var_len;
+
+	return reserve(p, core, event_id, ts,
+		       len < fixed_len ? 0xffffffffu : len);
+}
+
+int hmb_trace_reserve_miss(struct hmb_trace_producer *p, uint16_t core,
+			   uint16_t event_id, uint32_t len)
+{
+	if (core >= HMB_TRACE_MAX_CORES)
+		return HMB_TRACE_EINVAL;
+	return reserve(p, core, event_id, p->core[core].miss_ts, len);
+}
+
+void hmb_trace_commit_slow(struct hmb_trace_producer *p, uint16_t core)
+{
+	if (p->core[core].next_seq == p->core[core].freeze_stop &&
+	    HMB_TRACE_FREEZE_STATE(load32(&p->freeze_word)) ==
+	    HMB_TRACE_FREEZE_TRIGGERED)
+		frozen_if_done(p);
+}
+
+int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
+		   uint16_t event_id, uint64_t ts,
+		   const void *fixed, uint32_t fixed_len,
+		   const void *var, uint32_t var_len)
+{
+	struct hmb_trace_append a;
+	uint8_t *dst;
+	int err;
+
+	err = hmb_trace_reserve(p, core, event_id, ts, fixed_len, var_len, &a);
+	if (err)
+		return err;
+	dst = hmb_trace_payload(&a);
 	if (fixed_len)
 		copy_bytes(dst, (const uint8_t *)fixed, fixed_len);
 	if (var_len)
 		copy_bytes(dst + fixed_len, (const uint8_t *)var, var_len);
-	zero_bytes(dst + len, size - (uint32_t)sizeof(*r) - len);
-
-	pc->bytes += size;
-	pc->records++;
-	pc->next_seq++;
-	hmb_release(); /* record bytes before commit; pairs with consumer acquire */
-	put32(&((struct hmb_trace_page_header *)pc->page)->commit,
-	      HMB_TRACE_COMMIT(pc->records, pc->bytes));
-	put64(&core_desc(p, core)->next_seq, pc->next_seq);
-	if (pc->next_seq == pc->freeze_stop &&
-	    HMB_TRACE_FREEZE_STATE(load32(&p->freeze_word)) ==
-	    HMB_TRACE_FREEZE_TRIGGERED)
-		frozen_if_done(p);
-	return 0;
+	return hmb_trace_commit(p, core, &a);
 }
 
 /*

@@ -86,7 +86,7 @@ cflags=(-Os -std=c99 -ffreestanding -nostdlib -ffunction-sections
 pcflags=(-Os -std=c11 -ffreestanding -nostdlib -Wall -Wextra -Werror
 	 -I"$repo/producer" -I"$repo/include")
 # What hmb_trace_emit() may call out of line.
-emit_path='^(hmb_trace_emit|open_page|frozen_here|freeze_now|frozen_if_done|publish_freeze|copy_bytes|zero_bytes|put64|put32|core_desc|core_desc_at|ring_page)$'
+emit_path='^(hmb_trace_emit|hmb_trace_reserve_slow|hmb_trace_reserve_miss|reserve|hmb_trace_commit_slow|hmb_trace_copy|open_page|frozen_here|freeze_now|frozen_if_done|publish_freeze|copy_bytes|zero_bytes|put64|put32|core_desc|core_desc_at|ring_page)$'
 
 # name | core | state | flags | how it runs
 configs=("r5-arm|Cortex-R5|ARM|-mcpu=cortex-r5 -marm|user"
