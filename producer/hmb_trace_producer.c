@@ -414,6 +414,8 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 	p->freeze_ts = 0;
 	p->freeze_armed = 0;
 	p->ring_stop_word = 0;
+	p->ring_full = 0;
+	p->freeze_done = 0;
 
 	/* Invalidate every page so no header of the previous life matches. */
 	for (c = 0; c < cfg->nr_cores; c++) {
@@ -543,10 +545,6 @@ static void open_page(struct hmb_trace_producer *p, uint16_t core, uint64_t ts)
 	pc->records = 0;
 }
 
-static int freeze_now(struct hmb_trace_producer *p, uint16_t core,
-		      uint32_t reason, uint64_t detail, uint64_t ts,
-		      uint32_t n_after);
-static void frozen_if_done(struct hmb_trace_producer *p);
 
 /* Does the freeze keep this core from writing? */
 static int frozen_here(struct hmb_trace_producer *p,
@@ -580,9 +578,9 @@ static int reserve(struct hmb_trace_producer *p, uint16_t core,
 	if (!pc->page || pc->bytes + size > pc->limit ||
 	    ts < pc->base_ts || ts - pc->base_ts > 0xffffffffull) {
 		/* Ring mode STOP: the next page would overwrite a kept one. */
-		if (load32(&p->ring_stop_word) && pc->page &&
+		if (load32(&p->ring_stop_word) && p->ring_full && pc->page &&
 		    pc->page_seq + 1 >= pc->stop_from + p->pages_per_core) {
-			freeze_now(p, core, HMB_TRACE_FREEZE_RING_FULL, 0, ts, 0);
+			p->ring_full(p, core, ts);
 			return HMB_TRACE_FROZEN;
 		}
 		open_page(p, core, ts);
@@ -619,8 +617,8 @@ void hmb_trace_commit_slow(struct hmb_trace_producer *p, uint16_t core)
 {
 	if (p->core[core].next_seq == p->core[core].freeze_stop &&
 	    HMB_TRACE_FREEZE_STATE(load32(&p->freeze_word)) ==
-	    HMB_TRACE_FREEZE_TRIGGERED)
-		frozen_if_done(p);
+	    HMB_TRACE_FREEZE_TRIGGERED && p->freeze_done)
+		p->freeze_done(p);
 }
 
 int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
@@ -699,6 +697,7 @@ static int freeze_now(struct hmb_trace_producer *p, uint16_t core,
 	put64(&m->freeze_ts, ts);
 	put64(&m->freeze_detail, detail);
 	p->freeze_ts = ts;
+	p->freeze_done = frozen_if_done;
 	/*
 	 * Positions and details before the word: pairs with the consumer's
 	 * dma_rmb() after it reads the word (hmb_consumer_freeze_word()).
@@ -709,6 +708,12 @@ static int freeze_now(struct hmb_trace_producer *p, uint16_t core,
 						HMB_TRACE_FREEZE_FROZEN,
 						reason, count));
 	return 0;
+}
+
+/* Ring mode STOP: a core's next page would overwrite a kept one. */
+static int ring_full(struct hmb_trace_producer *p, uint16_t core, uint64_t ts)
+{
+	return freeze_now(p, core, HMB_TRACE_FREEZE_RING_FULL, 0, ts, 0);
 }
 
 void hmb_trace_freeze_config(struct hmb_trace_producer *p,
@@ -785,6 +790,8 @@ int hmb_trace_ring_mode(struct hmb_trace_producer *p, uint32_t mode)
 
 	if (mode == HMB_CTRL_RING_STOP) {
 		ring_stop_restart(p);
+		p->ring_full = ring_full;
+		hmb_release(); /* the hook before the word an append reads */
 		*(volatile uint32_t *)&p->ring_stop_word = 1;
 		return 0;
 	}

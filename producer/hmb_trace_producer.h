@@ -127,6 +127,15 @@ struct hmb_trace_producer {
 	uint64_t freeze_ts;		/* of the current trigger */
 	uint32_t ring_stop_word;	/* ring mode STOP: non-zero */
 	uint8_t freeze_armed;		/* FREEZE_CONFIG seen since init */
+	/*
+	 * What an append calls when the freeze is in play: NULL after init,
+	 * set by the calls that start a freeze (hmb_trace_freeze*(),
+	 * hmb_trace_ring_mode()) before they publish it, so that a firmware
+	 * that never calls them does not link the freeze (--gc-sections).
+	 */
+	int (*ring_full)(struct hmb_trace_producer *p, uint16_t core,
+			 uint64_t ts);
+	void (*freeze_done)(struct hmb_trace_producer *p);
 	struct hmb_trace_producer_core core[HMB_TRACE_MAX_CORES];
 };
 
