@@ -398,6 +398,12 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 	hmb_release(); /* pairs with the consumer's acquire after reading state */
 	put32(&m->producer_gen, gen + 1);
 
+	/*
+	 * Every core restarts with no page (limit 0: no append takes the
+	 * fast path), counters 0; a firmware reset forgets what the host
+	 * set: not armed, N = 0, overwrite, no freeze hooks.
+	 */
+	zero_bytes((uint8_t *)p, sizeof(*p));
 	p->area = (uint8_t *)area;
 	p->area_len = area_len;
 	p->page_size = cfg->page_size;
@@ -406,56 +412,32 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 	p->producer_gen = gen + 1;
 	p->ring_offset = ring_off;
 	p->max_payload = hmb_trace_max_payload(p);
-	/* A firmware reset forgets what the host set: not armed, overwrite. */
-	p->freeze_word = 0;
-	p->freeze_after = 0;
-	p->freeze_latency = 0;
 	p->freeze_settle = div_u64_u32(cfg->clock_hz, 10);
-	p->freeze_ts = 0;
-	p->freeze_armed = 0;
-	p->ring_stop_word = 0;
-	p->ring_full = 0;
-	p->freeze_done = 0;
 
-	/* Invalidate every page so no header of the previous life matches. */
-	for (c = 0; c < cfg->nr_cores; c++) {
-		for (pg = 0; pg < ppc; pg++) {
-			struct hmb_trace_page_header *h =
-				(struct hmb_trace_page_header *)ring_page(p, c, pg);
+	/*
+	 * Invalidate every page so no header of the previous life matches;
+	 * the rings are contiguous, core after core (ring_page()).
+	 */
+	for (pg = 0; pg < cfg->nr_cores * ppc; pg++) {
+		struct hmb_trace_page_header *h = (struct hmb_trace_page_header *)
+			(p->area + ring_off + (uint64_t)pg * cfg->page_size);
 
-			put32(&h->commit, HMB_TRACE_COMMIT_BUSY);
-			hmb_release(); /* pairs with consumer's re-check of commit */
-			put64(&h->page_seq, ~0ull);
-			put32(&h->producer_gen, 0);
-		}
+		put32(&h->commit, HMB_TRACE_COMMIT_BUSY);
+		hmb_release(); /* pairs with consumer's re-check of commit */
+		put64(&h->page_seq, ~0ull);
+		put32(&h->producer_gen, 0);
 	}
 
 	err = write_dictionary(p->area + cfg->page_size, dlen, cfg);
 	if (err)
 		return err;
 
-	zero_bytes(p->area + sizeof(*m),
-		   cfg->page_size - (uint32_t)sizeof(*m));
-	for (c = 0; c < HMB_TRACE_MAX_CORES; c++) {
-		struct hmb_trace_producer_core *pc = &p->core[c];
-
-		/* No page: limit 0, so no append takes the fast path. */
-		pc->limit = 0;
-		pc->miss_ts = 0;
-		pc->desc = 0;
-		pc->page = 0;
-		pc->page_seq = 0;
-		pc->slot = 0;
-		pc->next_seq = 0;
-		pc->base_ts = 0;
-		pc->dropped = 0;
-		pc->bytes = 0;
-		pc->records = 0;
-		pc->freeze_stop = 0;
-		pc->stop_from = 0;
-		if (c >= cfg->nr_cores)
-			continue;
-		pc->desc = core_desc(p, c);
+	/* Past magic, state and producer_gen: written below or reserved. */
+	zero_bytes((uint8_t *)&m->page_size,
+		   cfg->page_size -
+		   (uint32_t)((uint8_t *)&m->page_size - (uint8_t *)m));
+	for (c = 0; c < cfg->nr_cores; c++) {
+		p->core[c].desc = core_desc(p, c);
 		put64(&core_desc(p, c)->head_page, ~0ull);
 		if (c < prev_cores) {
 			put64(&core_desc(p, c)->prev_next_seq, prev_next[c]);
@@ -478,12 +460,7 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 	put64(&m->clock_hz, cfg->clock_hz);
 	copy_bytes(m->build_id, cfg->build_id, HMB_TRACE_BUILD_ID_LEN);
 	put32(&m->core_offset, sizeof(*m));
-	put32(&m->freeze, 0);
-	put16(&m->freeze_core, 0xffff);
-	put16(&m->reserved0, 0);
-	put64(&m->freeze_ts, 0);
-	put64(&m->freeze_detail, 0);
-	put64(&m->reserved, 0);
+	put16(&m->freeze_core, 0xffff);	/* freeze 0: RUNNING */
 	put32(&m->magic, HMB_TRACE_MAGIC);
 	hmb_release(); /* everything above is visible before READY */
 	put32(&m->state, HMB_TRACE_STATE_READY);
