@@ -47,6 +47,17 @@
 #define HMB_TRACE_PACKED __attribute__((packed))
 #endif
 
+/*
+ * How the emitters are compiled. By default each call site gets the
+ * append's fast path inlined (hmb_trace_reserve(), hmb_trace_commit()):
+ * no call, the arguments stored straight into the record. A firmware that
+ * prefers smaller call sites over fewer instructions defines it as
+ * "static inline" (the compiler then keeps one copy per event and unit).
+ */
+#ifndef HMB_TRACE_EMITTER
+#define HMB_TRACE_EMITTER HMB_TRACE_INLINE
+#endif
+
 /* ---- What a declaration file writes ---- */
 
 /*
@@ -321,7 +332,7 @@
 	struct HMB_TRACE_PACKED HMB_DECL_NAME(cls) {			\
 		HMB_DECL_EACH(HMB_DECL_MEMBER, ~, __VA_ARGS__)		\
 	};								\
-	static inline int HMB_DECL_NAME(emit_##cls)(			\
+	HMB_TRACE_EMITTER int HMB_DECL_NAME(emit_##cls)(			\
 		struct hmb_trace_producer *hmb_decl_p, uint16_t hmb_decl_core, \
 		uint16_t hmb_decl_id, uint64_t hmb_decl_ts		\
 		HMB_DECL_EACH(HMB_DECL_PARAM, ~, __VA_ARGS__))		\
@@ -329,17 +340,29 @@
 		struct HMB_DECL_NAME(cls) hmb_decl_pl;			\
 		const void *hmb_decl_var = 0;				\
 		uint32_t hmb_decl_var_len = 0;				\
+		struct hmb_trace_append hmb_decl_a;			\
+		int hmb_decl_err;					\
 									\
 		HMB_DECL_EACH(HMB_DECL_STORE, ~, __VA_ARGS__)		\
-		return hmb_trace_emit(hmb_decl_p, hmb_decl_core, hmb_decl_id, \
-				      hmb_decl_ts, &hmb_decl_pl,	\
-				      (uint32_t)sizeof(hmb_decl_pl),	\
-				      hmb_decl_var, hmb_decl_var_len);	\
+		hmb_decl_err = hmb_trace_reserve(hmb_decl_p, hmb_decl_core, \
+			hmb_decl_id, hmb_decl_ts,			\
+			(uint32_t)sizeof(hmb_decl_pl), hmb_decl_var_len, \
+			&hmb_decl_a);					\
+		if (hmb_decl_err)					\
+			return hmb_decl_err;				\
+		/* The local struct's bytes, stored straight into the record. */ \
+		__builtin_memcpy(hmb_trace_payload(&hmb_decl_a), &hmb_decl_pl, \
+				 sizeof(hmb_decl_pl));			\
+		if (hmb_decl_var_len)					\
+			hmb_trace_copy(hmb_trace_payload(&hmb_decl_a) +	\
+				       sizeof(hmb_decl_pl), hmb_decl_var, \
+				       hmb_decl_var_len);		\
+		return hmb_trace_commit(hmb_decl_p, hmb_decl_core, &hmb_decl_a); \
 	}
 #define HMB_DECL_DEFINE_1(cls, name, id, role)
 #define HMB_DECL_EVENT_1(name, id, role, format, ...)			\
 	HMB_DECL_CLASS_1(name, format, __VA_ARGS__)			\
-	static inline int HMB_DECL_NAME(trace_##name)(			\
+	HMB_TRACE_EMITTER int HMB_DECL_NAME(trace_##name)(			\
 		struct hmb_trace_producer *hmb_decl_p, uint16_t hmb_decl_core, \
 		uint64_t hmb_decl_ts					\
 		HMB_DECL_EACH(HMB_DECL_PARAM, ~, __VA_ARGS__))		\

@@ -10,7 +10,7 @@
 #include "hmb_trace_producer.h"
 
 /* Release fence: orders every earlier store before every later store. */
-#define hmb_release()	__atomic_thread_fence(__ATOMIC_RELEASE)
+#define hmb_release()	hmb_trace_release()
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define hmb_cpu_to_le16(x)	__builtin_bswap16(x)
@@ -69,6 +69,11 @@ static void copy_bytes(uint8_t *dst, const uint8_t *src, uint32_t n)
 	}
 	while (n--)
 		*dst++ = *src++;
+}
+
+void hmb_trace_copy(void *dst, const void *src, uint32_t n)
+{
+	copy_bytes((uint8_t *)dst, (const uint8_t *)src, n);
 }
 
 static void zero_bytes(uint8_t *dst, uint32_t n)
@@ -393,6 +398,12 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 	hmb_release(); /* pairs with the consumer's acquire after reading state */
 	put32(&m->producer_gen, gen + 1);
 
+	/*
+	 * Every core restarts with no page (limit 0: no append takes the
+	 * fast path), counters 0; a firmware reset forgets what the host
+	 * set: not armed, N = 0, overwrite, no freeze hooks.
+	 */
+	zero_bytes((uint8_t *)p, sizeof(*p));
 	p->area = (uint8_t *)area;
 	p->area_len = area_len;
 	p->page_size = cfg->page_size;
@@ -401,49 +412,32 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 	p->producer_gen = gen + 1;
 	p->ring_offset = ring_off;
 	p->max_payload = hmb_trace_max_payload(p);
-	/* A firmware reset forgets what the host set: not armed, overwrite. */
-	p->freeze_word = 0;
-	p->freeze_after = 0;
-	p->freeze_latency = 0;
 	p->freeze_settle = div_u64_u32(cfg->clock_hz, 10);
-	p->freeze_ts = 0;
-	p->freeze_armed = 0;
-	p->ring_stop_word = 0;
 
-	/* Invalidate every page so no header of the previous life matches. */
-	for (c = 0; c < cfg->nr_cores; c++) {
-		for (pg = 0; pg < ppc; pg++) {
-			struct hmb_trace_page_header *h =
-				(struct hmb_trace_page_header *)ring_page(p, c, pg);
+	/*
+	 * Invalidate every page so no header of the previous life matches;
+	 * the rings are contiguous, core after core (ring_page()).
+	 */
+	for (pg = 0; pg < cfg->nr_cores * ppc; pg++) {
+		struct hmb_trace_page_header *h = (struct hmb_trace_page_header *)
+			(p->area + ring_off + (uint64_t)pg * cfg->page_size);
 
-			put32(&h->commit, HMB_TRACE_COMMIT_BUSY);
-			hmb_release(); /* pairs with consumer's re-check of commit */
-			put64(&h->page_seq, ~0ull);
-			put32(&h->producer_gen, 0);
-		}
+		put32(&h->commit, HMB_TRACE_COMMIT_BUSY);
+		hmb_release(); /* pairs with consumer's re-check of commit */
+		put64(&h->page_seq, ~0ull);
+		put32(&h->producer_gen, 0);
 	}
 
 	err = write_dictionary(p->area + cfg->page_size, dlen, cfg);
 	if (err)
 		return err;
 
-	zero_bytes(p->area + sizeof(*m),
-		   cfg->page_size - (uint32_t)sizeof(*m));
-	for (c = 0; c < HMB_TRACE_MAX_CORES; c++) {
-		struct hmb_trace_producer_core *pc = &p->core[c];
-
-		pc->page = 0;
-		pc->page_seq = 0;
-		pc->slot = 0;
-		pc->next_seq = 0;
-		pc->base_ts = 0;
-		pc->dropped = 0;
-		pc->bytes = 0;
-		pc->records = 0;
-		pc->freeze_stop = 0;
-		pc->stop_from = 0;
-		if (c >= cfg->nr_cores)
-			continue;
+	/* Past magic, state and producer_gen: written below or reserved. */
+	zero_bytes((uint8_t *)&m->page_size,
+		   cfg->page_size -
+		   (uint32_t)((uint8_t *)&m->page_size - (uint8_t *)m));
+	for (c = 0; c < cfg->nr_cores; c++) {
+		p->core[c].desc = core_desc(p, c);
 		put64(&core_desc(p, c)->head_page, ~0ull);
 		if (c < prev_cores) {
 			put64(&core_desc(p, c)->prev_next_seq, prev_next[c]);
@@ -466,12 +460,7 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 	put64(&m->clock_hz, cfg->clock_hz);
 	copy_bytes(m->build_id, cfg->build_id, HMB_TRACE_BUILD_ID_LEN);
 	put32(&m->core_offset, sizeof(*m));
-	put32(&m->freeze, 0);
-	put16(&m->freeze_core, 0xffff);
-	put16(&m->reserved0, 0);
-	put64(&m->freeze_ts, 0);
-	put64(&m->freeze_detail, 0);
-	put64(&m->reserved, 0);
+	put16(&m->freeze_core, 0xffff);	/* freeze 0: RUNNING */
 	put32(&m->magic, HMB_TRACE_MAGIC);
 	hmb_release(); /* everything above is visible before READY */
 	put32(&m->state, HMB_TRACE_STATE_READY);
@@ -528,14 +517,11 @@ static void open_page(struct hmb_trace_producer *p, uint16_t core, uint64_t ts)
 	pc->page_seq = seq;
 	pc->slot = slot;
 	pc->base_ts = ts;
+	pc->limit = data_size(p->page_size);
 	pc->bytes = 0;
 	pc->records = 0;
 }
 
-static int freeze_now(struct hmb_trace_producer *p, uint16_t core,
-		      uint32_t reason, uint64_t detail, uint64_t ts,
-		      uint32_t n_after);
-static void frozen_if_done(struct hmb_trace_producer *p);
 
 /* Does the freeze keep this core from writing? */
 static int frozen_here(struct hmb_trace_producer *p,
@@ -548,63 +534,88 @@ static int frozen_here(struct hmb_trace_producer *p,
 	return st == HMB_TRACE_FREEZE_FROZEN || pc->next_seq >= pc->freeze_stop;
 }
 
-int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
-		   uint16_t event_id, uint64_t ts,
-		   const void *fixed, uint32_t fixed_len,
-		   const void *var, uint32_t var_len)
+/* @len: the payload's, or 0xffffffff if fixed_len + var_len overflowed. */
+static int reserve(struct hmb_trace_producer *p, uint16_t core,
+		   uint16_t event_id, uint64_t ts, uint32_t len)
 {
 	struct hmb_trace_producer_core *pc;
-	struct hmb_trace_record_header *r;
-	uint32_t len, size, dsize;
-	uint8_t *dst;
+	uint32_t size;
+	uint8_t *r;
 
 	if (core >= p->nr_cores)
 		return HMB_TRACE_EINVAL;
 	pc = &p->core[core];
 	if (frozen_here(p, pc))
 		return HMB_TRACE_FROZEN;
-	len = fixed_len + var_len;
-	if (event_id == 0 || len < fixed_len || len > p->max_payload) {
-		put64(&core_desc(p, core)->dropped, ++pc->dropped);
+	if (event_id == 0 || len > p->max_payload) {
+		put64(&pc->desc->dropped, ++pc->dropped);
 		return event_id == 0 ? HMB_TRACE_EINVAL : HMB_TRACE_E2BIG;
 	}
-	size = (uint32_t)sizeof(*r) + align_up32(len, HMB_TRACE_RECORD_ALIGN);
-	dsize = data_size(p->page_size);
-	if (!pc->page || pc->bytes + size > dsize || ts < pc->base_ts ||
-	    ts - pc->base_ts > 0xffffffffull) {
+	size = HMB_TRACE_RECORD_SIZE(len);
+	if (!pc->page || pc->bytes + size > pc->limit ||
+	    ts < pc->base_ts || ts - pc->base_ts > 0xffffffffull) {
 		/* Ring mode STOP: the next page would overwrite a kept one. */
-		if (load32(&p->ring_stop_word) && pc->page &&
+		if (load32(&p->ring_stop_word) && p->ring_full && pc->page &&
 		    pc->page_seq + 1 >= pc->stop_from + p->pages_per_core) {
-			freeze_now(p, core, HMB_TRACE_FREEZE_RING_FULL, 0, ts, 0);
+			p->ring_full(p, core, ts);
 			return HMB_TRACE_FROZEN;
 		}
 		open_page(p, core, ts);
 	}
 
-	dst = pc->page + sizeof(struct hmb_trace_page_header) + pc->bytes;
-	r = (struct hmb_trace_record_header *)dst;
+	r = pc->page + sizeof(struct hmb_trace_page_header) + pc->bytes;
 	/* The whole record header in one store: event_id, len, ts_delta. */
 	put64(r, (uint64_t)event_id | (uint64_t)len << 16 |
 		 (uint64_t)(uint32_t)(ts - pc->base_ts) << 32);
-	dst += sizeof(*r);
+	zero_bytes(r + sizeof(struct hmb_trace_record_header) + len,
+		   size - (uint32_t)sizeof(struct hmb_trace_record_header) - len);
+	return 0;
+}
+
+int hmb_trace_reserve_slow(struct hmb_trace_producer *p, uint16_t core,
+			   uint16_t event_id, uint64_t ts,
+			   uint32_t fixed_len, uint32_t var_len)
+{
+	uint32_t len = fixed_len + var_len;
+
+	return reserve(p, core, event_id, ts,
+		       len < fixed_len ? 0xffffffffu : len);
+}
+
+int hmb_trace_reserve_miss(struct hmb_trace_producer *p, uint16_t core,
+			   uint16_t event_id, uint32_t len)
+{
+	if (core >= HMB_TRACE_MAX_CORES)
+		return HMB_TRACE_EINVAL;
+	return reserve(p, core, event_id, p->core[core].miss_ts, len);
+}
+
+void hmb_trace_commit_slow(struct hmb_trace_producer *p, uint16_t core)
+{
+	if (p->core[core].next_seq == p->core[core].freeze_stop &&
+	    HMB_TRACE_FREEZE_STATE(load32(&p->freeze_word)) ==
+	    HMB_TRACE_FREEZE_TRIGGERED && p->freeze_done)
+		p->freeze_done(p);
+}
+
+int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
+		   uint16_t event_id, uint64_t ts,
+		   const void *fixed, uint32_t fixed_len,
+		   const void *var, uint32_t var_len)
+{
+	struct hmb_trace_append a;
+	uint8_t *dst;
+	int err;
+
+	err = hmb_trace_reserve(p, core, event_id, ts, fixed_len, var_len, &a);
+	if (err)
+		return err;
+	dst = hmb_trace_payload(&a);
 	if (fixed_len)
 		copy_bytes(dst, (const uint8_t *)fixed, fixed_len);
 	if (var_len)
 		copy_bytes(dst + fixed_len, (const uint8_t *)var, var_len);
-	zero_bytes(dst + len, size - (uint32_t)sizeof(*r) - len);
-
-	pc->bytes += size;
-	pc->records++;
-	pc->next_seq++;
-	hmb_release(); /* record bytes before commit; pairs with consumer acquire */
-	put32(&((struct hmb_trace_page_header *)pc->page)->commit,
-	      HMB_TRACE_COMMIT(pc->records, pc->bytes));
-	put64(&core_desc(p, core)->next_seq, pc->next_seq);
-	if (pc->next_seq == pc->freeze_stop &&
-	    HMB_TRACE_FREEZE_STATE(load32(&p->freeze_word)) ==
-	    HMB_TRACE_FREEZE_TRIGGERED)
-		frozen_if_done(p);
-	return 0;
+	return hmb_trace_commit(p, core, &a);
 }
 
 /*
@@ -663,6 +674,7 @@ static int freeze_now(struct hmb_trace_producer *p, uint16_t core,
 	put64(&m->freeze_ts, ts);
 	put64(&m->freeze_detail, detail);
 	p->freeze_ts = ts;
+	p->freeze_done = frozen_if_done;
 	/*
 	 * Positions and details before the word: pairs with the consumer's
 	 * dma_rmb() after it reads the word (hmb_consumer_freeze_word()).
@@ -673,6 +685,12 @@ static int freeze_now(struct hmb_trace_producer *p, uint16_t core,
 						HMB_TRACE_FREEZE_FROZEN,
 						reason, count));
 	return 0;
+}
+
+/* Ring mode STOP: a core's next page would overwrite a kept one. */
+static int ring_full(struct hmb_trace_producer *p, uint16_t core, uint64_t ts)
+{
+	return freeze_now(p, core, HMB_TRACE_FREEZE_RING_FULL, 0, ts, 0);
 }
 
 void hmb_trace_freeze_config(struct hmb_trace_producer *p,
@@ -749,6 +767,8 @@ int hmb_trace_ring_mode(struct hmb_trace_producer *p, uint32_t mode)
 
 	if (mode == HMB_CTRL_RING_STOP) {
 		ring_stop_restart(p);
+		p->ring_full = ring_full;
+		hmb_release(); /* the hook before the word an append reads */
 		*(volatile uint32_t *)&p->ring_stop_word = 1;
 		return 0;
 	}

@@ -78,15 +78,26 @@ struct hmb_trace_producer_config {
 	const struct hmb_trace_event_desc *events;
 };
 
-/* Producer-private state of one core; lives in firmware RAM, not the area. */
+/*
+ * Producer-private state of one core; lives in firmware RAM, not the area.
+ * The first fields are what an append on the fast path reads and writes
+ * (hmb_trace_reserve(), hmb_trace_commit()). Invariants: the next record
+ * starts at page + sizeof(page header) + bytes; HMB_TRACE_COMMIT(records,
+ * bytes) is the page's commit word as last stored; limit is the page's
+ * data bytes while a page is open, 0 before the first one, so that no
+ * record fits and the first append takes the slow path, which opens it.
+ */
 struct hmb_trace_producer_core {
 	uint8_t *page;		/* current page, NULL before the first record */
-	uint64_t page_seq;	/* seq of the current page */
-	uint64_t next_seq;	/* sequence number of the next record */
-	uint64_t base_ts;
-	uint64_t dropped;
 	uint32_t bytes;		/* committed data bytes in the current page */
 	uint32_t records;	/* committed records in the current page */
+	uint32_t limit;		/* data bytes of the open page; 0: none */
+	uint64_t base_ts;
+	uint64_t next_seq;	/* sequence number of the next record */
+	struct hmb_trace_core *desc;	/* this core's descriptor in meta */
+	uint64_t miss_ts;	/* @ts of hmb_trace_reserve_miss(), see there */
+	uint64_t page_seq;	/* seq of the current page */
+	uint64_t dropped;
 	uint32_t slot;		/* ring slot of the current page */
 	/* The freeze: this core writes no record at or past freeze_stop. */
 	uint64_t freeze_stop;
@@ -116,6 +127,15 @@ struct hmb_trace_producer {
 	uint64_t freeze_ts;		/* of the current trigger */
 	uint32_t ring_stop_word;	/* ring mode STOP: non-zero */
 	uint8_t freeze_armed;		/* FREEZE_CONFIG seen since init */
+	/*
+	 * What an append calls when the freeze is in play: NULL after init,
+	 * set by the calls that start a freeze (hmb_trace_freeze*(),
+	 * hmb_trace_ring_mode()) before they publish it, so that a firmware
+	 * that never calls them does not link the freeze (--gc-sections).
+	 */
+	int (*ring_full)(struct hmb_trace_producer *p, uint16_t core,
+			 uint64_t ts);
+	void (*freeze_done)(struct hmb_trace_producer *p);
 	struct hmb_trace_producer_core core[HMB_TRACE_MAX_CORES];
 };
 
@@ -143,6 +163,201 @@ int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
 		   uint16_t event_id, uint64_t ts,
 		   const void *fixed, uint32_t fixed_len,
 		   const void *var, uint32_t var_len);
+
+/*
+ * ---- Appending in two steps: reserve, write the payload, commit ----
+ *
+ * What hmb_trace_emit() and the emitters of hmb_trace_declare.h are made
+ * of. hmb_trace_reserve() writes the record header and zeroes the padding
+ * of a record of @fixed_len + @var_len payload bytes, and loads into a
+ * struct hmb_trace_append (the caller's local: registers) what the commit
+ * will store; the caller then writes exactly that many bytes at
+ * hmb_trace_payload() and calls hmb_trace_commit(), on the same core,
+ * before any other append on that core. Holding the state in the local is
+ * what spares a reload of it after the payload stores, which may alias
+ * anything.
+ *
+ * The inline part handles a record that fits in the open page while the
+ * freeze is RUNNING, with word stores and one release; everything else
+ * (the first page, a page switch, a timestamp the page cannot express,
+ * the freeze, ring mode STOP, refusals and their accounting) is
+ * hmb_trace_reserve_slow(), out of line. Both write the same bytes
+ * (producer_unittest's FastPathWritesWhatTheGeneralPathWrites).
+ */
+
+#define hmb_trace_release()	__atomic_thread_fence(__ATOMIC_RELEASE)
+
+/* The fast path is inlined at -Os too: a call would cost what it saves. */
+#define HMB_TRACE_INLINE	static inline __attribute__((always_inline))
+/* What the fast path calls out of line: rare, laid out away from it. */
+#define HMB_TRACE_COLD		__attribute__((cold, noinline))
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define hmb_trace_cpu_to_le32(x)	__builtin_bswap32(x)
+#define hmb_trace_cpu_to_le64(x)	__builtin_bswap64(x)
+#else
+#define hmb_trace_cpu_to_le32(x)	(x)
+#define hmb_trace_cpu_to_le64(x)	(x)
+#endif
+
+/* Bytes a record of @len payload bytes takes in a page. */
+#define HMB_TRACE_RECORD_SIZE(len) \
+	((uint32_t)sizeof(struct hmb_trace_record_header) + \
+	 (((uint32_t)(len) + HMB_TRACE_RECORD_ALIGN - 1) & \
+	  ~(HMB_TRACE_RECORD_ALIGN - 1)))
+
+/* An append under way: the core's state once the record is committed. */
+struct hmb_trace_append {
+	uint8_t *rec;		/* the record's header; payload after it */
+	struct hmb_trace_page_header *page;
+	struct hmb_trace_core *desc;
+	uint32_t bytes;
+	uint32_t records;
+	uint64_t next_seq;
+};
+
+/**
+ * hmb_trace_reserve_slow() - the general path of hmb_trace_reserve(): the
+ * same contract, for any record, without filling a struct
+ * hmb_trace_append. Return: 0, or what hmb_trace_emit() returns for a
+ * record it does not write.
+ */
+HMB_TRACE_COLD
+int hmb_trace_reserve_slow(struct hmb_trace_producer *p, uint16_t core,
+			   uint16_t event_id, uint64_t ts,
+			   uint32_t fixed_len, uint32_t var_len);
+
+/*
+ * hmb_trace_reserve_miss() - hmb_trace_reserve_slow() for the inline path,
+ * with p->core[@core].miss_ts as @ts (when @core < HMB_TRACE_MAX_CORES)
+ * and @len = @fixed_len + @var_len, or 0xffffffff if that does not fit 32
+ * bits: four arguments travel in registers on a 32-bit core, so the call
+ * site needs no stack frame for them.
+ */
+HMB_TRACE_COLD
+int hmb_trace_reserve_miss(struct hmb_trace_producer *p, uint16_t core,
+			   uint16_t event_id, uint32_t len);
+
+/**
+ * hmb_trace_commit_slow() - after a commit that saw the freeze word not
+ * RUNNING: a core that wrote its N-th record may end the freeze's wait.
+ */
+HMB_TRACE_COLD
+void hmb_trace_commit_slow(struct hmb_trace_producer *p, uint16_t core);
+
+/** hmb_trace_copy() - copy @n bytes (no libc on a firmware core). */
+void hmb_trace_copy(void *dst, const void *src, uint32_t n);
+
+/* An aligned 32-bit store into the area, in its byte order. */
+HMB_TRACE_INLINE void hmb_trace_store32(uint8_t *dst, uint32_t v)
+{
+	v = hmb_trace_cpu_to_le32(v);
+	__builtin_memcpy(__builtin_assume_aligned(dst, 4), &v, 4);
+}
+
+/* What the commit of the next record, of @size bytes, will store. */
+HMB_TRACE_INLINE void hmb_trace_append_load(struct hmb_trace_producer_core *pc,
+					    uint32_t size,
+					    struct hmb_trace_append *a)
+{
+	a->rec = (uint8_t *)__builtin_assume_aligned(pc->page, 8) +
+		 sizeof(struct hmb_trace_page_header) + pc->bytes;
+	a->page = (struct hmb_trace_page_header *)pc->page;
+	a->desc = pc->desc;
+	a->bytes = pc->bytes + size;
+	a->records = pc->records + 1;
+	a->next_seq = pc->next_seq + 1;
+}
+
+/**
+ * hmb_trace_reserve() - start a record of @fixed_len + @var_len payload
+ * bytes on @core (see above). Return: 0, the record's payload is at
+ * hmb_trace_payload(@a); else the record is refused (hmb_trace_emit()'s
+ * codes) and must not be written or committed.
+ */
+HMB_TRACE_INLINE int hmb_trace_reserve(struct hmb_trace_producer *p,
+				       uint16_t core, uint16_t event_id,
+				       uint64_t ts, uint32_t fixed_len,
+				       uint32_t var_len,
+				       struct hmb_trace_append *a)
+{
+	struct hmb_trace_producer_core *pc;
+	uint32_t len = fixed_len + var_len;
+	uint32_t size = HMB_TRACE_RECORD_SIZE(len);
+	uint64_t delta;
+	uint8_t *r;
+	int err;
+
+	/* Constants at an emitter: these tests fold away. */
+	if (core >= HMB_TRACE_MAX_CORES || !event_id || fixed_len > 0xffff ||
+	    var_len > 0xffff)
+		goto slow;
+	pc = &p->core[core];
+	delta = ts - pc->base_ts;	/* ts < base_ts wraps: not < 2^32 */
+	if (HMB_TRACE_FREEZE_STATE(*(volatile uint32_t *)&p->freeze_word) !=
+	    HMB_TRACE_FREEZE_RUNNING ||
+	    pc->bytes + size > pc->limit || (delta >> 32))
+		goto slow;
+	/* A record that fits the open page fits max_payload too. */
+	hmb_trace_append_load(pc, size, a);
+	r = a->rec;
+	hmb_trace_store32(r, (uint32_t)event_id | len << 16);
+	hmb_trace_store32(r + 4, (uint32_t)delta);
+	/*
+	 * Padding: zero the words it touches (the last one, and the one
+	 * before if the payload ends in it); the payload overwrites them.
+	 */
+	if (len & (HMB_TRACE_RECORD_ALIGN - 1)) {
+		if ((len & (HMB_TRACE_RECORD_ALIGN - 1)) <= 4)
+			hmb_trace_store32(r + size - 8, 0);
+		hmb_trace_store32(r + size - 4, 0);
+	}
+	return 0;
+slow:
+	if (core < HMB_TRACE_MAX_CORES)
+		p->core[core].miss_ts = ts;
+	if (fixed_len > 0xffff || var_len > 0xffff)
+		len = 0xffffffffu;
+	err = hmb_trace_reserve_miss(p, core, event_id, len);
+	if (!err)
+		hmb_trace_append_load(&p->core[core], size, a);
+	return err;
+}
+
+/** Where the payload of the record hmb_trace_reserve() started goes. */
+HMB_TRACE_INLINE uint8_t *hmb_trace_payload(const struct hmb_trace_append *a)
+{
+	return a->rec + sizeof(struct hmb_trace_record_header);
+}
+
+/**
+ * hmb_trace_commit() - publish the record hmb_trace_reserve() started on
+ * @core. Return: 0.
+ */
+HMB_TRACE_INLINE int hmb_trace_commit(struct hmb_trace_producer *p,
+				      uint16_t core,
+				      const struct hmb_trace_append *a)
+{
+	struct hmb_trace_producer_core *pc = &p->core[core];
+
+	pc->bytes = a->bytes;
+	pc->records = a->records;
+	pc->next_seq = a->next_seq;
+	/*
+	 * Record bytes and padding before the commit word that covers them;
+	 * pairs with the acquire after visit_page()'s read of commit
+	 * (consumer/hmb_consumer.c).
+	 */
+	hmb_trace_release();
+	*(volatile uint32_t *)&a->page->commit =
+		hmb_trace_cpu_to_le32(HMB_TRACE_COMMIT(a->records, a->bytes));
+	*(volatile uint64_t *)&a->desc->next_seq =
+		hmb_trace_cpu_to_le64(a->next_seq);
+	if (HMB_TRACE_FREEZE_STATE(*(volatile uint32_t *)&p->freeze_word) !=
+	    HMB_TRACE_FREEZE_RUNNING)
+		hmb_trace_commit_slow(p, core);
+	return 0;
+}
 
 /*
  * The freeze (ABI 1.1, Documentation/hmb-trace-abi.rst "The freeze").

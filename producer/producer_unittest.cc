@@ -300,4 +300,99 @@ TEST_F(Frozen, RingModeStopKeepsTheFirstRingAndIsTheSameFreeze) {
   for (int i = 0; i < 1000; i++) ASSERT_EQ(Emit(0, t + i), 0);
 }
 
+// The inline fast path (hmb_trace_reserve()), the general path alone
+// (hmb_trace_reserve_slow()) and hmb_trace_emit() leave the same bytes.
+enum class Path { kFast, kGeneral, kEmit };
+
+int AppendBy(Path path, hmb_trace_producer* p, uint16_t core, uint16_t id,
+             uint64_t ts, const uint8_t* data, uint32_t len) {
+  if (path == Path::kEmit)
+    return hmb_trace_emit(p, core, id, ts, data, len / 2, data + len / 2,
+                          len - len / 2);
+  hmb_trace_append a;
+  int err;
+  if (path == Path::kFast) {
+    err = hmb_trace_reserve(p, core, id, ts, len, 0, &a);
+  } else {
+    err = hmb_trace_reserve_slow(p, core, id, ts, len, 0);
+    if (!err) hmb_trace_append_load(&p->core[core], HMB_TRACE_RECORD_SIZE(len), &a);
+  }
+  if (err) return err;
+  std::memcpy(hmb_trace_payload(&a), data, len);
+  return hmb_trace_commit(p, core, &a);
+}
+
+struct Expected {
+  uint16_t id;
+  uint64_t ts;
+  std::vector<uint8_t> payload;
+};
+
+// Records of sizes 0..128 on two cores, three times over: page switches
+// for room, for a timestamp 2^32 ticks on, and for one that goes back.
+std::vector<Expected> AppendAll(Path path, hmb_trace_producer* p) {
+  std::vector<Expected> core0;
+  uint64_t ts = 1000;
+  for (int round = 0; round < 3; round++) {
+    for (uint32_t len = 0; len <= 128; len++) {
+      std::vector<uint8_t> data(len);
+      for (uint32_t i = 0; i < len; i++) data[i] = static_cast<uint8_t>(len * 7 + i + 1);
+      ts += len % 5;
+      if (round == 1 && len == 64) ts += (1ull << 32) + 5;
+      const uint64_t t = round == 2 && len == 100 ? ts - 50 : ts;
+      const uint16_t id = static_cast<uint16_t>(1 + len % 3);
+      EXPECT_EQ(AppendBy(path, p, 0, id, t, data.data(), len), 0);
+      EXPECT_EQ(AppendBy(path, p, 1, id, t, data.data(), len), 0);
+      core0.push_back({id, t, data});
+    }
+  }
+  return core0;
+}
+
+TEST(Producer, FastPathWritesWhatTheGeneralPathWrites) {
+  hmb_trace_producer_config cfg = Config(4096, 16, 2);
+  Area fast(hmb_trace_area_size(&cfg)), general(fast.bytes.size()), emit(fast.bytes.size());
+  hmb_trace_producer pf{}, pg{}, pe{};
+  ASSERT_EQ(hmb_trace_producer_init(&pf, fast.bytes.data(), fast.bytes.size(), &cfg), 0);
+  ASSERT_EQ(hmb_trace_producer_init(&pg, general.bytes.data(), general.bytes.size(), &cfg), 0);
+  ASSERT_EQ(hmb_trace_producer_init(&pe, emit.bytes.data(), emit.bytes.size(), &cfg), 0);
+  const std::vector<Expected> want = AppendAll(Path::kFast, &pf);
+  AppendAll(Path::kGeneral, &pg);
+  AppendAll(Path::kEmit, &pe);
+  EXPECT_TRUE(fast.bytes == general.bytes);
+  EXPECT_TRUE(fast.bytes == emit.bytes);
+  for (int c = 0; c < 2; c++) {
+    EXPECT_EQ(pf.core[c].next_seq, pg.core[c].next_seq);
+    EXPECT_EQ(pf.core[c].records, pg.core[c].records);
+    EXPECT_EQ(pf.core[c].bytes, pg.core[c].bytes);
+  }
+
+  // And those bytes are the ABI's: walk core 0's pages (none overwritten).
+  const size_t ring = 2 * 4096;
+  size_t k = 0;
+  for (uint64_t pg_seq = 0; pg_seq <= pf.core[0].page_seq; pg_seq++) {
+    const size_t page = ring + pg_seq * 4096;
+    const uint32_t commit = fast.At<uint32_t>(page + 24);
+    EXPECT_EQ(fast.At<uint64_t>(page), pg_seq);
+    EXPECT_EQ(fast.At<uint64_t>(page + 8), k);  // first_seq
+    const uint64_t base = fast.At<uint64_t>(page + 16);
+    size_t off = 48;
+    for (uint32_t r = 0; r < HMB_TRACE_COMMIT_RECORDS(commit); r++, k++) {
+      ASSERT_LT(k, want.size());
+      const Expected& e = want[k];
+      const uint32_t len = static_cast<uint32_t>(e.payload.size());
+      EXPECT_EQ(fast.At<uint16_t>(page + off), e.id) << k;
+      EXPECT_EQ(fast.At<uint16_t>(page + off + 2), len) << k;
+      EXPECT_EQ(base + fast.At<uint32_t>(page + off + 4), e.ts) << k;
+      EXPECT_EQ(0, std::memcmp(&fast.bytes[page + off + 8], e.payload.data(), len)) << k;
+      for (uint32_t i = len; i < ((len + 7) & ~7u); i++)
+        EXPECT_EQ(fast.At<uint8_t>(page + off + 8 + i), 0) << k;  // padding
+      off += HMB_TRACE_RECORD_SIZE(len);
+    }
+    EXPECT_EQ(HMB_TRACE_COMMIT_BYTES(commit), off - 48);
+  }
+  EXPECT_EQ(k, want.size());
+  EXPECT_GT(pf.core[0].page_seq, 4u);
+}
+
 }  // namespace

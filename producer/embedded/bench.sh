@@ -86,7 +86,7 @@ cflags=(-Os -std=c99 -ffreestanding -nostdlib -ffunction-sections
 pcflags=(-Os -std=c11 -ffreestanding -nostdlib -Wall -Wextra -Werror
 	 -I"$repo/producer" -I"$repo/include")
 # What hmb_trace_emit() may call out of line.
-emit_path='^(hmb_trace_emit|open_page|frozen_here|freeze_now|frozen_if_done|publish_freeze|copy_bytes|zero_bytes|put64|put32|core_desc|core_desc_at|ring_page)$'
+emit_path='^(hmb_trace_emit|hmb_trace_reserve_slow|hmb_trace_reserve_miss|reserve|hmb_trace_commit_slow|hmb_trace_copy|open_page|frozen_here|freeze_now|frozen_if_done|ring_full|publish_freeze|copy_bytes|zero_bytes|put64|put32|core_desc|core_desc_at|ring_page)$'
 
 # name | core | state | flags | how it runs
 configs=("r5-arm|Cortex-R5|ARM|-mcpu=cortex-r5 -marm|user"
@@ -209,12 +209,18 @@ done
 	cc_ver=$(arm-none-eabi-gcc -dumpversion)
 	echo "Producer code, bytes (arm-none-eabi-gcc $cc_ver -Os; goal <= $goal_producer in Thumb-2)"
 	echo
-	echo "| core | state | hmb_trace_producer.o | goal | | in the sample (init + emit) | of which the emit path |"
-	echo "|---|---|---|---|---|---|---|"
+	echo "Everything: all of hmb_trace_producer.o. Emit+init core: what the sample"
+	echo "links of it with --gc-sections (init, the append's out-of-line part; not"
+	echo "the freeze, ring mode or other calls it does not make); of which the"
+	echo "append's out-of-line part (its fast path is inlined in the emit sites)."
+	echo
+	echo "| core | state | everything | goal | | emit+init core | goal | | of which out-of-line append |"
+	echo "|---|---|---|---|---|---|---|---|---|"
 	while IFS='|' read -r core state ptext linked emit; do
 		v=$(verdict "$ptext" "$goal_producer")
-		[[ $state == ARM ]] && v="$v (goal set for Thumb-2)"
-		echo "| $core | $state | $ptext | $goal_producer | $v | $linked | $emit |"
+		vl=$(verdict "$linked" "$goal_producer")
+		[[ $state == ARM ]] && v="$v (goal set for Thumb-2)" && vl="$vl (Thumb-2 goal)"
+		echo "| $core | $state | $ptext | $goal_producer | $v | $linked | $goal_producer | $vl | $emit |"
 	done <"$results.size"
 	echo
 	echo "Instructions per emit, counted by TCG (cycles: TCG has no cycle model)."
