@@ -44,7 +44,7 @@
 
 /* The payload layout is the fields in order, no padding (ABI: unaligned). */
 #ifndef HMB_TRACE_PACKED
-#define HMB_TRACE_PACKED __attribute__((packed))
+#define HMB_TRACE_PACKED __attribute__((__packed__))
 #endif
 
 /*
@@ -259,7 +259,7 @@
 
 /* A value table no field names is not an error. */
 #if defined(__GNUC__)
-#define HMB_DECL_MAYBE_UNUSED	__attribute__((unused))
+#define HMB_DECL_MAYBE_UNUSED	__attribute__((__unused__))
 #else
 #define HMB_DECL_MAYBE_UNUSED
 #endif

@@ -187,10 +187,14 @@ int hmb_trace_emit(struct hmb_trace_producer *p, uint16_t core,
 
 #define hmb_trace_release()	__atomic_thread_fence(__ATOMIC_RELEASE)
 
-/* The fast path is inlined at -Os too: a call would cost what it saves. */
-#define HMB_TRACE_INLINE	static inline __attribute__((always_inline))
+/*
+ * The fast path is inlined at -Os too: a call would cost what it saves.
+ * Attributes are spelled __x__: the kernel, which builds this file
+ * (kernel/patches/test), defines noinline and others as macros.
+ */
+#define HMB_TRACE_INLINE	static inline __attribute__((__always_inline__))
 /* What the fast path calls out of line: rare, laid out away from it. */
-#define HMB_TRACE_COLD		__attribute__((cold, noinline))
+#define HMB_TRACE_COLD		__attribute__((__cold__, __noinline__))
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define hmb_trace_cpu_to_le32(x)	__builtin_bswap32(x)
