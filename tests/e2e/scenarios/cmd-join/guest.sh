@@ -23,7 +23,8 @@ done
 echo "nvme queues: $nq"
 [ "$(cat "$S/ctrl/available")" = 1 ] || { fail "no control channel (ctrl/available)"; finish; }
 # No clock fit before the capture: the sync runs only while someone
-# traces; when tracing starts, the drains hold the first records until
+# traces (and once at attach for a crash dump's fit: coredump_kb=0 here,
+# host.sh); when tracing starts, the drains hold the first records until
 # the first fit (kernel/hmb_trace/README.md, "Control channel").
 [ "$(cat "$S/ctrl/sync")" = idle ] || fail "clock sync not idle before the capture ($(cat "$S/ctrl/sync"))"
 ncpu=$(grep -c ^processor /proc/cpuinfo)

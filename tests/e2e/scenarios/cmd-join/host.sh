@@ -38,6 +38,11 @@ hmbq_fwsim_start --cores 2 --clock-hz 1000000000 --drift-ppm "${E2E_CMD_JOIN_PPM
 	--truth "$HMBQ_SHARE/truth.json" || { echo "FAIL: hmb-fwsim"; exit 1; }
 HMBQ_EXTRAS=("$cmd:/usr/bin/hmbtrace-cmd")
 HMBQ_TIMEOUT=$((HMBQ_TIMEOUT > 240 ? HMBQ_TIMEOUT : 240))
+# No crash dump, so no calibration run at attach: the capture starts with
+# the sync idle and its first records held until the first fit (the path
+# this scenario joins through; the dump and quiet scenarios of the
+# reference SSD cover the calibration).
+HMBQ_MODULE_PARAMS="${HMBQ_MODULE_PARAMS:+$HMBQ_MODULE_PARAMS }coredump_kb=0"
 # shellcheck disable=SC2119 # no extra run-guest.sh arguments
 hmbq_boot
 hmbq_fwsim_stop
