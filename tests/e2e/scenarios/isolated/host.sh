@@ -21,6 +21,10 @@ hmbq_mailbox
 hmbq_fwsim_start --cores 4 --rate 2000 --duration 20 --seed 41 --quiet \
 	--mailbox "$HMBQ_MAILBOX" --truth "$HMBQ_SHARE/truth.json" ||
 	{ echo "FAIL: hmb-fwsim"; exit 1; }
+# No crash dump, so no calibration run at attach: "nobody traces" means
+# no control request at all here (the reference SSD's quiet scenario
+# covers the calibration run).
+HMBQ_MODULE_PARAMS="${HMBQ_MODULE_PARAMS:+$HMBQ_MODULE_PARAMS }coredump_kb=0"
 hmbq_boot --append "isolcpus=1 nohz_full=1"
 hmbq_fwsim_stop
 e2e_check "guest scenario ran to the end" e2e_guest_ok
