@@ -67,8 +67,8 @@
 #           it); only with --full-matrix (4-5 min a scenario on the loaded
 #           2-CPU machine, the first adds the series and module builds), otherwise counted
 #           skipped (one each); 6.12 also needs the trixie chroot
-#   debug kernel - the reference SSD scenarios record-global, reset, ctrl,
-#           resets and the
+#   debug kernel - the reference SSD scenarios record-global, reset, dump,
+#           assert, freeze, ctrl, resets and the
 #           e2e scenario hostile on the debug kernel (mock/debug-kernel:
 #           Debian's linux-source-6.1 with the nvme-pci series, lockdep,
 #           DEBUG_ATOMIC_SLEEP, KASAN, DEBUG_OBJECTS, the workqueue
@@ -464,8 +464,13 @@ if ((run_e2e)); then
 		# disagree by up to a tick, more than a join can bridge (Debian's
 		# kernel switches to "global" itself). resets: 8 resets in a row
 		# with memory pressure, the hazards lockdep and the workqueue
-		# checks are here for.
-		for s in record-global reset dump ctrl resets; do
+		# checks are here for. assert and freeze: the dumps taken from a
+		# work item (fw_restart, fw_freeze). Not hang: a command timeout
+		# makes 6.1's lockdep report nvme-core's own chain (timeout_work
+		# -> shutdown_lock -> namespaces_rwsem, nvme_timeout() against
+		# nvme_sync_queues(); no hmb_trace lock in it), and lockdep is off
+		# for the rest of the boot (mock/qemu/README.md).
+		for s in record-global reset dump assert freeze ctrl resets; do
 			ssd_rc=0
 			HMBTRACE_KERNEL_DIR=$dk mock/qemu-nvme/run-ssd.sh "$s" || ssd_rc=$?
 			case $ssd_rc in
