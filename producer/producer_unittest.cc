@@ -318,7 +318,8 @@ int AppendBy(Path path, hmb_trace_producer* p, uint16_t core, uint16_t id,
     if (!err) hmb_trace_append_load(&p->core[core], HMB_TRACE_RECORD_SIZE(len), &a);
   }
   if (err) return err;
-  std::memcpy(hmb_trace_payload(&a), data, len);
+  if (len)  // (data is null for an empty payload)
+    std::memcpy(hmb_trace_payload(&a), data, len);
   return hmb_trace_commit(p, core, &a);
 }
 
@@ -384,7 +385,9 @@ TEST(Producer, FastPathWritesWhatTheGeneralPathWrites) {
       EXPECT_EQ(fast.At<uint16_t>(page + off), e.id) << k;
       EXPECT_EQ(fast.At<uint16_t>(page + off + 2), len) << k;
       EXPECT_EQ(base + fast.At<uint32_t>(page + off + 4), e.ts) << k;
-      EXPECT_EQ(0, std::memcmp(&fast.bytes[page + off + 8], e.payload.data(), len)) << k;
+      if (len) {
+        EXPECT_EQ(0, std::memcmp(&fast.bytes[page + off + 8], e.payload.data(), len)) << k;
+      }
       for (uint32_t i = len; i < ((len + 7) & ~7u); i++)
         EXPECT_EQ(fast.At<uint8_t>(page + off + 8 + i), 0) << k;  // padding
       off += HMB_TRACE_RECORD_SIZE(len);
