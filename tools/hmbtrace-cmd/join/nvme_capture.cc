@@ -610,8 +610,22 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
   // Of an in-flight command's core: the first records after its fetch and
   // the last ones (where it stopped), not all between.
   constexpr size_t kHead = 20, kTail = 10;
-  for (StoryWindow& w : windows) {
-    if (!w.dump_taken_ns || w.records.size() <= kHead + kTail)
+  for (size_t i = 0; i < windows.size(); i++) {
+    StoryWindow& w = windows[i];
+    if (!w.dump_taken_ns)
+      continue;
+    // The window is widened by the records' bound: what came before the
+    // fetch on its core is not the command's story and would push the
+    // fetch out of the first records shown.
+    if (found[i]->fetch >= 0) {
+      const FwCommandRecord& f = j.fw_records()[static_cast<size_t>(found[i]->fetch)];
+      const auto at = std::find_if(w.records.begin(), w.records.end(), [&](const StoryRecord& r) {
+        return r.dev == f.dev && r.core == f.core && r.seq == f.seq;
+      });
+      if (at != w.records.end())
+        w.records.erase(w.records.begin(), at);
+    }
+    if (w.records.size() <= kHead + kTail)
       continue;
     const size_t drop = w.records.size() - kHead - kTail;
     w.records.erase(w.records.begin() + kHead, w.records.begin() + kHead + drop);
