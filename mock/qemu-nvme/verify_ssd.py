@@ -21,7 +21,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "tests", "lib"))
-from hmbtest.dump import DumpError, identity_errors, parse as parse_dump, to_host  # noqa: E402
+from hmbtest.clockfit import to_host  # noqa: E402
+from hmbtest.dump import DumpError, identity_errors, parse as parse_dump  # noqa: E402
 
 # guest-ssd.sh's device_mark blocks (quiet): 1001 modules loaded, nobody
 # tracing; 1002 20 s later; 1003 tracing starts; 1004 tracing ends; 1005

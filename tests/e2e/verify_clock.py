@@ -23,22 +23,8 @@ import statistics
 import sys
 
 from hmbtest.check import finish, parser, report_problems, start
+from hmbtest.clockfit import to_host
 from hmbtest.report import parse_report
-
-
-def convert(fit, tick):
-    """clock/hmb_clock_fit.c hmb_clock_to_host()."""
-    if tick >= fit["tick_ref"]:
-        host = fit["host_ref"] + (((tick - fit["tick_ref"]) * fit["mult"]) >> 32)
-    else:
-        host = fit["host_ref"] - (((fit["tick_ref"] - tick) * fit["mult"]) >> 32)
-    if tick < fit["tick_first"]:
-        dist = fit["tick_first"] - tick
-    elif tick > fit["tick_last"]:
-        dist = tick - fit["tick_last"]
-    else:
-        dist = fit["half_gap"]
-    return host, fit["err_ns"] + ((dist * fit["slope_err"]) >> 32) + 1
 
 
 def echo_records(truth):
@@ -129,9 +115,9 @@ def main():
                 if fit is None:
                     conv[echoes[key]] = None
                 elif a.retimed:
-                    conv[echoes[key]] = (e.ts, convert(fit, e.f["fw_ts"])[1])
+                    conv[echoes[key]] = (e.ts, to_host(fit, e.f["fw_ts"])[1])
                 else:
-                    conv[echoes[key]] = convert(fit, e.f["fw_ts"])
+                    conv[echoes[key]] = to_host(fit, e.f["fw_ts"])
     F.check(fits, f"{fits} hmb_clock fits in the capture ({stale} stale)",
             "expected hmb_clock events in the capture, saw none")
     F.check(len(echoes) >= a.probes, f"{len(echoes)} echo records in the truth",

@@ -130,19 +130,6 @@ def parse(data):
     return d
 
 
-def to_host(fit, tick):
-    """(host ns, error bound ns) of firmware time tick by a CLOCK fit, as
-    clock/hmb_clock_fit.c's hmb_clock_to_host() computes them."""
-    host = fit["host_ref"] + (((tick - fit["tick_ref"]) * fit["mult"]) >> 32)
-    if tick < fit["tick_first"]:
-        dist = fit["tick_first"] - tick
-    elif tick > fit["tick_last"]:
-        dist = tick - fit["tick_last"]
-    else:
-        dist = fit["half_gap"]
-    return max(host, 0), fit["err_ns"] + ((dist * fit["slope_err"]) >> 32) + 1
-
-
 def identity_errors(d):
     """Per core: end_seq - start_seq == records + skipped + lost, the
     records' sequence numbers in [start_seq, end_seq), increasing, and as
