@@ -468,8 +468,9 @@ if ((run_e2e)); then
 		# work item (fw_restart, fw_freeze). Not hang: a command timeout
 		# makes 6.1's lockdep report nvme-core's own chain (timeout_work
 		# -> shutdown_lock -> namespaces_rwsem, nvme_timeout() against
-		# nvme_sync_queues(); no hmb_trace lock in it), and lockdep is off
-		# for the rest of the boot (mock/qemu/README.md).
+		# nvme_sync_queues(); no hmb_trace lock in it; upstream removed it
+		# with SRCU, which 6.12 and 7.2 have), and lockdep is off for the
+		# rest of the boot (mock/qemu/README.md).
 		for s in record-global reset dump assert freeze ctrl resets; do
 			ssd_rc=0
 			HMBTRACE_KERNEL_DIR=$dk mock/qemu-nvme/run-ssd.sh "$s" || ssd_rc=$?
