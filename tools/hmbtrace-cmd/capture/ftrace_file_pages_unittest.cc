@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The page reader over each committed capture yields exactly the events
+// libtracecmd yields, CPU by CPU of every buffer (top and instances): cpu,
+// timestamp, common_type, payload bytes and missed-event counts
+// (ftrace_file_pages_c.h).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "capture/ftrace_pages_testutil.h"
+
+namespace hmbtrace {
+namespace {
+
+struct Event {
+  int buffer;
+  int cpu;
+  uint64_t ts;
+  int common_type;
+  std::vector<uint8_t> payload;
+  int64_t missed_events;
+  bool operator==(const Event&) const = default;
+};
+
+void Collect(const ftrace_test_event* ev, void* data) {
+  const auto* p = static_cast<const uint8_t*>(ev->data);
+  static_cast<std::vector<Event>*>(data)->push_back(
+      Event{ev->buffer, ev->cpu, ev->ts, ev->common_type, std::vector<uint8_t>(p, p + ev->size),
+            ev->missed_events});
+}
+
+std::string Describe(const Event& e) {
+  return "buffer " + std::to_string(e.buffer) + " cpu " + std::to_string(e.cpu) + " ts " +
+         std::to_string(e.ts) + " type " + std::to_string(e.common_type) + " size " +
+         std::to_string(e.payload.size()) + " missed " + std::to_string(e.missed_events);
+}
+
+class PagesMatchTracecmd : public testing::TestWithParam<const char*> {};
+
+TEST_P(PagesMatchTracecmd, SameEventsCpuByCpu) {
+  std::vector<Event> reference, pages;
+  ASSERT_EQ(ftrace_test_read_by_tracecmd(GetParam(), Collect, &reference), 0);
+  uint64_t page_errors = 0;
+  ASSERT_EQ(ftrace_test_read_by_pages(GetParam(), Collect, &pages, &page_errors), 0);
+  EXPECT_EQ(page_errors, 0u);
+  ASSERT_FALSE(reference.empty());
+  ASSERT_EQ(pages.size(), reference.size());
+  for (size_t i = 0; i < reference.size(); i++)
+    ASSERT_EQ(pages[i], reference[i]) << "event " << i << ": pages " << Describe(pages[i])
+                                      << ", libtracecmd " << Describe(reference[i]);
+}
+
+INSTANTIATE_TEST_SUITE_P(CommittedCaptures, PagesMatchTracecmd,
+                         testing::Values(HMBTRACE_FIXTURE, HMBTRACE_MARKERS_FIXTURE,
+                                         HMBTRACE_CMD_JOIN_FIXTURE, HMBTRACE_CMD_JOIN_BOOT_FIXTURE,
+                                         HMBTRACE_CMD_JOIN_INSTANCE_FIXTURE,
+                                         HMBTRACE_CLOCK_FIXTURE));
+
+// A compressed capture (version 7) has no pages in the file: libtracecmd's walk reads it.
+TEST(FtraceFilePages, CompressedCaptureIsNotReadByPages) {
+  std::vector<Event> pages;
+  uint64_t page_errors = 0;
+  EXPECT_EQ(ftrace_test_read_by_pages(HMBTRACE_V7_FIXTURE, Collect, &pages, &page_errors), 1);
+  EXPECT_TRUE(pages.empty());
+}
+
+}  // namespace
+}  // namespace hmbtrace
