@@ -4,6 +4,7 @@
 // timestamp, common_type, payload bytes and missed-event counts
 // (ftrace_file_pages_c.h).
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,17 @@ TEST(FtraceFilePages, CompressedCaptureIsNotReadByPages) {
   uint64_t page_errors = 0;
   EXPECT_EQ(ftrace_test_read_by_pages(HMBTRACE_V7_FIXTURE, Collect, &pages, &page_errors), 1);
   EXPECT_TRUE(pages.empty());
+}
+
+// The readers walk a v6 capture from its pages; the reference walk when asked.
+TEST(FtraceFilePages, ReadersWalkPagesUnlessTheReferenceIsAsked) {
+  EXPECT_EQ(ftrace_test_walk_reads_pages(HMBTRACE_CMD_JOIN_INSTANCE_FIXTURE), 1);
+  EXPECT_EQ(ftrace_test_walk_reads_pages(HMBTRACE_V7_FIXTURE), 0);
+  ASSERT_EQ(setenv("HMBTRACE_REFERENCE_WALK", "1", 1), 0);
+  EXPECT_EQ(ftrace_test_walk_reads_pages(HMBTRACE_CMD_JOIN_INSTANCE_FIXTURE), 0);
+  ASSERT_EQ(setenv("HMBTRACE_REFERENCE_WALK", "0", 1), 0);
+  EXPECT_EQ(ftrace_test_walk_reads_pages(HMBTRACE_CMD_JOIN_INSTANCE_FIXTURE), 1);
+  ASSERT_EQ(unsetenv("HMBTRACE_REFERENCE_WALK"), 0);
 }
 
 }  // namespace

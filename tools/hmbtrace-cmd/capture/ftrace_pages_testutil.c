@@ -84,3 +84,16 @@ int ftrace_test_read_by_pages(const char *path, ftrace_test_event_fn fn, void *d
 	hmb_tracecmd_file_close(&f);
 	return 0;
 }
+
+int ftrace_test_walk_reads_pages(const char *path)
+{
+	struct hmb_tracecmd_file f;
+	char err[256];
+	int pages;
+
+	if (hmb_tracecmd_file_open(&f, path, 1, NULL, err, sizeof(err)))
+		return -1;
+	pages = f.pages != NULL;
+	hmb_tracecmd_file_close(&f);
+	return pages;
+}

@@ -35,6 +35,12 @@ int ftrace_test_read_by_tracecmd(const char *path, ftrace_test_event_fn fn, void
 int ftrace_test_read_by_pages(const char *path, ftrace_test_event_fn fn, void *data,
 			      uint64_t *page_errors);
 
+/*
+ * Whether a capture opened as every reader opens it (hmb_tracecmd_file_open)
+ * is walked from its pages: 1, 0 (libtracecmd's walk), or -1.
+ */
+int ftrace_test_walk_reads_pages(const char *path);
+
 #ifdef __cplusplus
 }
 #endif
