@@ -12,19 +12,12 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <trace-cmd.h>
 
 #include "capture/tracecmd_private_c.h"
-
-/*
- * Pages a cursor has read are given back this many at a time (one
- * madvise): a walk holds at most this much of each CPU's data resident.
- */
-#define FTRACE_RELEASE_BYTES (1u << 20)
 
 /*
  * Whether the page at `page` of the file (len bytes of it) has a data event
@@ -34,17 +27,25 @@
 static int page_has_event(const struct ftrace_file_pages *fp, uint64_t page, uint64_t offset,
 			  uint64_t ts)
 {
+	size_t len = fp->file_len - page < fp->page_size ? fp->file_len - page : fp->page_size;
+	uint8_t *bytes = malloc(len);
 	struct ftrace_page_reader r;
 	struct ftrace_page_event ev;
-	size_t len = fp->map_len - page < fp->page_size ? fp->map_len - page : fp->page_size;
+	int found = 0;
 
-	if (ftrace_page_begin(&r, &fp->format, fp->map + page, len))
+	if (!bytes)
 		return 0;
-	while (ftrace_page_next(&r, &ev) == 1) {
-		if (ev.offset == offset)
-			return ev.ts == ts;
+	if (!ftrace_file_pages_read(fp, page, bytes, len) &&
+	    !ftrace_page_begin(&r, &fp->format, bytes, len)) {
+		while (ftrace_page_next(&r, &ev) == 1) {
+			if (ev.offset == offset) {
+				found = ev.ts == ts;
+				break;
+			}
+		}
 	}
-	return 0;
+	free(bytes);
+	return found;
 }
 
 /*
@@ -75,8 +76,8 @@ static int locate_cpu(struct ftrace_file_pages *fp, struct tracecmd_input *h, in
 	start = first_offset - first_offset % fp->page_size;
 	file_size = tracecmd_get_cpu_file_size(h, i);
 	max = file_size > 0 ? (uint64_t)file_size + fp->page_size - 1 : 0;
-	if (end > fp->map_len)
-		end = fp->map_len;
+	if (end > fp->file_len)
+		end = fp->file_len;
 	if (start >= end || end - start > max)
 		return 1;
 	if (!page_has_event(fp, start, first_offset - start, first_ts))
@@ -86,11 +87,10 @@ static int locate_cpu(struct ftrace_file_pages *fp, struct tracecmd_input *h, in
 	return 0;
 }
 
-static int map_file(struct ftrace_file_pages *fp, const char *path, const struct stat *same_as,
-		    char *err, size_t err_len)
+static int open_file(struct ftrace_file_pages *fp, const char *path, const struct stat *same_as,
+		     char *err, size_t err_len)
 {
 	struct stat st;
-	void *map;
 	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -105,14 +105,27 @@ static int map_file(struct ftrace_file_pages *fp, const char *path, const struct
 		set_err(err, err_len, "the file changed while it was being read; read it again");
 		return -1;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		set_err(err, err_len, "cannot map the file: %s", strerror(errno));
-		return -1;
+	/* Each CPU's pages are read front to back. */
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	fp->fd = fd;
+	fp->file_len = (uint64_t)st.st_size;
+	return 0;
+}
+
+int ftrace_file_pages_read(const struct ftrace_file_pages *fp, uint64_t offset, uint8_t *dst,
+			   size_t len)
+{
+	while (len) {
+		ssize_t n = pread(fp->fd, dst, len, (off_t)offset);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		dst += n;
+		len -= (size_t)n;
+		offset += (uint64_t)n;
 	}
-	fp->map = map;
-	fp->map_len = (size_t)st.st_size;
 	return 0;
 }
 
@@ -125,6 +138,7 @@ int ftrace_file_pages_open(struct ftrace_file_pages *fp, const char *path,
 	int b, i, ret;
 
 	memset(fp, 0, sizeof(*fp));
+	fp->fd = -1;
 	/* Version 7's CPU data may be compressed and its CPUs renumbered. */
 	if (tracecmd_get_in_file_version(top) != 6 || !tep || tep_is_old_format(tep))
 		return 1;
@@ -134,7 +148,7 @@ int ftrace_file_pages_open(struct ftrace_file_pages *fp, const char *path,
 	    page_size <= (int)(8 + fp->format.long_size) || page_size > (1 << 27) + 16)
 		return 1;
 	fp->page_size = (uint32_t)page_size;
-	if (map_file(fp, path, &f->st, err, err_len))
+	if (open_file(fp, path, &f->st, err, err_len))
 		return -1;
 	/* From here on the handles' cursors move. */
 	fp->nr_buffers = f->nr_handles;
@@ -180,15 +194,17 @@ void ftrace_file_pages_close(struct ftrace_file_pages *fp)
 	}
 	free(fp->cpus);
 	free(fp->nr_cpus);
-	if (fp->map)
-		munmap((void *)fp->map, fp->map_len);
+	if (fp->fd >= 0)
+		close(fp->fd);
 	memset(fp, 0, sizeof(*fp));
+	fp->fd = -1;
 }
 
-void ftrace_cpu_cursor_init(struct ftrace_cpu_cursor *c, struct ftrace_file_pages *fp,
-			    int buffer, int cpu_index)
+int ftrace_cpu_cursor_init(struct ftrace_cpu_cursor *c, struct ftrace_file_pages *fp,
+			   int buffer, int cpu_index)
 {
 	const struct ftrace_cpu_pages *p = &fp->cpus[buffer][cpu_index];
+	uint64_t pages = FTRACE_CURSOR_BYTES / fp->page_size;
 
 	memset(c, 0, sizeof(*c));
 	c->fp = fp;
@@ -196,39 +212,56 @@ void ftrace_cpu_cursor_init(struct ftrace_cpu_cursor *c, struct ftrace_file_page
 	c->cpu_index = cpu_index;
 	c->page = p->offset;
 	c->end = p->offset + p->size;
-	c->released = p->offset;
+	/* Whole pages, at least one; no more than the CPU has. */
+	c->buf_cap = (size_t)(pages ? pages : 1) * fp->page_size;
+	if (c->buf_cap > p->size)
+		c->buf_cap = (size_t)p->size;
+	if (!c->buf_cap)
+		return 0;
+	c->buf = malloc(c->buf_cap);
+	return c->buf ? 0 : -1;
 }
 
-static void count_error(struct ftrace_cpu_cursor *c)
+void ftrace_cpu_cursor_destroy(struct ftrace_cpu_cursor *c)
+{
+	free(c->buf);
+	c->buf = NULL;
+}
+
+static void count_error(struct ftrace_cpu_cursor *c, uint64_t offset,
+			enum ftrace_page_status status)
 {
 	struct ftrace_file_pages *fp = c->fp;
 
 	if (!fp->page_errors++) {
 		fp->first_error.buffer = c->buffer;
 		fp->first_error.cpu = fp->cpus[c->buffer][c->cpu_index].cpu;
-		fp->first_error.offset = c->page + c->reader.error_offset;
-		fp->first_error.status = c->reader.status;
+		fp->first_error.offset = offset;
+		fp->first_error.status = status;
 	}
 }
 
 /*
- * Gives back [released, upto) once it is worth a madvise: the mapping is
- * private and never written, so MADV_DONTNEED drops only the mapping and
- * a later read would map the file's page again.
+ * The page at c->page, len bytes of it, into c->page_bytes: from the
+ * buffer, read ahead when it does not hold the page. 0, or -1.
  */
-static void release_to(struct ftrace_cpu_cursor *c, uint64_t upto, int force)
+static int load_page(struct ftrace_cpu_cursor *c, size_t len)
 {
-	long sys_page = sysconf(_SC_PAGESIZE);
-	uint64_t lo, hi;
+	uint64_t want;
 
-	if (sys_page <= 0)
-		return;
-	lo = (c->released + (uint64_t)sys_page - 1) / (uint64_t)sys_page * (uint64_t)sys_page;
-	hi = upto / (uint64_t)sys_page * (uint64_t)sys_page;
-	if (hi <= lo || (!force && hi - lo < FTRACE_RELEASE_BYTES))
-		return;
-	madvise((void *)(c->fp->map + lo), hi - lo, MADV_DONTNEED);
-	c->released = hi;
+	if (c->page >= c->buf_offset && c->page + len <= c->buf_offset + c->buf_len) {
+		c->page_bytes = c->buf + (c->page - c->buf_offset);
+		return 0;
+	}
+	want = c->end - c->page < c->buf_cap ? c->end - c->page : c->buf_cap;
+	if (want < len || ftrace_file_pages_read(c->fp, c->page, c->buf, (size_t)want)) {
+		c->buf_len = 0;
+		return -1;
+	}
+	c->buf_offset = c->page;
+	c->buf_len = (size_t)want;
+	c->page_bytes = c->buf;
+	return 0;
 }
 
 int ftrace_cpu_cursor_next(struct ftrace_cpu_cursor *c, struct ftrace_page_event *ev)
@@ -244,26 +277,26 @@ int ftrace_cpu_cursor_next(struct ftrace_cpu_cursor *c, struct ftrace_page_event
 			if (ret == 1)
 				return 1;
 			if (ret < 0)
-				count_error(c);
+				count_error(c, c->page + c->reader.error_offset, c->reader.status);
 			c->in_page = 0;
 			c->page += fp->page_size;
-			release_to(c, c->page, 0);
 		}
-		if (c->page >= c->end)
+		if (c->page >= c->end || !c->buf)
 			return 0;
 		len = c->end - c->page < fp->page_size ? (size_t)(c->end - c->page) : fp->page_size;
-		if (ftrace_page_begin(&c->reader, &fp->format, fp->map + c->page, len)) {
-			count_error(c);
+		if (load_page(c, len)) {
+			/* Cut short under the reader: say so once, stop this CPU. */
+			count_error(c, c->page, FTRACE_PAGE_SHORT_HEADER);
+			c->page = c->end;
+			return 0;
+		}
+		if (ftrace_page_begin(&c->reader, &fp->format, c->page_bytes, len)) {
+			count_error(c, c->page + c->reader.error_offset, c->reader.status);
 			c->page += fp->page_size;
 			continue;
 		}
 		c->in_page = 1;
 	}
-}
-
-void ftrace_cpu_cursor_release(struct ftrace_cpu_cursor *c)
-{
-	release_to(c, c->end, 1);
 }
 
 void ftrace_page_error_text(const struct ftrace_file_pages *fp, char *dst, size_t len)

@@ -9,8 +9,10 @@
  * and last records are (tracecmd_read_cpu_first/last(): a record's offset
  * is a file offset, its page the one that holds it) and how many bytes of
  * data the CPU has (tracecmd_get_cpu_file_size()). The pages between are
- * read from one read-only mapping of the file, and given back behind the
- * cursors (bounded memory on a long capture).
+ * read in large reads, FTRACE_CURSOR_BYTES at a time into each cursor's
+ * buffer: memory bounded by the number of CPUs, not the file's length. (A
+ * mapping of the file was tried first: in this machine's VM, faulting its
+ * pages in cost more than the parsing, and again on every pass.)
  *
  * Only uncompressed version 6 files are read so: a compressed capture
  * (trace.dat version 7 compresses its CPU data) has no pages in the file
@@ -51,8 +53,8 @@ struct ftrace_page_error {
 };
 
 struct ftrace_file_pages {
-	const uint8_t *map;	/* the whole file, read-only */
-	size_t map_len;
+	int fd;			/* the file, read-only; -1 when closed */
+	uint64_t file_len;
 	struct ftrace_page_format format;
 	uint32_t page_size;
 	int nr_buffers;
@@ -64,8 +66,8 @@ struct ftrace_file_pages {
 };
 
 /*
- * Locates the pages of every CPU of f->handles[0..f->nr_handles) and maps
- * `path` (the file f was opened from). Returns 0; when this file is not
+ * Locates the pages of every CPU of f->handles[0..f->nr_handles) and opens
+ * `path` (the file f was opened from) for reading them. Returns 0; when this file is not
  * read by pages (*fp is then empty, and the caller walks with
  * libtracecmd), 1 if the handles are untouched (compressed, another
  * version), 2 if their CPU cursors have moved (pages not where the records
@@ -76,6 +78,16 @@ int ftrace_file_pages_open(struct ftrace_file_pages *fp, const char *path,
 			   struct hmb_tracecmd_file *f, char *err, size_t err_len);
 void ftrace_file_pages_close(struct ftrace_file_pages *fp);
 
+/*
+ * Reads `len` bytes at file offset `offset` into dst: 0, or -1 (a short
+ * read: the file is shorter than its CPU data says).
+ */
+int ftrace_file_pages_read(const struct ftrace_file_pages *fp, uint64_t offset, uint8_t *dst,
+			   size_t len);
+
+/* Bytes a cursor reads at a time: whole pages of up to this much. */
+#define FTRACE_CURSOR_BYTES (1u << 20)
+
 /* The events of one CPU of one buffer, in file order. */
 struct ftrace_cpu_cursor {
 	struct ftrace_file_pages *fp;
@@ -83,20 +95,25 @@ struct ftrace_cpu_cursor {
 	int cpu_index;
 	uint64_t page;		/* file offset of the page being read */
 	uint64_t end;
-	uint64_t released;	/* pages before this one have been given back */
+	uint8_t *buf;		/* file bytes [buf_offset, buf_offset + buf_len) */
+	size_t buf_cap;
+	uint64_t buf_offset;
+	size_t buf_len;
+	const uint8_t *page_bytes;	/* the page being read, in buf */
 	struct ftrace_page_reader reader;
 	int in_page;
 };
 
-void ftrace_cpu_cursor_init(struct ftrace_cpu_cursor *c, struct ftrace_file_pages *fp,
-			    int buffer, int cpu_index);
+/* 0, or -1 when out of memory. */
+int ftrace_cpu_cursor_init(struct ftrace_cpu_cursor *c, struct ftrace_file_pages *fp,
+			   int buffer, int cpu_index);
 /*
- * The next event into *ev: 1, or 0 when the CPU has no more. Malformed
- * pages are counted in fp and skipped.
+ * The next event into *ev (its data valid until the next call): 1, or 0
+ * when the CPU has no more. Malformed pages, and pages that cannot be
+ * read, are counted in fp and skipped.
  */
 int ftrace_cpu_cursor_next(struct ftrace_cpu_cursor *c, struct ftrace_page_event *ev);
-/* Gives back the pages the cursor has read (the walk's end). */
-void ftrace_cpu_cursor_release(struct ftrace_cpu_cursor *c);
+void ftrace_cpu_cursor_destroy(struct ftrace_cpu_cursor *c);
 
 /* "instance \"hmb\" cpu 1, file offset 12345: commit past the page's end" */
 void ftrace_page_error_text(const struct ftrace_file_pages *fp, char *dst, size_t len);

@@ -7,6 +7,8 @@
  * Usage: ftrace_page_fuzz_seed OUT CAPTURE [OUT CAPTURE]...
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "capture/ftrace_file_pages_c.h"
 #include "capture/tracecmd_walk_c.h"
@@ -15,7 +17,8 @@ static int write_seed(const char *out, const char *capture)
 {
 	struct hmb_tracecmd_file f;
 	struct ftrace_file_pages fp;
-	uint64_t best = 0, best_events = 0;
+	uint64_t best_events = 0;
+	uint8_t *page_bytes = NULL, *best = NULL;
 	char err[256];
 	uint8_t layout;
 	FILE *o;
@@ -30,7 +33,9 @@ static int write_seed(const char *out, const char *capture)
 		hmb_tracecmd_file_close(&f);
 		return -1;
 	}
-	for (b = 0; b < fp.nr_buffers; b++) {
+	page_bytes = malloc(fp.page_size);
+	best = malloc(fp.page_size);
+	for (b = 0; page_bytes && best && b < fp.nr_buffers; b++) {
 		for (i = 0; i < fp.nr_cpus[b]; i++) {
 			const struct ftrace_cpu_pages *p = &fp.cpus[b][i];
 			uint64_t page;
@@ -40,13 +45,15 @@ static int write_seed(const char *out, const char *capture)
 				struct ftrace_page_event ev;
 				uint64_t n = 0;
 
-				if (ftrace_page_begin(&r, &fp.format, fp.map + page, fp.page_size))
+				if (page + fp.page_size > fp.file_len ||
+				    ftrace_file_pages_read(&fp, page, page_bytes, fp.page_size) ||
+				    ftrace_page_begin(&r, &fp.format, page_bytes, fp.page_size))
 					continue;
 				while (ftrace_page_next(&r, &ev) == 1)
 					n++;
 				if (n > best_events) {
 					best_events = n;
-					best = page;
+					memcpy(best, page_bytes, fp.page_size);
 				}
 			}
 		}
@@ -54,9 +61,11 @@ static int write_seed(const char *out, const char *capture)
 	layout = (uint8_t)((fp.format.long_size == 8 ? 1 : 0) | (fp.format.big_endian ? 2 : 0));
 	o = fopen(out, "wb");
 	ok = o && best_events && fwrite(&layout, 1, 1, o) == 1 &&
-	     fwrite(fp.map + best, 1, fp.page_size, o) == fp.page_size;
+	     fwrite(best, 1, fp.page_size, o) == fp.page_size;
 	if (o && fclose(o))
 		ok = 0;
+	free(page_bytes);
+	free(best);
 	ftrace_file_pages_close(&fp);
 	hmb_tracecmd_file_close(&f);
 	if (!ok)

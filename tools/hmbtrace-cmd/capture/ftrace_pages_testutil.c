@@ -60,7 +60,8 @@ int ftrace_test_read_by_pages(const char *path, ftrace_test_event_fn fn, void *d
 			struct ftrace_cpu_cursor c;
 			struct ftrace_page_event pe;
 
-			ftrace_cpu_cursor_init(&c, &fp, b, i);
+			if (ftrace_cpu_cursor_init(&c, &fp, b, i))
+				break;
 			while (ftrace_cpu_cursor_next(&c, &pe) == 1) {
 				struct tep_record r = { 0 };
 				struct ftrace_test_event ev;
@@ -76,7 +77,7 @@ int ftrace_test_read_by_pages(const char *path, ftrace_test_event_fn fn, void *d
 				ev.missed_events = pe.missed_events;
 				fn(&ev, data);
 			}
-			ftrace_cpu_cursor_release(&c);
+			ftrace_cpu_cursor_destroy(&c);
 		}
 	}
 	*page_errors = fp.page_errors;

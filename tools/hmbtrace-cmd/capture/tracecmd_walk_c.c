@@ -336,7 +336,10 @@ static int page_walk(struct hmb_tracecmd_file *f, int first, int nr, hmb_tracecm
 	}
 	for (b = first; b < first + nr; b++) {
 		for (i = 0; i < fp->nr_cpus[b]; i++, n++) {
-			ftrace_cpu_cursor_init(&cpus[n].cursor, fp, b, i);
+			if (ftrace_cpu_cursor_init(&cpus[n].cursor, fp, b, i)) {
+				n++;
+				goto err_nomem;
+			}
 			cpus[n].have = ftrace_cpu_cursor_next(&cpus[n].cursor, &cpus[n].ev) == 1;
 		}
 	}
@@ -357,7 +360,7 @@ static int page_walk(struct hmb_tracecmd_file *f, int first, int nr, hmb_tracecm
 		rec.offset = c->cursor.page + c->ev.offset;
 		rec.missed_events = c->ev.missed_events;
 		rec.size = (int)c->ev.size;
-		rec.record_size = (int)(c->ev.data - (fp->map + rec.offset)) + rec.size;
+		rec.record_size = (int)(c->ev.data - (c->cursor.page_bytes + c->ev.offset)) + rec.size;
 		rec.data = (void *)c->ev.data;
 		rec.cpu = fp->cpus[c->cursor.buffer][c->cursor.cpu_index].cpu;
 		rec.ref_count = 1;
@@ -366,7 +369,7 @@ static int page_walk(struct hmb_tracecmd_file *f, int first, int nr, hmb_tracecm
 		c->have = ftrace_cpu_cursor_next(&c->cursor, &c->ev) == 1;
 	}
 	for (i = 0; i < n; i++)
-		ftrace_cpu_cursor_release(&cpus[i].cursor);
+		ftrace_cpu_cursor_destroy(&cpus[i].cursor);
 	free(cpus);
 	if (fp->page_errors != errors_before) {
 		char text[256];
@@ -375,6 +378,13 @@ static int page_walk(struct hmb_tracecmd_file *f, int first, int nr, hmb_tracecm
 		fprintf(stderr, "hmbtrace-cmd: %s\n", text);
 	}
 	return 0;
+
+err_nomem:
+	for (i = 0; i < n; i++)
+		ftrace_cpu_cursor_destroy(&cpus[i].cursor);
+	free(cpus);
+	set_err(err, err_len, "out of memory");
+	return -1;
 }
 
 static int walk_range(struct hmb_tracecmd_file *f, int first, int nr, hmb_tracecmd_event_fn fn,
