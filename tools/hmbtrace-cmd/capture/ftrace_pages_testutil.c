@@ -38,7 +38,7 @@ int ftrace_test_read_by_tracecmd(const char *path, ftrace_test_event_fn fn, void
 }
 
 int ftrace_test_read_by_pages(const char *path, ftrace_test_event_fn fn, void *data,
-			      uint64_t *page_errors)
+			      uint64_t *page_errors, struct ftrace_page_error *first)
 {
 	struct hmb_tracecmd_file f;
 	struct ftrace_file_pages fp;
@@ -81,6 +81,8 @@ int ftrace_test_read_by_pages(const char *path, ftrace_test_event_fn fn, void *d
 		}
 	}
 	*page_errors = fp.page_errors;
+	if (first)
+		*first = fp.first_error;
 	ftrace_file_pages_close(&fp);
 	hmb_tracecmd_file_close(&f);
 	return 0;
@@ -97,4 +99,29 @@ int ftrace_test_walk_reads_pages(const char *path)
 	pages = f.pages != NULL;
 	hmb_tracecmd_file_close(&f);
 	return pages;
+}
+
+int ftrace_test_middle_page(const char *path, uint64_t *offset, uint32_t *page_size)
+{
+	struct hmb_tracecmd_file f;
+	struct ftrace_file_pages fp;
+	char err[256];
+	int b, i, ret = -1;
+
+	if (hmb_tracecmd_file_open(&f, path, 1, NULL, err, sizeof(err)))
+		return -1;
+	if (ftrace_file_pages_open(&fp, path, &f, err, sizeof(err)) == 0) {
+		for (b = 0; ret && b < fp.nr_buffers; b++) {
+			for (i = 0; ret && i < fp.nr_cpus[b]; i++) {
+				if (fp.cpus[b][i].size >= 3ull * fp.page_size) {
+					*offset = fp.cpus[b][i].offset + fp.page_size;
+					*page_size = fp.page_size;
+					ret = 0;
+				}
+			}
+		}
+		ftrace_file_pages_close(&fp);
+	}
+	hmb_tracecmd_file_close(&f);
+	return ret;
 }

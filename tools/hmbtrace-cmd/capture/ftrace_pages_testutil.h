@@ -28,12 +28,21 @@ typedef void (*ftrace_test_event_fn)(const struct ftrace_test_event *ev, void *d
 
 /* By libtracecmd: tracecmd_read_cpu_first()/tracecmd_read_data(). 0, or -1. */
 int ftrace_test_read_by_tracecmd(const char *path, ftrace_test_event_fn fn, void *data);
+struct ftrace_page_error;
+
 /*
  * By pages: 0; 1 if the file is not read by pages; -1 on an error.
- * *page_errors: the malformed pages met.
+ * *page_errors: the malformed pages met; *first (if not NULL) the first.
  */
 int ftrace_test_read_by_pages(const char *path, ftrace_test_event_fn fn, void *data,
-			      uint64_t *page_errors);
+			      uint64_t *page_errors, struct ftrace_page_error *first);
+
+/*
+ * The file offset of the second page of the first CPU that has three or
+ * more (neither its first nor its last: those locate the CPU), and the
+ * page size: 0, or -1.
+ */
+int ftrace_test_middle_page(const char *path, uint64_t *offset, uint32_t *page_size);
 
 /*
  * Whether a capture opened as every reader opens it (hmb_tracecmd_file_open)
