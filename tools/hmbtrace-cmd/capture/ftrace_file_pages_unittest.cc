@@ -58,9 +58,12 @@ TEST_P(PagesMatchTracecmd, SameEventsCpuByCpu) {
                                       << ", libtracecmd " << Describe(reference[i]);
 }
 
-INSTANTIATE_TEST_SUITE_P(CommittedCaptures, PagesMatchTracecmd,
-                         testing::Values(HMBTRACE_FIXTURE, HMBTRACE_MARKERS_FIXTURE,
-                                         HMBTRACE_CMD_JOIN_FIXTURE, HMBTRACE_CMD_JOIN_BOOT_FIXTURE,
+INSTANTIATE_TEST_SUITE_P(CommittedCaptures,
+                         PagesMatchTracecmd,
+                         testing::Values(HMBTRACE_FIXTURE,
+                                         HMBTRACE_MARKERS_FIXTURE,
+                                         HMBTRACE_CMD_JOIN_FIXTURE,
+                                         HMBTRACE_CMD_JOIN_BOOT_FIXTURE,
                                          HMBTRACE_CMD_JOIN_INSTANCE_FIXTURE,
                                          HMBTRACE_CLOCK_FIXTURE));
 
@@ -79,7 +82,8 @@ std::string CorruptCopy(const char* path, uint64_t offset, const std::vector<uin
   std::vector<char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::memcpy(data.data() + offset, bytes.data(), bytes.size());
   const std::string out = testing::TempDir() + "ftrace_file_pages_corrupt.dat";
-  std::ofstream(out, std::ios::binary).write(data.data(), static_cast<std::streamsize>(data.size()));
+  std::ofstream(out, std::ios::binary)
+      .write(data.data(), static_cast<std::streamsize>(data.size()));
   return out;
 }
 
@@ -91,8 +95,8 @@ TEST(FtraceFilePages, CorruptPageIsCountedLocatedAndSkipped) {
   ASSERT_EQ(ftrace_test_middle_page(HMBTRACE_MARKERS_FIXTURE, &page, &page_size), 0);
   ASSERT_EQ(page % page_size, 0u);
   // commit (a little-endian long at 8) of the page size: past its data.
-  const std::string bad = CorruptCopy(HMBTRACE_MARKERS_FIXTURE, page + 8,
-                                      {0x00, 0x10, 0, 0, 0, 0, 0, 0});
+  const std::string bad =
+      CorruptCopy(HMBTRACE_MARKERS_FIXTURE, page + 8, {0x00, 0x10, 0, 0, 0, 0, 0, 0});
   std::vector<Event> reference, pages;
   ASSERT_EQ(ftrace_test_read_by_tracecmd(HMBTRACE_MARKERS_FIXTURE, Collect, &reference), 0);
   uint64_t page_errors = 0;
@@ -106,7 +110,8 @@ TEST(FtraceFilePages, CorruptPageIsCountedLocatedAndSkipped) {
   ASSERT_FALSE(pages.empty());
   size_t r = 0;
   for (const Event& e : pages) {
-    while (r < reference.size() && !(reference[r] == e)) r++;
+    while (r < reference.size() && !(reference[r] == e))
+      r++;
     ASSERT_LT(r, reference.size()) << Describe(e) << " is not libtracecmd's";
     r++;
   }

@@ -39,8 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   if (ret < 0) {
-    if (r.status == FTRACE_PAGE_OK || r.status >= FTRACE_PAGE_NR_STATUS ||
-        r.error_offset > len)
+    if (r.status == FTRACE_PAGE_OK || r.status >= FTRACE_PAGE_NR_STATUS || r.error_offset > len)
       __builtin_trap();
     ftrace_page_event ev;
     if (ftrace_page_next(&r, &ev) != -1)

@@ -20,7 +20,7 @@ class PageBuilder {
  public:
   explicit PageBuilder(unsigned long_size = 8, bool big_endian = false)
       : long_size_(long_size), big_endian_(big_endian) {
-    Put(0, 8);  // timestamp
+    Put(0, 8);           // timestamp
     Put(0, long_size_);  // commit
   }
   PageBuilder& Timestamp(uint64_t ts) {
@@ -59,7 +59,8 @@ class PageBuilder {
   // Sets commit to the data written so far, with flags; a stored count after it.
   PageBuilder& Commit(uint32_t flags = 0, uint64_t missed = 0) {
     Store(8, (bytes_.size() - 8 - long_size_) | flags, long_size_);
-    if (flags & FTRACE_PAGE_MISSED_STORED) Put(missed, long_size_);
+    if (flags & FTRACE_PAGE_MISSED_STORED)
+      Put(missed, long_size_);
     return *this;
   }
   PageBuilder& RawCommit(uint64_t commit) {
@@ -67,7 +68,8 @@ class PageBuilder {
     return *this;
   }
   PageBuilder& Pad(size_t to) {
-    if (bytes_.size() < to) bytes_.resize(to, 0);
+    if (bytes_.size() < to)
+      bytes_.resize(to, 0);
     return *this;
   }
   const std::vector<uint8_t>& bytes() const { return bytes_; }
@@ -99,7 +101,8 @@ Parsed Parse(const PageBuilder& b, size_t len = SIZE_MAX) {
   const std::vector<uint8_t>& bytes = b.bytes();
   len = std::min(len, bytes.size());
   std::unique_ptr<uint8_t[]> copy(new uint8_t[len ? len : 1]);
-  if (len) std::memcpy(copy.get(), bytes.data(), len);
+  if (len)
+    std::memcpy(copy.get(), bytes.data(), len);
   const ftrace_page_format format = b.format();
   Parsed out;
   ftrace_page_reader r;
@@ -123,7 +126,9 @@ Parsed Parse(const PageBuilder& b, size_t len = SIZE_MAX) {
   return out;
 }
 
-uintptr_t DataAt(const ftrace_page_event& ev) { return reinterpret_cast<uintptr_t>(ev.data); }
+uintptr_t DataAt(const ftrace_page_event& ev) {
+  return reinterpret_cast<uintptr_t>(ev.data);
+}
 
 TEST(FtracePage, EmptyPageHasNoEvents) {
   PageBuilder b;
@@ -197,7 +202,9 @@ TEST(FtracePage, PaddingIsSkippedAndItsDeltaKept) {
 
 TEST(FtracePage, StoredMissedCountGoesWithTheFirstEventOnly) {
   PageBuilder b;
-  b.Small(0, 1, 0).Small(0, 1, 0).Commit(FTRACE_PAGE_MISSED_EVENTS | FTRACE_PAGE_MISSED_STORED, 42)
+  b.Small(0, 1, 0)
+      .Small(0, 1, 0)
+      .Commit(FTRACE_PAGE_MISSED_EVENTS | FTRACE_PAGE_MISSED_STORED, 42)
       .Pad(4096);
   const Parsed p = Parse(b);
   ASSERT_EQ(p.events.size(), 2u);
@@ -216,7 +223,9 @@ TEST(FtracePage, UnstoredMissedCountIsMinusOne) {
 // kbuffer_missed_events(): only an event at the page's first byte carries them.
 TEST(FtracePage, MissedCountBehindATimeExtendIsNotReported) {
   PageBuilder b;
-  b.Extend(0, 1).Small(0, 1, 0).Commit(FTRACE_PAGE_MISSED_EVENTS | FTRACE_PAGE_MISSED_STORED, 9)
+  b.Extend(0, 1)
+      .Small(0, 1, 0)
+      .Commit(FTRACE_PAGE_MISSED_EVENTS | FTRACE_PAGE_MISSED_STORED, 9)
       .Pad(4096);
   const Parsed p = Parse(b);
   ASSERT_EQ(p.events.size(), 1u);
@@ -225,7 +234,9 @@ TEST(FtracePage, MissedCountBehindATimeExtendIsNotReported) {
 
 TEST(FtracePage, FourByteLongPutsDataAtTwelve) {
   PageBuilder b(4);
-  b.Timestamp(3).Small(1, 1, 0xd1).Commit(FTRACE_PAGE_MISSED_EVENTS | FTRACE_PAGE_MISSED_STORED, 5)
+  b.Timestamp(3)
+      .Small(1, 1, 0xd1)
+      .Commit(FTRACE_PAGE_MISSED_EVENTS | FTRACE_PAGE_MISSED_STORED, 5)
       .Pad(4096);
   const Parsed p = Parse(b);
   ASSERT_EQ(p.events.size(), 1u);
@@ -236,8 +247,12 @@ TEST(FtracePage, FourByteLongPutsDataAtTwelve) {
 
 TEST(FtracePage, BigEndianPage) {
   PageBuilder b(8, true);
-  b.Timestamp(0x0102030405060708ull).Small(9, 2, 0xe1).Extend(1, 1).Large(2, 6, 0xe2)
-      .Commit(FTRACE_PAGE_MISSED_EVENTS | FTRACE_PAGE_MISSED_STORED, 3).Pad(4096);
+  b.Timestamp(0x0102030405060708ull)
+      .Small(9, 2, 0xe1)
+      .Extend(1, 1)
+      .Large(2, 6, 0xe2)
+      .Commit(FTRACE_PAGE_MISSED_EVENTS | FTRACE_PAGE_MISSED_STORED, 3)
+      .Pad(4096);
   const Parsed p = Parse(b);
   ASSERT_EQ(p.end, 0);
   ASSERT_EQ(p.events.size(), 2u);
@@ -330,8 +345,14 @@ TEST(FtracePage, DataEventOfNoBytes) {
 // A page cut anywhere (the end of a truncated file) never reads past its bytes.
 TEST(FtracePage, EveryCutOfAPageIsReadInBounds) {
   PageBuilder b;
-  b.Timestamp(1).Small(1, 3, 1).Extend(1, 1).Large(1, 33, 2).Padding(1, 8).Absolute(1, 1)
-      .Small(1, 1, 3).Commit(FTRACE_PAGE_MISSED_EVENTS | FTRACE_PAGE_MISSED_STORED, 7);
+  b.Timestamp(1)
+      .Small(1, 3, 1)
+      .Extend(1, 1)
+      .Large(1, 33, 2)
+      .Padding(1, 8)
+      .Absolute(1, 1)
+      .Small(1, 1, 3)
+      .Commit(FTRACE_PAGE_MISSED_EVENTS | FTRACE_PAGE_MISSED_STORED, 7);
   const size_t full = b.bytes().size();
   const Parsed whole = Parse(b);
   ASSERT_EQ(whole.end, 0);
