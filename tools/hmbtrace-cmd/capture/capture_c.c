@@ -19,6 +19,8 @@
 
 #include <trace-cmd.h>
 
+#include "capture/tracecmd_private_c.h"
+
 struct hmb_capture {
 	struct hmb_tracecmd_file file;	/* top, then the instances */
 	struct hmb_event_set events;
@@ -248,9 +250,6 @@ const char *hmb_capture_buffer_name(const struct hmb_capture *cap, int buffer)
 	name = tracecmd_buffer_instance_name(cap->file.handles[0], buffer - 1);
 	return name ? name : "";
 }
-
-/* Not declared by trace-cmd.h 1.3.1; exported by libtracecmd.so.1 (trace-cmd-private.h). */
-int tracecmd_cpus(struct tracecmd_input *handle);
 
 int hmb_capture_buffer_cpus(const struct hmb_capture *cap, int buffer)
 {

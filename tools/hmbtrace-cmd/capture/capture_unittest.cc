@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 #include <string>
@@ -411,9 +412,25 @@ TEST(Capture, FixtureLayoutIsFoundInItsBytes) {
   EXPECT_EQ(o.malformed + o.out_of_record + o.payload_not_len, 0u);
 }
 
+// Which walk a read takes (capture/tracecmd_walk_c.h): libtracecmd's
+// iteration (the reference) or the capture's pages, while it lives.
+class WalkChoice {
+ public:
+  explicit WalkChoice(bool reference) {
+    if (reference)
+      setenv("HMBTRACE_REFERENCE_WALK", "1", 1);
+    else
+      unsetenv("HMBTRACE_REFERENCE_WALK");
+  }
+  ~WalkChoice() { unsetenv("HMBTRACE_REFERENCE_WALK"); }
+  WalkChoice(const WalkChoice&) = delete;
+  WalkChoice& operator=(const WalkChoice&) = delete;
+};
+
 // One damaged page: its events, or the rest of its CPU's, are gone, or the
 // file is refused with a message; every event that arrives is the
-// fixture's own, unchanged.
+// fixture's own, unchanged. Both walks: the page walk skips a bad page
+// where libtracecmd stops reading its CPU.
 TEST(Capture, DamagedRingBufferPageLosesItsEventsAndNothingElse) {
   const std::vector<uint8_t> fixture = ReadBytes(FixturePath());
   const std::vector<size_t> cpu0 = RingPages(fixture, 0), cpu1 = RingPages(fixture, 1);
@@ -426,54 +443,63 @@ TEST(Capture, DamagedRingBufferPageLosesItsEventsAndNothingElse) {
     const char* what;
     size_t page;
     void (*damage)(std::vector<uint8_t>&, size_t page);
-    // Records of [page, lost_to) are gone; 0: the file is refused.
+    // Records of [page, lost_to) are gone; 0: the file is refused. By
+    // libtracecmd's walk, and by the page walk.
     size_t lost_to;
+    size_t lost_to_by_pages;
   } cases[] = {
       {"commit 0 on a middle page", cpu0[2],
        [](std::vector<uint8_t>& b, size_t p) { Put(b, p + kPageCommitAt, 8, 0); },
-       cpu0[2] + kRingPage},
+       cpu0[2] + kRingPage, cpu0[2] + kRingPage},
       {"events of a middle page zeroed", cpu1[3],
        [](std::vector<uint8_t>& b, size_t p) {
          std::fill_n(b.begin() + static_cast<long>(p + 16), kRingPage - 16, 0);
        },
-       cpu1[3] + kRingPage},
+       cpu1[3] + kRingPage, cpu1[3] + kRingPage},
       // libtracecmd stops reading a CPU at a page that claims more than a
-      // page: the rest of that CPU is lost, the other CPU is not.
+      // page: the rest of that CPU is lost, the other CPU is not. The page
+      // walk loses that page only.
       {"commit past the page on a middle page", cpu0[2],
        [](std::vector<uint8_t>& b, size_t p) { Put(b, p + kPageCommitAt, 8, 0xffff); },
-       cpu0.back() + kRingPage},
+       cpu0.back() + kRingPage, cpu0[2] + kRingPage},
       {"commit past the page on the last page", cpu1.back(),
        [](std::vector<uint8_t>& b, size_t p) { Put(b, p + kPageCommitAt, 8, 0xffff); },
-       cpu1.back() + kRingPage},
+       cpu1.back() + kRingPage, cpu1.back() + kRingPage},
       // ... and cannot open a file whose CPU's first page is bad.
       {"commit past the page on the first page", cpu1.front(),
-       [](std::vector<uint8_t>& b, size_t p) { Put(b, p + kPageCommitAt, 8, 0xffff); }, 0},
+       [](std::vector<uint8_t>& b, size_t p) { Put(b, p + kPageCommitAt, 8, 0xffff); }, 0, 0},
   };
-  for (const Case& k : cases) {
-    SCOPED_TRACE(k.what);
-    std::vector<uint8_t> bytes = fixture;
-    k.damage(bytes, k.page);
-    const Outcome o = ReadDamaged(bytes);
-    if (!k.lost_to) {
-      EXPECT_FALSE(o.ok);
-      EXPECT_EQ(o.error, NotReadable(o.path));
-      EXPECT_EQ(o.records + o.dicts + o.malformed + o.other, 0u);
-      continue;
+  for (const bool reference : {true, false}) {
+    const WalkChoice walk(reference);
+    for (const Case& k : cases) {
+      SCOPED_TRACE(std::string(k.what) + (reference ? ", libtracecmd's walk" : ", page walk"));
+      std::vector<uint8_t> bytes = fixture;
+      k.damage(bytes, k.page);
+      const Outcome o = ReadDamaged(bytes);
+      const size_t lost_to = reference ? k.lost_to : k.lost_to_by_pages;
+      if (!lost_to) {
+        EXPECT_FALSE(o.ok);
+        EXPECT_EQ(o.error, NotReadable(o.path));
+        EXPECT_EQ(o.records + o.dicts + o.malformed + o.other, 0u);
+        continue;
+      }
+      const uint64_t lost = records_in(k.page, lost_to);
+      ASSERT_GT(lost, 0u);
+      EXPECT_TRUE(o.ok) << o.error;
+      EXPECT_EQ(o.records, kFixtureRecords - lost);
+      EXPECT_EQ(o.unlike_fixture, 0u);
+      EXPECT_EQ(o.malformed, 0u);
+      EXPECT_EQ(o.out_of_record + o.payload_not_len, 0u);
     }
-    const uint64_t lost = records_in(k.page, k.lost_to);
-    ASSERT_GT(lost, 0u);
-    EXPECT_TRUE(o.ok) << o.error;
-    EXPECT_EQ(o.records, kFixtureRecords - lost);
-    EXPECT_EQ(o.unlike_fixture, 0u);
-    EXPECT_EQ(o.malformed, 0u);
-    EXPECT_EQ(o.out_of_record + o.payload_not_len, 0u);
   }
 }
 
 // Bytes scribbled all over the event data. What the reader makes of it is
-// pinned: the numbers are what it reads from this file (with Debian 12's
-// libtracecmd), so a reader that gives up, skips what it could read, or
-// lets a malformed record through changes them.
+// pinned: the numbers are what it reads from this file, by libtracecmd's
+// walk (Debian 12's libtracecmd) and by the page walk (which stops a page
+// at its first bad event header where kbuffer reads on), so a reader that
+// gives up, skips what it could read, or lets a malformed record through
+// changes them.
 TEST(Capture, CorruptRingBufferPagesNeverCrash) {
   std::vector<uint8_t> bytes = ReadBytes(FixturePath());
   const size_t size = bytes.size();
@@ -482,24 +508,38 @@ TEST(Capture, CorruptRingBufferPagesNeverCrash) {
     x = x * 1103515245u + 12345u;
     bytes[i] = static_cast<uint8_t>(x >> 16);
   }
-  const Outcome o = ReadDamaged(bytes);
-  EXPECT_TRUE(o.ok) << o.error;
-  EXPECT_EQ(o.records, 833u);
-  // Every hmb_record the reader cannot read is reported, none dropped:
-  // 31 with a payload outside the record, 1 too short for fw_ts.
-  EXPECT_EQ(o.malformed, 32u);
-  EXPECT_EQ(std::count(o.malformed_why.begin(), o.malformed_why.end(),
-                       "hmb_record: payload outside the record"),
-            31);
-  EXPECT_EQ(std::count(o.malformed_why.begin(), o.malformed_why.end(),
-                       "hmb_record: field fw_ts missing or out of the record"),
-            1);
-  EXPECT_EQ(o.dicts + o.other, 10u);
-  // Records with a scribbled byte arrive with it (in 17 the byte is in
-  // len); the others are the fixture's.
-  EXPECT_EQ(o.records_as_in_fixture, 451u);
-  EXPECT_EQ(o.payload_not_len, 17u);
-  EXPECT_EQ(o.out_of_record, 0u);
+  struct Expected {
+    uint64_t records, malformed, payload_outside, fw_ts_missing, dicts_other, as_in_fixture,
+        payload_not_len;
+  };
+  // Every hmb_record the reader cannot read is reported, none dropped
+  // (by libtracecmd's walk: 31 with a payload outside the record, 1 too
+  // short for fw_ts); records with a scribbled byte arrive with it (in 17
+  // the byte is in len); the others are the fixture's.
+  const Expected by_tracecmd{833, 32, 31, 1, 10, 451, 17};
+  // The page walk drops the 2 records and 1 other event that kbuffer reads
+  // from behind a bad header; all the rest as libtracecmd's.
+  const Expected by_pages{831, 32, 31, 1, 9, 451, 17};
+  for (const bool reference : {true, false}) {
+    SCOPED_TRACE(reference ? "libtracecmd's walk" : "page walk");
+    const WalkChoice walk(reference);
+    const Expected& e = reference ? by_tracecmd : by_pages;
+    const Outcome o = ReadDamaged(bytes);
+    EXPECT_TRUE(o.ok) << o.error;
+    EXPECT_EQ(o.records, e.records);
+    EXPECT_EQ(o.malformed, e.malformed);
+    EXPECT_EQ(static_cast<uint64_t>(std::count(o.malformed_why.begin(), o.malformed_why.end(),
+                                               "hmb_record: payload outside the record")),
+              e.payload_outside);
+    EXPECT_EQ(
+        static_cast<uint64_t>(std::count(o.malformed_why.begin(), o.malformed_why.end(),
+                                         "hmb_record: field fw_ts missing or out of the record")),
+        e.fw_ts_missing);
+    EXPECT_EQ(o.dicts + o.other, e.dicts_other);
+    EXPECT_EQ(o.records_as_in_fixture, e.as_in_fixture);
+    EXPECT_EQ(o.payload_not_len, e.payload_not_len);
+    EXPECT_EQ(o.out_of_record, 0u);
+  }
 }
 
 // ---- Records whose __data_loc word points outside the record ----

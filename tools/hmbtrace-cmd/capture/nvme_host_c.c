@@ -88,11 +88,7 @@ static int nvme_one(struct tracecmd_input *handle, struct tep_record *record,
 static int walk_buffer(struct hmb_tracecmd_file *f, int i, struct nvme_walk *w, char *err,
 		       size_t err_len)
 {
-	struct hmb_tracecmd_file one = *f;
-
-	one.handles = &f->handles[i];
-	one.nr_handles = 1;
-	return hmb_tracecmd_walk(&one, 1, nvme_one, w, err, err_len);
+	return hmb_tracecmd_walk_buffer(f, i, nvme_one, w, err, err_len);
 }
 
 int hmb_nvme_host_read(const char *path,

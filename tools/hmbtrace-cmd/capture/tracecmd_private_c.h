@@ -18,6 +18,7 @@
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_TRACECMD_PRIVATE_C_H_
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct tracecmd_input;
 struct tracecmd_output;
@@ -33,6 +34,18 @@ void tracecmd_set_flag(struct tracecmd_input *handle, int flag);
  */
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 unsigned long tracecmd_get_in_file_version(struct tracecmd_input *handle);
+int tracecmd_cpus(struct tracecmd_input *handle);
+
+/*
+ * Where a CPU's pages lie (ftrace_file_pages_c.c): its last record, and the
+ * bytes of its data in the file. trace-cmd declares the size as off64_t, a
+ * 64-bit signed integer on every Linux ABI, returned in the same register
+ * as int64_t (which does not need _LARGEFILE64_SOURCE here). Its page size
+ * comes from tracecmd_page_size().
+ */
+struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
+int64_t tracecmd_get_cpu_file_size(struct tracecmd_input *handle, int cpu);
+int tracecmd_page_size(struct tracecmd_input *handle);
 
 /* Writing (retime/) */
 

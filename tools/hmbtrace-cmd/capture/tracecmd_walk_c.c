@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "capture/tracecmd_walk_c.h"
 #include "capture/c_error.h"
+#include "capture/ftrace_file_pages_c.h"
 #include "capture/trace_pageout_c.h"
 
 #include <dlfcn.h>
@@ -163,8 +164,8 @@ static int open_instances(struct hmb_tracecmd_file *f, char *err, size_t err_len
 	return 0;
 }
 
-int hmb_tracecmd_file_open(struct hmb_tracecmd_file *f, const char *path, int instances,
-			   const struct stat *same_as, char *err, size_t err_len)
+static int open_handles(struct hmb_tracecmd_file *f, const char *path, int instances,
+			const struct stat *same_as, char *err, size_t err_len)
 {
 	struct tracecmd_input *top;
 
@@ -197,9 +198,60 @@ int hmb_tracecmd_file_open(struct hmb_tracecmd_file *f, const char *path, int in
 	return 0;
 }
 
+static int reference_walk_forced(void)
+{
+	const char *v = getenv(HMB_REFERENCE_WALK_ENV);
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+/*
+ * f is open: where its pages are, for the walks to read them. A file not
+ * read by pages keeps f->pages NULL (opened again if locating them moved
+ * the handles' cursors). 0, or -1 with a message in err (f closed).
+ */
+static int open_pages(struct hmb_tracecmd_file *f, const char *path, int instances, char *err,
+		      size_t err_len)
+{
+	struct ftrace_file_pages *fp = calloc(1, sizeof(*fp));
+	struct stat st = f->st;
+	int ret;
+
+	if (!fp)
+		return 0;	/* the reference walk, which needs no more memory */
+	ret = ftrace_file_pages_open(fp, path, f, err, err_len);
+	if (ret == 0) {
+		f->pages = fp;
+		return 0;
+	}
+	free(fp);
+	if (ret == 1)
+		return 0;
+	hmb_tracecmd_file_close(f);
+	if (ret < 0)
+		return -1;
+	return open_handles(f, path, instances, st.st_ino ? &st : NULL, err, err_len);
+}
+
+int hmb_tracecmd_file_open(struct hmb_tracecmd_file *f, const char *path, int instances,
+			   const struct stat *same_as, char *err, size_t err_len)
+{
+	if (open_handles(f, path, instances, same_as, err, err_len))
+		return -1;
+	if (reference_walk_forced())
+		return 0;
+	return open_pages(f, path, instances, err, err_len);
+}
+
 void hmb_tracecmd_file_close(struct hmb_tracecmd_file *f)
 {
 	int i;
+
+	if (f->pages) {
+		ftrace_file_pages_close(f->pages);
+		free(f->pages);
+		f->pages = NULL;
+	}
 
 	/* Instance handles hold a reference on the top one: close them first. */
 	for (i = f->nr_handles - 1; i >= 0; i--)
@@ -254,16 +306,97 @@ void hmb_tracecmd_clock(struct tracecmd_input *handle, char *dst, size_t len)
 	dst[n] = '\0';
 }
 
-int hmb_tracecmd_walk(struct hmb_tracecmd_file *f, int nr, hmb_tracecmd_event_fn fn, void *data,
-		      char *err, size_t err_len)
+/* One CPU of a page walk: its cursor and its next event. */
+struct page_walk_cpu {
+	struct ftrace_cpu_cursor cursor;
+	struct ftrace_page_event ev;
+	int have;
+};
+
+/*
+ * The walk over buffers [first, first + nr) read from their pages, in
+ * tracecmd_iterate_events_multi()'s order: it picks the earliest next
+ * record over every cpu (buffer by buffer, cpus counted across them) with
+ * a strict "<", so a tie goes to the lowest; so does this.
+ */
+static int page_walk(struct hmb_tracecmd_file *f, int first, int nr, hmb_tracecmd_event_fn fn,
+		     void *data, char *err, size_t err_len)
+{
+	struct ftrace_file_pages *fp = f->pages;
+	uint64_t errors_before = fp->page_errors;
+	struct page_walk_cpu *cpus;
+	int total = 0, n = 0, b, i;
+
+	for (b = first; b < first + nr; b++)
+		total += fp->nr_cpus[b];
+	cpus = calloc(total ? (size_t)total : 1, sizeof(*cpus));
+	if (!cpus) {
+		set_err(err, err_len, "out of memory");
+		return -1;
+	}
+	for (b = first; b < first + nr; b++) {
+		for (i = 0; i < fp->nr_cpus[b]; i++, n++) {
+			if (ftrace_cpu_cursor_init(&cpus[n].cursor, fp, b, i)) {
+				n++;
+				goto err_nomem;
+			}
+			cpus[n].have = ftrace_cpu_cursor_next(&cpus[n].cursor, &cpus[n].ev) == 1;
+		}
+	}
+	for (;;) {
+		struct page_walk_cpu *c;
+		struct tep_record rec;
+		int next = -1;
+
+		for (i = 0; i < n; i++) {
+			if (cpus[i].have && (next < 0 || cpus[i].ev.ts < cpus[next].ev.ts))
+				next = i;
+		}
+		if (next < 0)
+			break;
+		c = &cpus[next];
+		memset(&rec, 0, sizeof(rec));
+		rec.ts = c->ev.ts;
+		rec.offset = c->cursor.page + c->ev.offset;
+		rec.missed_events = c->ev.missed_events;
+		rec.size = (int)c->ev.size;
+		rec.record_size = (int)(c->ev.data - (c->cursor.page_bytes + c->ev.offset)) + rec.size;
+		rec.data = (void *)c->ev.data;
+		rec.cpu = fp->cpus[c->cursor.buffer][c->cursor.cpu_index].cpu;
+		rec.ref_count = 1;
+		if (fn(f->handles[c->cursor.buffer], &rec, next, data))
+			break;
+		c->have = ftrace_cpu_cursor_next(&c->cursor, &c->ev) == 1;
+	}
+	for (i = 0; i < n; i++)
+		ftrace_cpu_cursor_destroy(&cpus[i].cursor);
+	free(cpus);
+	if (fp->page_errors != errors_before) {
+		char text[256];
+
+		ftrace_page_error_text(fp, text, sizeof(text));
+		fprintf(stderr, "hmbtrace-cmd: %s\n", text);
+	}
+	return 0;
+
+err_nomem:
+	for (i = 0; i < n; i++)
+		ftrace_cpu_cursor_destroy(&cpus[i].cursor);
+	free(cpus);
+	set_err(err, err_len, "out of memory");
+	return -1;
+}
+
+static int walk_range(struct hmb_tracecmd_file *f, int first, int nr, hmb_tracecmd_event_fn fn,
+		      void *data, char *err, size_t err_len)
 {
 	struct walk w = { fn, data, 0, { 0 } };
 	int ret;
 
-	if (nr > f->nr_handles)
-		nr = f->nr_handles;
-	trace_pageout_init(&w.pageout, f->handles, nr, f->st.st_dev, f->st.st_ino);
-	ret = tracecmd_iterate_events_multi(f->handles, nr, walk_one, &w);
+	if (f->pages)
+		return page_walk(f, first, nr, fn, data, err, err_len);
+	trace_pageout_init(&w.pageout, f->handles + first, nr, f->st.st_dev, f->st.st_ino);
+	ret = tracecmd_iterate_events_multi(f->handles + first, nr, walk_one, &w);
 	trace_pageout_flush(&w.pageout);
 	trace_pageout_free(&w.pageout);
 	if (ret < 0 && !w.stopped) {
@@ -271,4 +404,20 @@ int hmb_tracecmd_walk(struct hmb_tracecmd_file *f, int nr, hmb_tracecmd_event_fn
 		return -1;
 	}
 	return 0;
+}
+
+int hmb_tracecmd_walk(struct hmb_tracecmd_file *f, int nr, hmb_tracecmd_event_fn fn, void *data,
+		      char *err, size_t err_len)
+{
+	if (nr > f->nr_handles)
+		nr = f->nr_handles;
+	return walk_range(f, 0, nr, fn, data, err, err_len);
+}
+
+int hmb_tracecmd_walk_buffer(struct hmb_tracecmd_file *f, int buffer, hmb_tracecmd_event_fn fn,
+			     void *data, char *err, size_t err_len)
+{
+	if (buffer < 0 || buffer >= f->nr_handles)
+		return 0;
+	return walk_range(f, buffer, 1, fn, data, err, err_len);
 }

@@ -21,6 +21,14 @@
 struct tracecmd_input;
 struct tep_record;
 
+struct ftrace_file_pages;
+
+/*
+ * Set (to anything but "" or "0"), every walk goes through libtracecmd's
+ * iteration, the reference the page walk is tested against.
+ */
+#define HMB_REFERENCE_WALK_ENV "HMBTRACE_REFERENCE_WALK"
+
 /* An open capture: the top buffer and, if asked for, every instance's. */
 struct hmb_tracecmd_file {
 	/* [0] is the top buffer, then each instance in file order (instance i at i + 1) */
@@ -29,6 +37,13 @@ struct hmb_tracecmd_file {
 	/* The file when it was opened (zero when stat() failed: then the
 	 * page-out only pages out, never drops). */
 	struct stat st;
+	/*
+	 * Where each CPU's pages are, when the walks read them directly
+	 * (ftrace_file_pages_c.h; opened with every instance); NULL: they
+	 * go through libtracecmd's iteration (a compressed or version 7
+	 * file, or HMB_REFERENCE_WALK_ENV).
+	 */
+	struct ftrace_file_pages *pages;
 };
 
 /*
@@ -76,8 +91,18 @@ typedef int (*hmb_tracecmd_event_fn)(struct tracecmd_input *handle, struct tep_r
  * nr buffers) in host time order. Returns 0 when the walk ended or `fn`
  * stopped it, or -1 with a message in err when the events could not be
  * read.
+ *
+ * Read from the pages (f->pages), the events come in the order
+ * libtracecmd's tracecmd_iterate_events_multi() gives: the earliest
+ * timestamp first, a tie to the lowest cpu as it counts them (buffer by
+ * buffer); `fn` gets a tep_record with what libtracecmd sets of one (ts,
+ * offset, missed_events, size, record_size, data, cpu), valid during the
+ * call. Malformed pages are skipped and said on stderr, once per walk.
  */
 int hmb_tracecmd_walk(struct hmb_tracecmd_file *f, int nr, hmb_tracecmd_event_fn fn, void *data,
 		      char *err, size_t err_len);
+/* The same over buffer `buffer` alone (its cpus counted from 0). */
+int hmb_tracecmd_walk_buffer(struct hmb_tracecmd_file *f, int buffer, hmb_tracecmd_event_fn fn,
+			     void *data, char *err, size_t err_len);
 
 #endif /* HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_TRACECMD_WALK_C_H_ */
