@@ -22,7 +22,9 @@
 #include "hmb_trace_printf.h"
 #include "printf_sample_fw.h"
 
+#ifndef FW_ROUNDS
 #define FW_ROUNDS	3
+#endif
 
 /* The GNU build id of this program's own ELF file, as a firmware's
  * linker script would give it; 0 if found. */
