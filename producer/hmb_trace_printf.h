@@ -82,11 +82,10 @@ struct hmb_trace_printf_site {
 
 #if defined(__cplusplus)
 #define HMB_PF_ASSERT(cond, msg)	static_assert(cond, msg)
-#define HMB_PF_TYPEOF(x)		__typeof__(x)
 #else
 #define HMB_PF_ASSERT(cond, msg)	_Static_assert(cond, msg)
-#define HMB_PF_TYPEOF(x)		__typeof__(x)
 #endif
+#define HMB_PF_TYPEOF(x)		__typeof__(x)
 
 /* An argument's descriptor byte: a constant expression. */
 #define HMB_PF_ARG(x)							\
