@@ -105,6 +105,25 @@ static inline uint8_t *hmb_pf_put(uint8_t *dst, uint64_t v, uint32_t n)
 	return dst + n;
 }
 
+/*
+ * The append with its fast path inlined, as hmb_trace_declare.h's
+ * emitters do it: the arguments are packed (evaluated once, whether or not
+ * the record is refused) into @buf, whose @len is a constant the copy
+ * into the record is unrolled for.
+ */
+HMB_TRACE_INLINE int
+hmb_pf_emit(struct hmb_trace_producer *p, uint16_t core, uint16_t id,
+	    uint64_t ts, const uint8_t *buf, uint32_t len)
+{
+	struct hmb_trace_append a;
+	int err = hmb_trace_reserve(p, core, id, ts, len, 0, &a);
+
+	if (err)
+		return err;
+	__builtin_memcpy(hmb_trace_payload(&a), buf, len);
+	return hmb_trace_commit(p, core, &a);
+}
+
 #define HMB_PF_SIZE(x)	+ sizeof(x)
 #define HMB_PF_DESC(x)	HMB_PF_ARG(x),
 #define HMB_PF_STORE(x)	hmb_pf_c = hmb_pf_put(hmb_pf_c, (uint64_t)(x), \
@@ -142,9 +161,9 @@ static inline uint8_t *hmb_pf_put(uint8_t *dst, uint64_t v, uint32_t n)
 			      "HMB_TRACE_PRINTF: id out of 1..65535");	\
 		(void)hmb_pf_site;					\
 		HMB_PF_EACH(k, HMB_PF_STORE, __VA_ARGS__)		\
-		hmb_trace_emit((p), (core), (uint16_t)(id), (ts),		\
-			       (k) ? hmb_pf_buf : (uint8_t *)0,			\
-			       (uint32_t)(hmb_pf_c - hmb_pf_buf), 0, 0); \
+		(void)hmb_pf_c;						\
+		hmb_pf_emit((p), (core), (uint16_t)(id), (ts), hmb_pf_buf, \
+			    (uint32_t)(0 HMB_PF_EACH(k, HMB_PF_SIZE, __VA_ARGS__))); \
 	})
 
 /* The number of arguments after the format: 0..15. */
