@@ -143,19 +143,54 @@ static uint32_t event_entry_len(const struct hmb_trace_event_desc *ev)
 	return align_up32(len, 8);
 }
 
+static uint32_t get_le(const uint8_t *b, uint32_t n)
+{
+	uint32_t v = 0;
+
+	while (n--)
+		v = v << 8 | b[n];
+	return v;
+}
+
+/*
+ * The entries' bytes of cfg->dict_blob (after its header), and their
+ * count in *@nr; 0 if there is none or it is not a dictionary.
+ */
+static uint32_t blob_entries(const struct hmb_trace_producer_config *cfg,
+			     uint16_t *nr)
+{
+	const uint8_t *b = (const uint8_t *)cfg->dict_blob;
+	uint32_t total;
+
+	*nr = 0;
+	if (!b || cfg->dict_blob_len < sizeof(struct hmb_trace_dict_header))
+		return 0;
+	total = get_le(b + offsetof(struct hmb_trace_dict_header, total_len), 4);
+	if (get_le(b, 4) != HMB_TRACE_DICT_MAGIC ||
+	    get_le(b + offsetof(struct hmb_trace_dict_header, version), 2) !=
+	    HMB_TRACE_DICT_VERSION ||
+	    total < sizeof(struct hmb_trace_dict_header) ||
+	    total > cfg->dict_blob_len || total % 8)
+		return 0;
+	*nr = (uint16_t)get_le(b + offsetof(struct hmb_trace_dict_header,
+					    nr_events), 2);
+	return total - (uint32_t)sizeof(struct hmb_trace_dict_header);
+}
+
 static uint32_t dict_needed(const struct hmb_trace_producer_config *cfg)
 {
 	uint32_t len = sizeof(struct hmb_trace_dict_header);
-	uint16_t i;
+	uint16_t i, nr;
 
 	for (i = 0; i < cfg->nr_events; i++)
 		len += event_entry_len(&cfg->events[i]);
-	return len;
+	return len + blob_entries(cfg, &nr);
 }
 
 static int geometry_ok(const struct hmb_trace_producer_config *cfg)
 {
 	uint32_t ps = cfg->page_size;
+	uint16_t nr = 0;
 
 	if (ps < HMB_TRACE_PAGE_SIZE_MIN || ps > HMB_TRACE_PAGE_SIZE_MAX ||
 	    (ps & (ps - 1)))
@@ -166,6 +201,10 @@ static int geometry_ok(const struct hmb_trace_producer_config *cfg)
 	    cfg->nr_cores * sizeof(struct hmb_trace_core) > ps)
 		return 0;
 	if (cfg->nr_events && !cfg->events)
+		return 0;
+	if (cfg->dict_blob && !blob_entries(cfg, &nr))
+		return 0;
+	if ((uint32_t)cfg->nr_events + nr > 0xffff)
 		return 0;
 	return 1;
 }
@@ -288,7 +327,8 @@ static int write_dictionary(uint8_t *dst, uint32_t cap,
 	struct hmb_trace_dict_header *h = (struct hmb_trace_dict_header *)dst;
 	uint32_t used = dict_needed(cfg);
 	uint32_t off = sizeof(*h);
-	uint16_t i;
+	uint32_t blob_len;
+	uint16_t i, blob_nr;
 	int err;
 
 	if (used > cap)
@@ -299,10 +339,15 @@ static int write_dictionary(uint8_t *dst, uint32_t cap,
 			return err;
 		off += event_entry_len(&cfg->events[i]);
 	}
+	blob_len = blob_entries(cfg, &blob_nr);
+	if (blob_len)
+		hmb_trace_copy(dst + off, (const uint8_t *)cfg->dict_blob +
+			       sizeof(*h), blob_len);
+	off += blob_len;
 	zero_bytes(dst + off, cap - off);
 	put32(&h->magic, HMB_TRACE_DICT_MAGIC);
 	put16(&h->version, HMB_TRACE_DICT_VERSION);
-	put16(&h->nr_events, cfg->nr_events);
+	put16(&h->nr_events, (uint16_t)(cfg->nr_events + blob_nr));
 	put32(&h->total_len, used);
 	put32(&h->reserved, 0);
 	return 0;

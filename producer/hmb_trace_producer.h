@@ -76,6 +76,15 @@ struct hmb_trace_producer_config {
 	uint8_t prev_unknown;
 	uint16_t nr_events;
 	const struct hmb_trace_event_desc *events;
+	/*
+	 * A dictionary built off the device, the ABI's header and entries
+	 * (`hmbtrace-cmd dict --raw`, the tokenized printf sites of
+	 * hmb_trace_printf.h): its entries follow those of @events. It is
+	 * checked as far as the producer copies it (magic, version, length);
+	 * ids unique across both are the build's to ensure. NULL: none.
+	 */
+	const void *dict_blob;
+	uint32_t dict_blob_len;
 };
 
 /*

@@ -20,6 +20,7 @@
  * inlined into its caller saves their call and return.
  */
 #include "fw_bench_events.h"
+#include "hmb_trace_printf.h"
 
 /* A 4 KiB page holds 253 8-byte, 101 32-byte or 29 128-byte payloads. */
 #define FW_PAGE_SIZE	4096u

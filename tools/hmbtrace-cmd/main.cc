@@ -26,7 +26,8 @@
   X(Stream)                  \
   X(Record)                  \
   X(Retime)                  \
-  X(Dump)
+  X(Dump)                    \
+  X(Dict)
 
 namespace hmbtrace {
 

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "capture/capture_c.h"
+#include "capture/dictionary_override.h"
 #include "capture/ftrace_events_c.h"
 #include "dump/dump_events.h"
 
@@ -188,6 +189,18 @@ bool CaptureFile::is_dump() const {
 Status CaptureFile::Read(const CaptureCallback& fn, CaptureFilter filter, const Tick& tick) {
   if (!handle_)
     return Status::Error(path_ + ": not open");
+  if (const DictionaryOverride* o = GetDictionaryOverride()) {
+    DictionaryMerger merger(*o);
+    const CaptureCallback merged = [&](const CaptureEvent& ev) { return merger.Filter(ev, fn); };
+    Status s = ReadPass(merged, filter, tick);
+    if (!merger.error().empty())
+      return Status::Error(merger.error());
+    return s;
+  }
+  return ReadPass(fn, filter, tick);
+}
+
+Status CaptureFile::ReadPass(const CaptureCallback& fn, CaptureFilter filter, const Tick& tick) {
   if (handle_->dump)
     return handle_->dump->Read(fn, filter == CaptureFilter::kMetadata, tick, kTickEvents, &scan_);
   hmb_capture* cap = handle_->cap.get();

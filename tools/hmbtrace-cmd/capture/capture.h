@@ -161,6 +161,8 @@ class CaptureFile {
   const std::string& path() const { return path_; }
 
  private:
+  // Read() without the --dictionary filter (capture/dictionary_override.h).
+  Status ReadPass(const CaptureCallback& fn, CaptureFilter filter, const Tick& tick);
   // One hmb_capture_iterate() with `walk` as its data; sets scan_.
   Status Iterate(void* walk);
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "commands/command.h"
 
+#include <cstdio>
+
+#include "capture/dictionary_override.h"
 #include "live/instance.h"
 
 namespace hmbtrace {
@@ -10,6 +13,23 @@ void AddInputOption(CLI::App* cmd, std::string* input) {
   cmd->add_option("-i,--input", *input, "The trace-cmd data file to read")
       ->capture_default_str()
       ->type_name("FILE");
+}
+
+void AddDictionaryOption(CLI::App* cmd, std::string* path) {
+  cmd->add_option("--dictionary", *path,
+                  "A dictionary file of the firmware (hmbtrace-cmd dict), for the events its "
+                  "trace does not describe; refused if its build id is not the trace's")
+      ->type_name("FILE");
+}
+
+bool UseDictionaryOption(const std::string& path, const char* command, int& exit_code) {
+  if (path.empty()) return true;
+  if (Status s = SetDictionaryOverride(path); !s.ok()) {
+    std::fprintf(stderr, "hmbtrace-cmd %s: %s\n", command, s.message().c_str());
+    exit_code = 1;
+    return false;
+  }
+  return true;
 }
 
 void AddTracefsOption(CLI::App* cmd, std::string* tracefs_dir) {

@@ -36,6 +36,12 @@ void AddFilterOptions(CLI::App* cmd,
                       std::vector<uint16_t>* cores,
                       std::vector<std::string>* events);
 
+// --dictionary FILE (report, stat, export): `hmbtrace-cmd dict`'s file.
+void AddDictionaryOption(CLI::App* cmd, std::string* path);
+// Sets it for the reads to come (capture/dictionary_override.h) if given;
+// false, with a message naming `command` and exit_code 1, if it cannot.
+bool UseDictionaryOption(const std::string& path, const char* command, int& exit_code);
+
 }  // namespace hmbtrace
 
 #endif  // HMBTRACE_TOOLS_HMBTRACE_CMD_COMMANDS_COMMAND_H_

@@ -12,6 +12,7 @@ void AddExportCommand(CLI::App& app, int& exit_code) {
   struct Options {
     ExportOptions exp;
     std::string perfetto;  // the old spelling of --output
+    std::string dictionary;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -20,6 +21,7 @@ void AddExportCommand(CLI::App& app, int& exit_code) {
       "cores, host NVMe queues with flows to the firmware work, the other ftrace events), or "
       "Chrome JSON trace events");
   AddInputOption(cmd, &o->exp.input);
+  AddDictionaryOption(cmd, &o->dictionary);
   cmd->add_option("-o,--output", o->exp.output, "Write the trace here")
       ->capture_default_str()
       ->type_name("OUT");
@@ -37,6 +39,8 @@ void AddExportCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("-q,--quiet", o->exp.quiet,
                 "Print no summary line, and no progress line while reading");
   cmd->callback([o, &exit_code] {
+    if (!UseDictionaryOption(o->dictionary, "export", exit_code))
+      return;
     if (!o->perfetto.empty())
       o->exp.output = o->perfetto;
     exit_code = RunExport(o->exp);

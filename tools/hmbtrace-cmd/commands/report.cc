@@ -18,6 +18,7 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
     std::vector<uint16_t> cores;
     std::vector<std::string> events;
     std::string command_id;  // QID:CID
+    std::string dictionary;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -26,6 +27,7 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       "carries, at its firmware time converted to the host clock; losses, state changes and "
       "trace_marker lines in the same timeline");
   AddInputOption(cmd, &o->input);
+  AddDictionaryOption(cmd, &o->dictionary);
   AddFilterOptions(cmd, &o->cores, &o->events);
   cmd->add_flag("--raw", o->report.raw, "Add the payload in hex to decoded records");
   cmd->add_option("--cmd", o->command_id,
@@ -40,6 +42,8 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->type_name("MS");
   cmd->callback([o, &exit_code] {
+    if (!UseDictionaryOption(o->dictionary, "report", exit_code))
+      return;
     if (o->report.reorder_margin_ms > 3600000) {
       std::fprintf(stderr, "hmbtrace-cmd report: --reorder-margin must be at most 3600000 ms\n");
       exit_code = 2;

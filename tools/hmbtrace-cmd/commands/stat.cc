@@ -17,6 +17,7 @@ void AddStatCommand(CLI::App& app, int& exit_code) {
     bool no_commands = false;
     std::string commands_json;
     std::string html;
+    std::string dictionary;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -24,6 +25,7 @@ void AddStatCommand(CLI::App& app, int& exit_code) {
       "Per device and firmware core: records, sequence range, losses by reason checked against "
       "the sequence numbers, per-event counts and latencies");
   AddInputOption(cmd, &o->input);
+  AddDictionaryOption(cmd, &o->dictionary);
   cmd->add_flag("--json", o->json, "Print JSON instead of text");
   cmd->add_flag("--no-commands", o->no_commands,
                 "Leave out the NVMe command join (host commands joined to their firmware "
@@ -37,6 +39,8 @@ void AddStatCommand(CLI::App& app, int& exit_code) {
                   "the NVMe split per opcode, activity per core, the slowest commands")
       ->type_name("FILE");
   cmd->callback([o, &exit_code] {
+    if (!UseDictionaryOption(o->dictionary, "stat", exit_code))
+      return;
     if (!o->commands_json.empty()) {
       exit_code = WriteCommandListJson(o->input, o->commands_json);
       if (exit_code != 0)
