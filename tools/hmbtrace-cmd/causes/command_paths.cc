@@ -55,6 +55,11 @@ void ForOverlapping(const std::vector<Activity>& list, const CommandStage& s, Fn
   }
 }
 
+bool HasCommandAttribution(const Dictionary& dict) {
+  return std::any_of(dict.events().begin(), dict.events().end(),
+                     [](const EventDesc& ev) { return ev.cmd_kind != HMB_TRACE_CMD_NONE; });
+}
+
 int CommandPath::LongestDelay() const {
   int best = -1;
   for (size_t i = 0; i < stages.size(); i++) {

@@ -74,6 +74,9 @@ struct AttributionCounts {
   }
 };
 
+// Whether any event of `dict` has ABI 1.2 command attribution.
+bool HasCommandAttribution(const Dictionary& dict);
+
 class CommandPaths {
  public:
   static constexpr size_t kMaxCommands = 1u << 22;
