@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "causes/causes_events.h"
+#include "causes/command_path_text.h"
 #include "causes/die_model.h"
 #include "decode_test_util.h"
 
@@ -233,6 +234,26 @@ TEST(CommandPathsBadDictTest, NeverEndedStageAndResourcelessWait) {
   ASSERT_EQ(paths.commands().size(), 1u);
   ASSERT_EQ(paths.commands()[0].stages.size(), 1u);
   EXPECT_EQ(paths.commands()[0].stages[0].cause, kCauseUnattributed);
+}
+
+TEST_F(BadInputTest, ThePathNamesTheWaitsCause) {
+  Add(1000, CZ_EV_CMD_FETCH, cz_cmd_fetch{1, 7, 3, CZ_OPC_READ, 4});
+  Add(1400, CZ_EV_FTL_LOOKUP, cz_work{3, 400});
+  Add(160000, CZ_EV_GC_ERASE, cz_gc_erase{4, 1187, 250000});  // began before the fetch
+  Add(159400, CZ_EV_DIE_WAIT, cz_die_wait{3, 4, 158000});
+  Add(165400, CZ_EV_NAND_READ, cz_nand_read{3, 4, 6000});
+  Add(166200, CZ_EV_XFER, cz_work{3, 800});
+  Add(166200, CZ_EV_CMD_COMPLETE, cz_cmd_complete{1, 7, 0, 165200});
+  paths_.Finish();
+  ASSERT_EQ(paths_.commands().size(), 1u);
+  EXPECT_EQ(CommandPathText(paths_.commands()[0], 100000000),
+            "  firmware stages, fetch to completion 1.652 ms:\n"
+            "    +0.0 us  ftl_lookup 4.0 us\n"
+            "    +4.0 us  die_wait 1.580 ms: waited for die 4: gc_erase die=4 block=1187 "
+            "latency=250000  <- longest wait\n"
+            "    +1.584 ms  nand_read 60.0 us\n"
+            "    +1.644 ms  xfer 8.0 us\n"
+            "  main cause: gc_erase (die_wait 1.580 ms)\n");
 }
 
 }  // namespace
