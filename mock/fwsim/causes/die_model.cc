@@ -56,16 +56,26 @@ class Model {
       const Pending p = queue_.top();
       queue_.pop();
       switch (p.step) {
-        case Step::kArrive: Arrive(p.index, p.at_ns); break;
-        case Step::kDieRequest: Dispatch(p.index, p.at_ns); break;
-        case Step::kProgram: Program(p.index, p.at_ns); break;
-        case Step::kGc: Gc(p.index, p.at_ns); break;
-        case Step::kDone: free_tags_.push_back(cmds_[p.index].tag); break;
+        case Step::kArrive:
+          Arrive(p.index, p.at_ns);
+          break;
+        case Step::kDieRequest:
+          Dispatch(p.index, p.at_ns);
+          break;
+        case Step::kProgram:
+          Program(p.index, p.at_ns);
+          break;
+        case Step::kGc:
+          Gc(p.index, p.at_ns);
+          break;
+        case Step::kDone:
+          free_tags_.push_back(cmds_[p.index].tag);
+          break;
       }
     }
     if (c_.throttle && throttle_to_ > throttle_from_) {
-      Emit(throttle_to_, CZ_EV_THERMAL_THROTTLE, cz_thermal_throttle{
-          0, 85, Lat(throttle_from_, throttle_to_)});
+      Emit(throttle_to_, CZ_EV_THERMAL_THROTTLE,
+           cz_thermal_throttle{0, 85, Lat(throttle_from_, throttle_to_)});
     }
     std::stable_sort(run_.records.begin(), run_.records.end(),
                      [](const ModelRecord& a, const ModelRecord& b) { return a.ts < b.ts; });
@@ -95,7 +105,11 @@ class Model {
   }
   // A stage of command |i| from |from| to |to| (ns): its record and truth.
   template <typename Payload>
-  void Stage(uint32_t i, uint16_t id, const char* name, uint64_t from, uint64_t to,
+  void Stage(uint32_t i,
+             uint16_t id,
+             const char* name,
+             uint64_t from,
+             uint64_t to,
              const Payload& pl) {
     Emit(to, id, pl);
     run_.commands[i].stages.push_back(TruthStage{name, Tick(from), Tick(to)});
@@ -148,8 +162,7 @@ class Model {
     t.fetch = Tick(a);
     Emit(a, CZ_EV_CMD_FETCH, cz_cmd_fetch{t.qid, t.cid, cmd.tag, t.opcode, cmd.die});
     const uint64_t looked_up = a + c_.ftl_ns;
-    Stage(i, CZ_EV_FTL_LOOKUP, "ftl_lookup", a, looked_up,
-          cz_work{cmd.tag, Lat(a, looked_up)});
+    Stage(i, CZ_EV_FTL_LOOKUP, "ftl_lookup", a, looked_up, cz_work{cmd.tag, Lat(a, looked_up)});
     if (!cmd.read) {
       const uint64_t done = looked_up + c_.buffer_ns;
       Stage(i, CZ_EV_WRITE_BUFFER, "write_buffer", looked_up, done,
@@ -205,9 +218,9 @@ class Model {
     const uint64_t start = std::max(now, die.free_ns);
     const uint64_t end = start + c_.erase_ns;
     Occupy(die, start, end, true);
-    Emit(end, CZ_EV_GC_ERASE, cz_gc_erase{static_cast<uint8_t>(d),
-                                         static_cast<uint32_t>(prng_.Below(4096)),
-                                         Lat(start, end)});
+    Emit(end, CZ_EV_GC_ERASE,
+         cz_gc_erase{static_cast<uint8_t>(d), static_cast<uint32_t>(prng_.Below(4096)),
+                     Lat(start, end)});
   }
 
   void Occupy(Die& die, uint64_t from, uint64_t to, bool gc) {

@@ -29,7 +29,7 @@ struct DieModelConfig {
   uint32_t write_percent = 30;
   // Stage lengths, ns.
   uint32_t ftl_ns = 4000;
-  uint32_t read_ns = 60000;   // tR
+  uint32_t read_ns = 60000;      // tR
   uint32_t program_ns = 300000;  // tPROG, behind the write buffer
   uint32_t xfer_ns = 8000;
   uint32_t buffer_ns = 15000;
@@ -78,7 +78,7 @@ struct TruthCommand {
 };
 
 struct DieModelRun {
-  std::vector<ModelRecord> records;  // in time order
+  std::vector<ModelRecord> records;    // in time order
   std::vector<TruthCommand> commands;  // in fetch order
 };
 

@@ -92,30 +92,28 @@ std::string CauseDuration(uint64_t ticks, uint64_t hz) {
   return us >= 1000 ? Line("%.3f ms", us / 1000) : Line("%.1f us", us);
 }
 
-std::string CauseStatText(const CommandPaths& paths,
-                          const std::function<uint64_t(uint16_t)>& hz) {
+std::string CauseStatText(const CommandPaths& paths, const std::function<uint64_t(uint16_t)>& hz) {
   if (!paths.any())
     return "";
   const AttributionCounts& n = paths.counts();
-  std::string out = Line(
-      "\nCommand causes (ABI 1.2 attribution): %zu commands, %" PRIu64
-      " attribution records, %" PRIu64 " unattributed\n",
-      paths.commands().size(), n.records, n.total_unattributed());
+  std::string out = Line("\nCommand causes (ABI 1.2 attribution): %zu commands, %" PRIu64
+                         " attribution records, %" PRIu64 " unattributed\n",
+                         paths.commands().size(), n.records, n.total_unattributed());
   if (n.total_unattributed()) {
-    out += Line("  unattributed: %" PRIu64 " name no open command, %" PRIu64
-                " never ended, %" PRIu64 " name no resource, %" PRIu64
-                " too short, %" PRIu64 " beyond bounds\n",
-                n.unknown_command, n.stage_never_ended, n.no_resource, n.bad_field, n.dropped);
+    out +=
+        Line("  unattributed: %" PRIu64 " name no open command, %" PRIu64 " never ended, %" PRIu64
+             " name no resource, %" PRIu64 " too short, %" PRIu64 " beyond bounds\n",
+             n.unknown_command, n.stage_never_ended, n.no_resource, n.bad_field, n.dropped);
   }
   for (const auto& [key, o] : Collect(paths)) {
     const uint64_t rate = hz(key.first);
     const char* unit = rate ? "us" : "ticks";
     std::vector<uint64_t> sorted = o.latency;
     std::sort(sorted.begin(), sorted.end());
-    out += Line("  device %u %s: %zu commands, firmware time p50 %.1f p90 %.1f p99 %.1f %s\n",
-                key.first, key.second.c_str(), o.latency.size(),
-                Micros(Percentile(sorted, 50), rate), Micros(Percentile(sorted, 90), rate),
-                Micros(o.p99, rate), unit);
+    out +=
+        Line("  device %u %s: %zu commands, firmware time p50 %.1f p90 %.1f p99 %.1f %s\n",
+             key.first, key.second.c_str(), o.latency.size(), Micros(Percentile(sorted, 50), rate),
+             Micros(Percentile(sorted, 90), rate), Micros(o.p99, rate), unit);
     out += Line("    %-24s %9s %11s %11s %11s\n", "stage", "commands", "p50", "p90", "p99");
     for (const auto& [name, v] : o.stages) {
       out += Line("    %-24s %9zu %11.1f %11.1f %11.1f\n", name.c_str(), v.size(),
@@ -174,8 +172,8 @@ nlohmann::json CauseStatJson(const CommandPaths& paths,
     for (const auto& [cause, ticks] : o.tail_cause_ticks) {
       const auto main = o.tail_main_cause.find(cause);
       op["tail"]["causes"][cause] = {
-          {"share", o.tail_ticks ? static_cast<double>(ticks) / static_cast<double>(o.tail_ticks)
-                                 : 0.0},
+          {"share",
+           o.tail_ticks ? static_cast<double>(ticks) / static_cast<double>(o.tail_ticks) : 0.0},
           {"main_cause_of", main == o.tail_main_cause.end() ? 0 : main->second}};
     }
     ops.push_back(std::move(op));

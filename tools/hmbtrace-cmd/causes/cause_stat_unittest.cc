@@ -28,8 +28,8 @@ struct Capture {
 
 // The model's run as the hmb instance would carry it: device 0, one core.
 void Feed(const DieModelRun& run, Capture* c) {
-  const std::vector<uint8_t> dict = test::ProduceDictionary(
-      {cz_events, cz_nr_events}, false, {cz_cmds, cz_nr_cmds});
+  const std::vector<uint8_t> dict =
+      test::ProduceDictionary({cz_events, cz_nr_events}, false, {cz_cmds, cz_nr_cmds});
   CaptureEvent state;
   state.kind = CaptureKind::kState;
   state.state = HMB_TRACE_EV_ATTACHED;

@@ -11,7 +11,8 @@ namespace hmbtrace {
 
 std::string CommandPathText(const CommandPath& c, uint64_t hz) {
   std::string out = "  firmware stages, fetch to ";
-  out += c.completed ? "completion " + CauseDuration(c.latency(), hz) : "end of capture (no completion)";
+  out += c.completed ? "completion " + CauseDuration(c.latency(), hz)
+                     : "end of capture (no completion)";
   out += ":\n";
   // By begin; a longer stage first when two begin together, so that it
   // encloses the shorter.
@@ -34,7 +35,8 @@ std::string CommandPathText(const CommandPath& c, uint64_t hz) {
       staged += s.length();
     }
     out += "    +" + CauseDuration(s.begin - std::min(s.begin, c.fetch), hz);
-    out += std::string(2 + 2 * open_ends.size(), ' ') + s.name + " " + CauseDuration(s.length(), hz);
+    out +=
+        std::string(2 + 2 * open_ends.size(), ' ') + s.name + " " + CauseDuration(s.length(), hz);
     if (s.kind == HMB_TRACE_CMD_WAIT) {
       out += ": waited";
       if (!s.resource.empty())

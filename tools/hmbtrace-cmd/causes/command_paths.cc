@@ -12,7 +12,8 @@ namespace {
 
 constexpr size_t kNoCommand = std::numeric_limits<size_t>::max();
 
-std::optional<uint64_t> Field(const EventDesc& ev, uint8_t index,
+std::optional<uint64_t> Field(const EventDesc& ev,
+                              uint8_t index,
                               std::span<const uint8_t> payload) {
   return RoleFieldValue(ev, index, payload);
 }
@@ -76,7 +77,9 @@ std::string CommandPath::MainCause() const {
   return i < 0 ? kCauseNone : stages[static_cast<size_t>(i)].cause;
 }
 
-void CommandPaths::Add(uint16_t dev, uint64_t ts, const EventDesc& ev,
+void CommandPaths::Add(uint16_t dev,
+                       uint64_t ts,
+                       const EventDesc& ev,
                        std::span<const uint8_t> payload) {
   Device& d = devices_[dev];
   if (ev.cmd_kind != HMB_TRACE_CMD_NONE)
@@ -114,7 +117,10 @@ void CommandPaths::Add(uint16_t dev, uint64_t ts, const EventDesc& ev,
   }
 }
 
-void CommandPaths::AddCommandSpan(Device& d, uint16_t dev, uint64_t ts, const EventDesc& ev,
+void CommandPaths::AddCommandSpan(Device& d,
+                                  uint16_t dev,
+                                  uint64_t ts,
+                                  const EventDesc& ev,
                                   std::span<const uint8_t> payload) {
   const std::optional<uint64_t> qid = Field(ev, ev.qid_field, payload);
   const std::optional<uint64_t> cid = Field(ev, ev.cid_field, payload);
@@ -122,8 +128,7 @@ void CommandPaths::AddCommandSpan(Device& d, uint16_t dev, uint64_t ts, const Ev
     counts_.bad_field++;
     return;
   }
-  const std::pair<uint16_t, uint16_t> key{static_cast<uint16_t>(*qid),
-                                          static_cast<uint16_t>(*cid)};
+  const std::pair<uint16_t, uint16_t> key{static_cast<uint16_t>(*qid), static_cast<uint16_t>(*cid)};
   if (ev.role == HMB_TRACE_ROLE_END) {
     auto it = d.open.find(key);
     if (it == d.open.end())
@@ -190,8 +195,12 @@ long CommandPaths::FindCommand(Device& d, const EventDesc& ev, std::span<const u
   return static_cast<long>(it->second);
 }
 
-bool CommandPaths::Interval(Device& d, uint64_t ts, const EventDesc& ev,
-                            std::span<const uint8_t> payload, size_t owner, uint64_t* begin,
+bool CommandPaths::Interval(Device& d,
+                            uint64_t ts,
+                            const EventDesc& ev,
+                            std::span<const uint8_t> payload,
+                            size_t owner,
+                            uint64_t* begin,
                             uint64_t* end) {
   *end = ts;
   if (ev.role == HMB_TRACE_ROLE_BEGIN || ev.role == HMB_TRACE_ROLE_END) {
@@ -232,7 +241,9 @@ bool CommandPaths::Interval(Device& d, uint64_t ts, const EventDesc& ev,
   return true;
 }
 
-void CommandPaths::AddStage(Device& d, uint64_t ts, const EventDesc& ev,
+void CommandPaths::AddStage(Device& d,
+                            uint64_t ts,
+                            const EventDesc& ev,
                             std::span<const uint8_t> payload) {
   const long c = FindCommand(d, ev, payload);
   if (c < 0)
@@ -263,7 +274,9 @@ void CommandPaths::AddStage(Device& d, uint64_t ts, const EventDesc& ev,
   cmd.stages.push_back(std::move(s));
 }
 
-void CommandPaths::AddActivity(Device& d, uint64_t ts, const EventDesc& ev,
+void CommandPaths::AddActivity(Device& d,
+                               uint64_t ts,
+                               const EventDesc& ev,
                                std::span<const uint8_t> payload) {
   const std::optional<uint64_t> r = Field(ev, ev.resource_field, payload);
   if (!r) {

@@ -38,12 +38,10 @@ struct CommandStage {
   // WAIT and REWORK: the cause; an activity's event name, kCauseQueueing,
   // the rework's own name, or kCauseUnattributed.
   std::string cause;
-  std::string cause_text;  // the activity's record, formatted
+  std::string cause_text;                   // the activity's record, formatted
   uint64_t cause_begin = 0, cause_end = 0;  // the activity blamed
   uint64_t length() const { return end - begin; }
-  bool is_delay() const {
-    return kind == HMB_TRACE_CMD_WAIT || kind == HMB_TRACE_CMD_REWORK;
-  }
+  bool is_delay() const { return kind == HMB_TRACE_CMD_WAIT || kind == HMB_TRACE_CMD_REWORK; }
 };
 
 // A host command as the firmware served it: from its fetch (the BEGIN of
@@ -63,12 +61,12 @@ struct CommandPath {
 };
 
 struct AttributionCounts {
-  uint64_t records = 0;             // records with a command attribution
-  uint64_t unknown_command = 0;     // a stage whose tag or qid/cid names no open command
-  uint64_t stage_never_ended = 0;   // a BEGIN stage or activity with no END
-  uint64_t no_resource = 0;         // a wait or an activity naming no resource
-  uint64_t bad_field = 0;           // a field the record is too short for
-  uint64_t dropped = 0;             // beyond the bounds kept
+  uint64_t records = 0;            // records with a command attribution
+  uint64_t unknown_command = 0;    // a stage whose tag or qid/cid names no open command
+  uint64_t stage_never_ended = 0;  // a BEGIN stage or activity with no END
+  uint64_t no_resource = 0;        // a wait or an activity naming no resource
+  uint64_t bad_field = 0;          // a field the record is too short for
+  uint64_t dropped = 0;            // beyond the bounds kept
   uint64_t total_unattributed() const {
     return unknown_command + stage_never_ended + no_resource + bad_field + dropped;
   }
@@ -106,20 +104,28 @@ class CommandPaths {
     std::map<std::pair<std::string, uint64_t>, std::vector<Activity>> held;
   };
   struct Device {
-    std::map<std::pair<uint16_t, uint16_t>, size_t> open;  // (qid, cid) -> command
+    std::map<std::pair<uint16_t, uint16_t>, size_t> open;    // (qid, cid) -> command
     std::map<uint64_t, std::pair<uint16_t, uint16_t>> tags;  // tag -> (qid, cid)
     // Open BEGIN stages: (begin id, key, command) -> stage; activities: command ~0.
     std::map<std::tuple<uint16_t, uint64_t, size_t>, std::pair<uint64_t, std::string>> spans;
     Resources resources;
   };
 
-  void AddCommandSpan(Device& d, uint16_t dev, uint64_t ts, const EventDesc& ev,
+  void AddCommandSpan(Device& d,
+                      uint16_t dev,
+                      uint64_t ts,
+                      const EventDesc& ev,
                       std::span<const uint8_t> payload);
   // The open command a stage record names, or -1 (counted).
   long FindCommand(Device& d, const EventDesc& ev, std::span<const uint8_t> payload);
   // [begin, end] of a stage or activity record; false while a span is open.
-  bool Interval(Device& d, uint64_t ts, const EventDesc& ev, std::span<const uint8_t> payload,
-                size_t owner, uint64_t* begin, uint64_t* end);
+  bool Interval(Device& d,
+                uint64_t ts,
+                const EventDesc& ev,
+                std::span<const uint8_t> payload,
+                size_t owner,
+                uint64_t* begin,
+                uint64_t* end);
   void AddStage(Device& d, uint64_t ts, const EventDesc& ev, std::span<const uint8_t> payload);
   void AddActivity(Device& d, uint64_t ts, const EventDesc& ev, std::span<const uint8_t> payload);
   void Judge(const Device& d, uint16_t dev, CommandStage& s) const;

@@ -21,8 +21,8 @@ namespace hmbtrace {
 namespace {
 
 Dictionary ModelDictionary() {
-  const std::vector<uint8_t> bytes = test::ProduceDictionary(
-      {cz_events, cz_nr_events}, false, {cz_cmds, cz_nr_cmds});
+  const std::vector<uint8_t> bytes =
+      test::ProduceDictionary({cz_events, cz_nr_events}, false, {cz_cmds, cz_nr_cmds});
   std::string error;
   std::optional<Dictionary> dict = Dictionary::Parse(bytes, &error);
   EXPECT_TRUE(dict) << error;
@@ -96,8 +96,8 @@ TEST(CommandPathsTest, SlowCommandsBlameWhatTheModelSays) {
     if (c.MainCause() == t->cause)
       agree++;
     else
-      ADD_FAILURE() << "qid " << c.qid << " cid " << c.cid << ": " << c.MainCause()
-                    << ", truth " << t->cause;
+      ADD_FAILURE() << "qid " << c.qid << " cid " << c.cid << ": " << c.MainCause() << ", truth "
+                    << t->cause;
   }
   ASSERT_GE(tail, run.commands.size() / 200);
   EXPECT_GE(agree * 100, tail * 99) << agree << " of " << tail;
@@ -209,7 +209,8 @@ TEST(CommandPathsBadDictTest, NeverEndedStageAndResourcelessWait) {
   fetch.role = HMB_TRACE_ROLE_BEGIN;
   fetch.key_field = fetch.cid_field = 1;
   fetch.qid_field = 0;
-  fetch.fields = {{"qid", 0, 2, HMB_TRACE_TYPE_U16, 0, {}}, {"cid", 2, 2, HMB_TRACE_TYPE_U16, 0, {}}};
+  fetch.fields = {{"qid", 0, 2, HMB_TRACE_TYPE_U16, 0, {}},
+                  {"cid", 2, 2, HMB_TRACE_TYPE_U16, 0, {}}};
   EventDesc stage_begin = fetch;
   stage_begin.id = 2;
   stage_begin.name = "die_busy";
