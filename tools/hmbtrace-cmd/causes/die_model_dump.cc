@@ -14,6 +14,7 @@
 #include "causes/causes_events.h"
 #include "causes/die_model.h"
 #include "decode_test_util.h"
+#include "hmb_trace_events_abi.h"
 #include "dump/dump_writer_testutil.h"
 
 int main(int argc, char** argv) {
