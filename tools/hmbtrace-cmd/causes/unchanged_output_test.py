@@ -10,6 +10,7 @@ compares the SHA-256 of each output with SUMS, written by the tool before
 command attribution existed (--update rewrites SUMS from this build).
 """
 import hashlib
+import os
 import subprocess
 import sys
 
@@ -26,7 +27,8 @@ RUNS = (
 
 
 def digest(tool, root, capture, args):
-    p = subprocess.run([tool, args[0], "-i", f"{root}/{capture}", *args[1:]],
+    # From the source root with a relative path: stat prints the path.
+    p = subprocess.run([tool, args[0], "-i", capture, *args[1:]], cwd=root,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
     h = hashlib.sha256(p.stdout + b"\0" + str(p.returncode).encode()).hexdigest()
     return h
@@ -36,7 +38,7 @@ def main(argv):
     if len(argv) < 4:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    tool, root, sums = argv[1], argv[2], argv[3]
+    tool, root, sums = os.path.abspath(argv[1]), argv[2], argv[3]
     got = [f"{digest(tool, root, c, a)}  {c} {' '.join(a)}" for c, a in RUNS]
     if "--update" in argv[4:]:
         with open(sums, "w", encoding="utf-8") as f:
