@@ -45,14 +45,19 @@ std::string Opcode(const EventDesc& ev, std::span<const uint8_t> payload) {
 }  // namespace
 
 // Calls fn(activity, overlap) for the activities of |list| (sorted by
-// begin) that overlap |s|.
+// begin, none longer than |longest|) that overlap |s|: from the first that
+// can reach it, so a wait costs O(log n + overlapping), not O(n).
 template <typename Activity, typename Fn>
-void ForOverlapping(const std::vector<Activity>& list, const CommandStage& s, Fn fn) {
-  for (const Activity& a : list) {
-    if (a.begin >= s.end)
-      break;
-    if (a.end > s.begin)
-      fn(a, std::min(a.end, s.end) - std::max(a.begin, s.begin));
+void ForOverlapping(const std::vector<Activity>& list,
+                    uint64_t longest,
+                    const CommandStage& s,
+                    Fn fn) {
+  const uint64_t from = s.begin - std::min(s.begin, longest);
+  auto it = std::lower_bound(list.begin(), list.end(), from,
+                             [](const Activity& a, uint64_t t) { return a.begin < t; });
+  for (; it != list.end() && it->begin < s.end; ++it) {
+    if (it->end > s.begin)
+      fn(*it, std::min(it->end, s.end) - std::max(it->begin, s.begin));
   }
 }
 
@@ -303,6 +308,10 @@ void CommandPaths::Finish() {
     for (auto& [key, list] : d.resources.held) {
       std::sort(list.begin(), list.end(),
                 [](const Activity& a, const Activity& b) { return a.begin < b.begin; });
+      uint64_t longest = 0;
+      for (const Activity& a : list)
+        longest = std::max(longest, a.end - a.begin);
+      d.resources.longest[key] = longest;
     }
   }
   for (const auto& [where, key] : wait_keys_) {
@@ -315,7 +324,8 @@ void CommandPaths::Finish() {
       continue;
     // Overlap with the wait, summed per activity name.
     std::map<std::string, uint64_t> by_name;
-    ForOverlapping(held->second, s, [&](const Activity& a, uint64_t o) { by_name[a.name] += o; });
+    ForOverlapping(held->second, d.resources.longest.at(key), s,
+                   [&](const Activity& a, uint64_t o) { by_name[a.name] += o; });
     std::string best;
     uint64_t best_ticks = 0;
     for (const auto& [name, ticks] : by_name) {
@@ -331,12 +341,13 @@ void CommandPaths::Finish() {
     s.cause = best;
     const Activity* shown = nullptr;
     uint64_t shown_ticks = 0;
-    ForOverlapping(held->second, s, [&](const Activity& a, uint64_t o) {
-      if (a.name == best && o > shown_ticks) {
-        shown = &a;
-        shown_ticks = o;
-      }
-    });
+    ForOverlapping(held->second, d.resources.longest.at(key), s,
+                   [&](const Activity& a, uint64_t o) {
+                     if (a.name == best && o > shown_ticks) {
+                       shown = &a;
+                       shown_ticks = o;
+                     }
+                   });
     s.cause_text = shown->text;
     s.cause_begin = shown->begin;
     s.cause_end = shown->end;

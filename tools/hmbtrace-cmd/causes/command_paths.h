@@ -102,6 +102,8 @@ class CommandPaths {
   struct Resources {
     // (field name, value) -> activities, sorted by begin at Finish().
     std::map<std::pair<std::string, uint64_t>, std::vector<Activity>> held;
+    // The longest activity of each, set at Finish().
+    std::map<std::pair<std::string, uint64_t>, uint64_t> longest;
   };
   struct Device {
     std::map<std::pair<uint16_t, uint16_t>, size_t> open;    // (qid, cid) -> command
