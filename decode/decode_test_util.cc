@@ -85,7 +85,8 @@ std::span<const hmb_trace_event_desc> RealisticEvents() {
 
 std::vector<uint8_t> ProduceDictionary(
     std::span<const hmb_trace_event_desc> events,
-    bool whole_region) {
+    bool whole_region,
+    std::span<const hmb_trace_cmd_desc> cmds) {
   hmb_trace_producer_config cfg{};
   cfg.page_size = 4096;
   cfg.pages_per_core = 2;
@@ -93,6 +94,8 @@ std::vector<uint8_t> ProduceDictionary(
   cfg.clock_hz = 1000000000;
   cfg.nr_events = static_cast<uint16_t>(events.size());
   cfg.events = events.data();
+  cfg.nr_cmds = static_cast<uint16_t>(cmds.size());
+  cfg.cmds = cmds.data();
   const uint64_t area_len = hmb_trace_area_size(&cfg);
   if (!area_len)
     return {};

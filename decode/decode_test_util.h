@@ -32,9 +32,11 @@ std::span<const hmb_trace_event_desc> RealisticEvents();
 // Runs hmb_trace_producer_init() with `events` and returns the dictionary
 // it wrote at dict_offset: exactly total_len bytes, or the whole dict_len
 // region if `whole_region`. Empty if the producer refused the config.
+// `cmds`: their ABI 1.2 command attribution (hmb_trace_producer_config.cmds).
 std::vector<uint8_t> ProduceDictionary(
     std::span<const hmb_trace_event_desc> events,
-    bool whole_region = false);
+    bool whole_region = false,
+    std::span<const hmb_trace_cmd_desc> cmds = {});
 
 // Little-endian stores into a serialised dictionary, for corrupting it.
 void Put8(std::vector<uint8_t>& bytes, size_t off, uint8_t v);

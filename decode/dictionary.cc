@@ -263,11 +263,14 @@ class Parser {
       }
     }
 
+    ParseCmdTrailer(e, values_end, entry_len, ev);
+
     // Tools read these fields as integers (pairing, latency, counters).
     const std::pair<const char*, uint8_t> refs[] = {
         {"key_field", ev->key_field},     {"latency_field", ev->latency_field},
         {"qid_field", ev->qid_field},     {"cid_field", ev->cid_field},
-        {"value_field", ev->value_field},
+        {"value_field", ev->value_field}, {"tag_field", ev->tag_field},
+        {"resource_field", ev->resource_field},
     };
     for (const auto& [what, idx] : refs) {
       if (idx == HMB_TRACE_NO_FIELD)
@@ -284,6 +287,28 @@ class Parser {
 
     *entry_len_out = entry_len;
     return true;
+  }
+
+  // ABI 1.2: struct hmb_trace_dict_cmd at the 8-byte aligned end of the
+  // value names, if entry_len leaves room for it and its type says so.
+  // Anything else there is a later addition this reader does not know.
+  static void ParseCmdTrailer(const uint8_t* e,
+                              uint64_t values_end,
+                              uint32_t entry_len,
+                              EventDesc* ev) {
+    const uint64_t at = (values_end + 7) & ~uint64_t{7};
+    if (at + sizeof(hmb_trace_dict_cmd) > entry_len)
+      return;
+    const uint8_t* c = e + at;
+    if (Le16(c + offsetof(hmb_trace_dict_cmd, type)) != HMB_TRACE_DICT_EXT_CMD ||
+        Le16(c + offsetof(hmb_trace_dict_cmd, len)) < sizeof(hmb_trace_dict_cmd))
+      return;
+    const uint8_t kind = c[offsetof(hmb_trace_dict_cmd, kind)];
+    if (kind == HMB_TRACE_CMD_NONE || kind > HMB_TRACE_CMD_KIND_MAX)
+      return;
+    ev->cmd_kind = kind;
+    ev->tag_field = c[offsetof(hmb_trace_dict_cmd, tag_field)];
+    ev->resource_field = c[offsetof(hmb_trace_dict_cmd, resource_field)];
   }
 
   bool ParseField(const std::string& event_where,

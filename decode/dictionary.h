@@ -53,8 +53,10 @@ struct FieldDesc {
 // One event type.
 //
 // Invariants after Parse(): id != 0 and unique in its dictionary; role is a
-// known HMB_TRACE_ROLE_*; key/latency/qid/cid/value_field are each either
-// HMB_TRACE_NO_FIELD or the index of an integer field.
+// known HMB_TRACE_ROLE_*; key/latency/qid/cid/value/tag/resource_field are
+// each either HMB_TRACE_NO_FIELD or the index of an integer field; cmd_kind
+// is a known HMB_TRACE_CMD_* (an unknown one, from a later minor, reads as
+// NONE).
 struct EventDesc {
   uint16_t id = 0;
   std::string name;
@@ -66,6 +68,11 @@ struct EventDesc {
   uint8_t qid_field = HMB_TRACE_NO_FIELD;
   uint8_t cid_field = HMB_TRACE_NO_FIELD;
   uint8_t value_field = HMB_TRACE_NO_FIELD;
+  // ABI 1.2 command attribution (struct hmb_trace_dict_cmd): NONE when the
+  // entry has no trailer; the two fields are then HMB_TRACE_NO_FIELD.
+  uint8_t cmd_kind = HMB_TRACE_CMD_NONE;
+  uint8_t tag_field = HMB_TRACE_NO_FIELD;
+  uint8_t resource_field = HMB_TRACE_NO_FIELD;
   std::vector<FieldDesc> fields;
 };
 

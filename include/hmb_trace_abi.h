@@ -46,7 +46,7 @@
 #define HMB_TRACE_MAGIC		0x54424d48u	/* "HMBT" little-endian */
 #define HMB_TRACE_DICT_MAGIC	0x44424d48u	/* "HMBD" little-endian */
 #define HMB_TRACE_ABI_MAJOR	1
-#define HMB_TRACE_ABI_MINOR	1	/* 1.1: the firmware freeze */
+#define HMB_TRACE_ABI_MINOR	2	/* 1.1: the freeze; 1.2: command attribution */
 #define HMB_TRACE_DICT_VERSION	1
 
 /* Geometry limits; a consumer rejects an area outside them. */
@@ -299,5 +299,32 @@ struct hmb_trace_dict_value {
 	uint64_t value;		/*  0: a value (ENUM) or a bit mask (FLAGS) */
 	char name[HMB_TRACE_VALUE_NAME_LEN]; /* 8: NUL terminated */
 };				/* 32 bytes */
+
+/*
+ * ABI 1.2, command attribution (spec "Command attribution"): an entry may
+ * end with this trailer, at the 8-byte aligned offset right after its
+ * value names, inside entry_len. A reader of ABI 1.1 skips it (entry_len
+ * may exceed what fields and values need); an entry without it, or with
+ * another type, has kind HMB_TRACE_CMD_NONE and decodes as before.
+ */
+#define HMB_TRACE_DICT_EXT_CMD	0x4d43u	/* "CM" little-endian */
+
+/* hmb_trace_dict_cmd.kind: what the event says about host commands */
+#define HMB_TRACE_CMD_NONE	0u	/* nothing (as without the trailer) */
+#define HMB_TRACE_CMD_BIND	1u	/* binds tag_field to qid/cid_field */
+#define HMB_TRACE_CMD_STAGE	2u	/* a stage of a command's work */
+#define HMB_TRACE_CMD_WAIT	3u	/* a command waits for resource_field */
+#define HMB_TRACE_CMD_REWORK	4u	/* work repeated (retry): its own cause */
+#define HMB_TRACE_CMD_ACTIVITY	5u	/* background work holding resource_field */
+#define HMB_TRACE_CMD_KIND_MAX	HMB_TRACE_CMD_ACTIVITY
+
+struct hmb_trace_dict_cmd {
+	uint16_t type;		/* 0: HMB_TRACE_DICT_EXT_CMD */
+	uint16_t len;		/* 2: 8; a reader uses the first 8 bytes */
+	uint8_t kind;		/* 4: HMB_TRACE_CMD_* */
+	uint8_t tag_field;	/* 5: firmware command tag, or 0xff */
+	uint8_t resource_field;	/* 6: WAIT/ACTIVITY: resource's number, or 0xff */
+	uint8_t reserved;	/* 7: 0 */
+};				/* 8 bytes */
 
 #endif /* HMB_TRACE_ABI_H */

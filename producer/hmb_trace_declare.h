@@ -90,24 +90,67 @@
 /*
  * Roles: what tools make of an event (ABI "Roles"), naming its fields;
  * "none" where a role has no such field. In the tuple: role, pair_id,
- * key, latency, qid, cid, value.
+ * key, latency, qid, cid, value, and the command attribution of ABI 1.2
+ * (ABI "Command attribution"): kind, tag, resource.
  */
 #define HMB_TRACE_INSTANT(latency) \
-	(HMB_TRACE_ROLE_INSTANT, 0, none, latency, none, none, none)
+	(HMB_TRACE_ROLE_INSTANT, 0, none, latency, none, none, none, \
+	 HMB_TRACE_CMD_NONE, none, none)
 #define HMB_TRACE_BEGIN(pair_id, key) \
-	(HMB_TRACE_ROLE_BEGIN, pair_id, key, none, none, none, none)
+	(HMB_TRACE_ROLE_BEGIN, pair_id, key, none, none, none, none, \
+	 HMB_TRACE_CMD_NONE, none, none)
 #define HMB_TRACE_END(pair_id, key, latency) \
-	(HMB_TRACE_ROLE_END, pair_id, key, latency, none, none, none)
+	(HMB_TRACE_ROLE_END, pair_id, key, latency, none, none, none, \
+	 HMB_TRACE_CMD_NONE, none, none)
 #define HMB_TRACE_COUNTER(value) \
-	(HMB_TRACE_ROLE_COUNTER, 0, none, none, none, none, value)
+	(HMB_TRACE_ROLE_COUNTER, 0, none, none, none, none, value, \
+	 HMB_TRACE_CMD_NONE, none, none)
 /* An NVMe command's span: the key is the command id (with the queue id). */
 #define HMB_TRACE_CMD_BEGIN(pair_id, qid, cid) \
-	(HMB_TRACE_ROLE_BEGIN, pair_id, cid, none, qid, cid, none)
+	(HMB_TRACE_ROLE_BEGIN, pair_id, cid, none, qid, cid, none, \
+	 HMB_TRACE_CMD_NONE, none, none)
 #define HMB_TRACE_CMD_END(pair_id, qid, cid, latency) \
-	(HMB_TRACE_ROLE_END, pair_id, cid, latency, qid, cid, none)
+	(HMB_TRACE_ROLE_END, pair_id, cid, latency, qid, cid, none, \
+	 HMB_TRACE_CMD_NONE, none, none)
 /* Everything spelled out, for what the shorthands above do not say. */
 #define HMB_TRACE_ROLE(role, pair_id, key, latency, qid, cid, value) \
-	(HMB_TRACE_ROLE_##role, pair_id, key, latency, qid, cid, value)
+	(HMB_TRACE_ROLE_##role, pair_id, key, latency, qid, cid, value, \
+	 HMB_TRACE_CMD_NONE, none, none)
+
+/*
+ * Command attribution (ABI 1.2). A command's span that also binds the
+ * firmware's own tag to its qid and cid, from this record until the
+ * command's END:
+ */
+#define HMB_TRACE_CMD_BEGIN_TAG(pair_id, qid, cid, tag) \
+	(HMB_TRACE_ROLE_BEGIN, pair_id, cid, none, qid, cid, none, \
+	 HMB_TRACE_CMD_BIND, tag, none)
+/*
+ * One record per stage, written when the stage ends, latency = its
+ * length in ticks; the command is named by its tag (bound earlier) or, with
+ * HMB_TRACE_CMD(), by qid and cid. A STAGE is work for the command, a WAIT
+ * waits for the resource whose number is in the field named @resource (the
+ * field's name is the resource's kind: "die"), a REWORK is work done again
+ * (a read retry) and is its own cause; an ACTIVITY is background work that
+ * holds a resource (garbage collection erasing on a die).
+ */
+#define HMB_TRACE_STAGE(tag, latency) \
+	(HMB_TRACE_ROLE_INSTANT, 0, none, latency, none, none, none, \
+	 HMB_TRACE_CMD_STAGE, tag, none)
+#define HMB_TRACE_WAIT(tag, resource, latency) \
+	(HMB_TRACE_ROLE_INSTANT, 0, none, latency, none, none, none, \
+	 HMB_TRACE_CMD_WAIT, tag, resource)
+#define HMB_TRACE_REWORK(tag, latency) \
+	(HMB_TRACE_ROLE_INSTANT, 0, none, latency, none, none, none, \
+	 HMB_TRACE_CMD_REWORK, tag, none)
+#define HMB_TRACE_ACTIVITY(resource, latency) \
+	(HMB_TRACE_ROLE_INSTANT, 0, none, latency, none, none, none, \
+	 HMB_TRACE_CMD_ACTIVITY, none, resource)
+/* Everything spelled out: a span (BEGIN/END) stage, a stage by qid/cid. */
+#define HMB_TRACE_CMD(role, pair_id, key, latency, qid, cid, kind, tag, \
+		      resource) \
+	(HMB_TRACE_ROLE_##role, pair_id, key, latency, qid, cid, none, \
+	 HMB_TRACE_CMD_##kind, tag, resource)
 
 /* ---- Machinery ---- */
 
@@ -283,13 +326,28 @@
 
 /* The events table entry of event @name of class @cls. */
 #define HMB_DECL_EVENT_DESC(cls, name, id, fmt, role, pair, key, lat, qid, \
-			    cid, val) \
+			    cid, val, kind, tag, res) \
 	{ (id), (role), HMB_DECL_IDX(cls, key), HMB_DECL_IDX(cls, lat), \
 	  HMB_DECL_IDX(cls, qid), HMB_DECL_IDX(cls, cid), \
 	  HMB_DECL_IDX(cls, val), (pair), #name, fmt, \
 	  HMB_DECL_LEN(HMB_DECL_NAME(fields_##cls)), HMB_DECL_NAME(fields_##cls) },
 
-#define HMB_DECL_EVENT_CHECK(cls, name, id, role, pair, key, lat, qid, cid, val) \
+/* The command attribution table's entry of event @name of class @cls. */
+#define HMB_DECL_CMD_DESC(cls, name, id, role, pair, key, lat, qid, cid, val, \
+			  kind, tag, res) \
+	{ (id), (kind), HMB_DECL_IDX(cls, tag), HMB_DECL_IDX(cls, res) },
+
+#define HMB_DECL_EVENT_CHECK(cls, name, id, role, pair, key, lat, qid, cid, val, \
+			     kind, tag, res) \
+	HMB_DECL_ASSERT((kind != HMB_TRACE_CMD_WAIT && \
+			 kind != HMB_TRACE_CMD_ACTIVITY) || \
+			HMB_DECL_IDX(cls, res) != HMB_TRACE_NO_FIELD, \
+			"a WAIT or ACTIVITY needs a resource: " #name) \
+	HMB_DECL_ASSERT(kind != HMB_TRACE_CMD_BIND || \
+			(HMB_DECL_IDX(cls, tag) != HMB_TRACE_NO_FIELD && \
+			 HMB_DECL_IDX(cls, qid) != HMB_TRACE_NO_FIELD && \
+			 HMB_DECL_IDX(cls, cid) != HMB_TRACE_NO_FIELD), \
+			"a BIND needs a tag, a qid and a cid: " #name) \
 	HMB_DECL_ASSERT(sizeof(#name) <= HMB_TRACE_NAME_LEN, \
 			"event name too long: " #name) \
 	HMB_DECL_ASSERT((role != HMB_TRACE_ROLE_BEGIN && \
@@ -413,6 +471,17 @@
 	HMB_DECL_CALL(HMB_DECL_EVENT_DESC, (name, name, id, format,	\
 		HMB_DECL_UNTUPLE role))
 
+/* Pass 4: the command attribution table's entries (ABI 1.2). */
+#define HMB_DECL_VALUE_4(e, v, n)
+#define HMB_DECL_VNAME_4(v, n)
+#define HMB_DECL_ENUM_4(type, ...)
+#define HMB_DECL_VALUES_4(table, ...)
+#define HMB_DECL_CLASS_4(cls, format, ...)
+#define HMB_DECL_DEFINE_4(cls, name, id, role)				\
+	HMB_DECL_CALL(HMB_DECL_CMD_DESC, (cls, name, id, HMB_DECL_UNTUPLE role))
+#define HMB_DECL_EVENT_4(name, id, role, format, ...)			\
+	HMB_DECL_CALL(HMB_DECL_CMD_DESC, (name, name, id, HMB_DECL_UNTUPLE role))
+
 /* Copy a C string into a char[cap] field: at most cap - 1 bytes, NUL padded. */
 static inline void hmb_decl_put_string(char *dst, const char *src,
 				       uint32_t cap)
@@ -446,6 +515,9 @@ extern "C" {
 /* The dictionary, in declaration order: hmb_trace_producer_config.events. */
 extern const struct hmb_trace_event_desc HMB_DECL_NAME(events)[];
 extern const uint16_t HMB_DECL_NAME(nr_events);
+/* Their command attribution (ABI 1.2): hmb_trace_producer_config.cmds. */
+extern const struct hmb_trace_cmd_desc HMB_DECL_NAME(cmds)[];
+extern const uint16_t HMB_DECL_NAME(nr_cmds);
 
 #ifdef HMB_TRACE_CREATE_DICTIONARY
 #define HMB_DECL_PASS 2
@@ -458,6 +530,12 @@ const struct hmb_trace_event_desc HMB_DECL_NAME(events)[] = {
 };
 const uint16_t HMB_DECL_NAME(nr_events) =
 	HMB_DECL_LEN(HMB_DECL_NAME(events));
+const struct hmb_trace_cmd_desc HMB_DECL_NAME(cmds)[] = {
+#define HMB_DECL_PASS 4
+#include HMB_TRACE_EVENTS
+#undef HMB_DECL_PASS
+};
+const uint16_t HMB_DECL_NAME(nr_cmds) = HMB_DECL_LEN(HMB_DECL_NAME(cmds));
 #undef HMB_TRACE_CREATE_DICTIONARY
 #endif /* HMB_TRACE_CREATE_DICTIONARY */
 #ifdef __cplusplus

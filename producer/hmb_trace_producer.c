@@ -130,8 +130,22 @@ static uint32_t data_size(uint32_t page_size)
 	return page_size - (uint32_t)sizeof(struct hmb_trace_page_header);
 }
 
+/* The command attribution of event @id, or NULL: it has none. */
+static const struct hmb_trace_cmd_desc *
+cmd_desc(const struct hmb_trace_producer_config *cfg, uint16_t id)
+{
+	uint16_t i;
+
+	for (i = 0; i < cfg->nr_cmds; i++)
+		if (cfg->cmds[i].id == id &&
+		    cfg->cmds[i].kind != HMB_TRACE_CMD_NONE)
+			return &cfg->cmds[i];
+	return NULL;
+}
+
 /* Bytes one serialised event entry takes in the dictionary. */
-static uint32_t event_entry_len(const struct hmb_trace_event_desc *ev)
+static uint32_t event_entry_len(const struct hmb_trace_producer_config *cfg,
+				const struct hmb_trace_event_desc *ev)
 {
 	uint32_t len = sizeof(struct hmb_trace_dict_event);
 	uint16_t i;
@@ -140,7 +154,10 @@ static uint32_t event_entry_len(const struct hmb_trace_event_desc *ev)
 	for (i = 0; i < ev->nr_fields; i++)
 		len += ev->fields[i].nr_values *
 		       (uint32_t)sizeof(struct hmb_trace_dict_value);
-	return align_up32(len, 8);
+	len = align_up32(len, 8);
+	if (cmd_desc(cfg, ev->id))
+		len += (uint32_t)sizeof(struct hmb_trace_dict_cmd);
+	return len;
 }
 
 static uint32_t get_le(const uint8_t *b, uint32_t n)
@@ -183,7 +200,7 @@ static uint32_t dict_needed(const struct hmb_trace_producer_config *cfg)
 	uint16_t i, nr;
 
 	for (i = 0; i < cfg->nr_events; i++)
-		len += event_entry_len(&cfg->events[i]);
+		len += event_entry_len(cfg, &cfg->events[i]);
 	return len + blob_entries(cfg, &nr);
 }
 
@@ -201,6 +218,8 @@ static int geometry_ok(const struct hmb_trace_producer_config *cfg)
 	    cfg->nr_cores * sizeof(struct hmb_trace_core) > ps)
 		return 0;
 	if (cfg->nr_events && !cfg->events)
+		return 0;
+	if (cfg->nr_cmds && !cfg->cmds)
 		return 0;
 	if (cfg->dict_blob && !blob_entries(cfg, &nr))
 		return 0;
@@ -269,11 +288,13 @@ static int dictionary_ok(const struct hmb_trace_producer_config *cfg)
 	return 1;
 }
 
-static int write_event(uint8_t *dst, const struct hmb_trace_event_desc *ev)
+static int write_event(uint8_t *dst, const struct hmb_trace_producer_config *cfg,
+		       const struct hmb_trace_event_desc *ev)
 {
 	struct hmb_trace_dict_event *e = (struct hmb_trace_dict_event *)dst;
+	const struct hmb_trace_cmd_desc *cmd = cmd_desc(cfg, ev->id);
 	uint8_t *pos = dst + sizeof(*e);
-	uint32_t len = event_entry_len(ev);
+	uint32_t len = event_entry_len(cfg, ev);
 	uint16_t i, v;
 
 	zero_bytes(dst, len);
@@ -318,6 +339,17 @@ static int write_event(uint8_t *dst, const struct hmb_trace_event_desc *ev)
 			pos += sizeof(*val);
 		}
 	}
+	if (cmd) {
+		/* The trailer ends the entry, 8-byte aligned after the values. */
+		struct hmb_trace_dict_cmd *c = (struct hmb_trace_dict_cmd *)
+			(dst + len - sizeof(struct hmb_trace_dict_cmd));
+
+		put16(&c->type, HMB_TRACE_DICT_EXT_CMD);
+		put16(&c->len, sizeof(*c));
+		c->kind = cmd->kind;
+		c->tag_field = cmd->tag_field;
+		c->resource_field = cmd->resource_field;
+	}
 	return 0;
 }
 
@@ -334,10 +366,10 @@ static int write_dictionary(uint8_t *dst, uint32_t cap,
 	if (used > cap)
 		return HMB_TRACE_ENOSPC;
 	for (i = 0; i < cfg->nr_events; i++) {
-		err = write_event(dst + off, &cfg->events[i]);
+		err = write_event(dst + off, cfg, &cfg->events[i]);
 		if (err)
 			return err;
-		off += event_entry_len(&cfg->events[i]);
+		off += event_entry_len(cfg, &cfg->events[i]);
 	}
 	blob_len = blob_entries(cfg, &blob_nr);
 	if (blob_len)

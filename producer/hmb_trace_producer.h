@@ -61,6 +61,18 @@ struct hmb_trace_event_desc {
 	const struct hmb_trace_field_desc *fields;
 };
 
+/*
+ * ABI 1.2 command attribution of event @id (ABI "Command attribution"):
+ * serialised as the trailer struct hmb_trace_dict_cmd of its entry. An
+ * event no such entry names has none (kind HMB_TRACE_CMD_NONE).
+ */
+struct hmb_trace_cmd_desc {
+	uint16_t id;
+	uint8_t kind;		/* HMB_TRACE_CMD_* */
+	uint8_t tag_field;	/* field index or HMB_TRACE_NO_FIELD */
+	uint8_t resource_field;	/* field index or HMB_TRACE_NO_FIELD */
+};
+
 struct hmb_trace_producer_config {
 	uint32_t page_size;		/* power of two, 512..32768 */
 	uint32_t pages_per_core;	/* 0: as many as fit */
@@ -85,6 +97,9 @@ struct hmb_trace_producer_config {
 	 */
 	const void *dict_blob;
 	uint32_t dict_blob_len;
+	/* Optional (ABI 1.2): the events' command attribution, by id. */
+	uint16_t nr_cmds;
+	const struct hmb_trace_cmd_desc *cmds;
 };
 
 /*

@@ -201,7 +201,7 @@ struct Frozen : ::testing::Test {
 };
 
 TEST_F(Frozen, InitAdvertisesTheFreezeAndStartsRunning) {
-  EXPECT_EQ(a->At<uint16_t>(offsetof(hmb_trace_meta, abi_minor)), 1u);
+  EXPECT_EQ(a->At<uint16_t>(offsetof(hmb_trace_meta, abi_minor)), 2u);
   EXPECT_EQ(a->At<uint32_t>(offsetof(hmb_trace_meta, flags)),
             HMB_TRACE_META_OVERWRITE | HMB_TRACE_META_FREEZE);
   EXPECT_EQ(Word(), 0u);

@@ -108,6 +108,14 @@ HMB_ASSERT(sizeof(struct hmb_trace_dict_value) == 32);
 HMB_AT(hmb_trace_dict_value, value, 0);
 HMB_AT(hmb_trace_dict_value, name, 8);
 
+HMB_ASSERT(sizeof(struct hmb_trace_dict_cmd) == 8);
+HMB_AT(hmb_trace_dict_cmd, type, 0);
+HMB_AT(hmb_trace_dict_cmd, len, 2);
+HMB_AT(hmb_trace_dict_cmd, kind, 4);
+HMB_AT(hmb_trace_dict_cmd, tag_field, 5);
+HMB_AT(hmb_trace_dict_cmd, resource_field, 6);
+HMB_AT(hmb_trace_dict_cmd, reserved, 7);
+
 /* Commit word: BUSY can never be a legal commit of the largest page. */
 HMB_ASSERT(HMB_TRACE_PAGE_SIZE_MAX - 48 < 0xffffu);
 HMB_ASSERT((HMB_TRACE_PAGE_SIZE_MAX - 48) / 8 < 0x7fffu);
@@ -131,7 +139,7 @@ HMB_AT(hmb_ctrl_response, val, 16);
 HMB_ASSERT(HMB_CTRL_RSP_OFFSET + sizeof(struct hmb_ctrl_response) <= HMB_CTRL_MAILBOX_SIZE);
 HMB_ASSERT(sizeof(struct hmb_ctrl_request) <= HMB_CTRL_RSP_OFFSET);
 /* ABI 1.1: the freeze, its word and its operations. */
-HMB_ASSERT(HMB_TRACE_ABI_MINOR == 1);
+HMB_ASSERT(HMB_TRACE_ABI_MINOR == 2);
 HMB_ASSERT(HMB_TRACE_META_FREEZE == 2u);
 HMB_ASSERT(HMB_TRACE_FREEZE_WORD(2u, 5u, 0xffffu) == 0xffff0502u);
 HMB_ASSERT(HMB_TRACE_FREEZE_STATE(0xffff0502u) == HMB_TRACE_FREEZE_FROZEN);

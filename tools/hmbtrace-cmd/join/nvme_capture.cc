@@ -13,11 +13,13 @@
 #include "capture/capture.h"
 #include "capture/dictionaries.h"
 #include "capture/nvme_host_c.h"
+#include "causes/command_path_text.h"
 #include "dump/dump_events.h"
 #include "dump/dump_file.h"
 #include "hmb_trace_dump_abi.h"
 #include "clock_set.h"
 #include "format.h"
+#include "stat/stat.h"
 
 namespace hmbtrace {
 namespace {
@@ -545,6 +547,35 @@ bool ParseQidCid(const std::string& qid_cid, uint64_t* qid, uint64_t* cid) {
 
 }  // namespace
 
+namespace {
+
+// The firmware's account of each command (ABI 1.2 command attribution),
+// from one more pass over the capture; empty when it has none.
+class CommandPathFinder {
+ public:
+  explicit CommandPathFinder(const std::string& input) : stat_(&dicts_) {
+    if (!CollectStat(input, &dicts_, &stat_).ok())
+      return;
+    for (const CommandPath& c : stat_.command_paths().commands())
+      by_fetch_[{c.dev, c.qid, c.cid, c.fetch}] = &c;
+  }
+  const CommandPath* Find(uint16_t dev, uint16_t qid, uint16_t cid, uint64_t fw_ts) const {
+    auto it = by_fetch_.find({dev, qid, cid, fw_ts});
+    return it == by_fetch_.end() ? nullptr : it->second;
+  }
+  uint64_t ClockHz(uint16_t dev) const {
+    auto it = dicts_.devices().find(dev);
+    return it == dicts_.devices().end() ? 0 : it->second.clock_hz;
+  }
+
+ private:
+  DictionaryStore dicts_;
+  StatCollector stat_;
+  std::map<std::tuple<uint16_t, uint16_t, uint16_t, uint64_t>, const CommandPath*> by_fetch_;
+};
+
+}  // namespace
+
 int RunCommandStory(const std::string& input, const std::string& qid_cid) {
   uint64_t qid = 0, cid = 0;
   if (!ParseQidCid(qid_cid, &qid, &cid)) {
@@ -633,8 +664,15 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
     w.left_out_at = kHead;
   }
   std::string out;
-  for (size_t i = 0; i < found.size(); i++)
+  const CommandPathFinder paths(input);
+  for (size_t i = 0; i < found.size(); i++) {
     out += CommandStoryText(j, *found[i], windows[i]);
+    if (found[i]->fetch < 0)
+      continue;
+    const FwCommandRecord& f = j.fw_records()[static_cast<size_t>(found[i]->fetch)];
+    if (const CommandPath* p = paths.Find(f.dev, f.qid, f.cid, f.fw_ts))
+      out += CommandPathText(*p, paths.ClockHz(f.dev));
+  }
   std::fputs(out.c_str(), stdout);
   return 0;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "stat/stat.h"
 
+#include "causes/cause_stat.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -218,6 +220,11 @@ void StatCollector::AddRecord(const CaptureEvent& ev) {
   cs.events[EventName(desc, ev.event_id)]++;
   if (!desc)
     return;
+  auto [att, fresh] = attributing_.try_emplace(dict, false);
+  if (fresh)
+    att->second = HasCommandAttribution(*dict);
+  if (att->second)
+    paths_.Add(ev.dev, ev.fw_ts, *desc, ev.data);
   const uint64_t hz = ClockHz(ev.dev);
   if (auto lat = RoleFieldValue(*desc, desc->latency_field, ev.data))
     cs.AddLatency(desc->name + "." + desc->fields[desc->latency_field].name, *lat, hz);
@@ -290,6 +297,7 @@ void StatCollector::Finish() {
     cores_[key].begin_without_end += t.open.size();
     t.open.clear();
   }
+  paths_.Finish();
 }
 
 std::string StatCollector::ClockText(uint16_t dev) const {
@@ -496,6 +504,7 @@ std::string StatCollector::Text(const std::string& file) const {
     const auto info = dicts_->devices().find(dev);
     out += CoreText(core, cs, info == dicts_->devices().end() ? 0 : info->second.clock_hz);
   }
+  out += CauseStatText(paths_, [this](uint16_t dev) { return ClockHz(dev); });
   return out;
 }
 
@@ -593,6 +602,8 @@ nlohmann::json StatCollector::Json(const std::string& file) const {
   for (auto& [dev, d] : devices)
     devs.push_back(std::move(d));
   doc["devices"] = devs;
+  if (paths_.any())
+    doc["command_causes"] = CauseStatJson(paths_, [this](uint16_t dev) { return ClockHz(dev); });
   return doc;
 }
 

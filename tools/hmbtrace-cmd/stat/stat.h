@@ -21,6 +21,7 @@
 
 #include "capture/capture.h"
 #include "capture/dictionaries.h"
+#include "causes/command_paths.h"
 #include "clock_set.h"
 #include "stat/histogram.h"
 #include "stat/quantile_histogram.h"
@@ -108,6 +109,7 @@ class StatCollector {
 
   const std::map<std::pair<uint16_t, uint16_t>, CoreStat>& cores() const { return cores_; }
   uint64_t records() const { return records_; }
+  const CommandPaths& command_paths() const { return paths_; }
   uint64_t hmb_events() const {
     return records_ + lost_events_ + states_ + dicts_seen_ + clock_events_;
   }
@@ -147,6 +149,10 @@ class StatCollector {
   uint64_t PlotEnd() const { return span_set_ ? span_last_ : last_ts_; }
 
   DictionaryStore* dicts_;
+  // Command causes, from dictionaries with ABI 1.2 attribution only (so a
+  // capture without it costs nothing and prints as before).
+  CommandPaths paths_;
+  std::map<const Dictionary*, bool> attributing_;
   std::map<std::pair<uint16_t, uint16_t>, CoreStat> cores_;
   std::map<std::pair<uint16_t, uint16_t>, SeqTracker> trackers_;
   ClockSet clocks_;  // in stream order
