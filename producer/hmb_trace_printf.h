@@ -66,10 +66,15 @@ struct hmb_trace_printf_site {
  * The section's flags are spelled by us: what follows the name ends the
  * compiler's own ("a", allocated) in a comment of the assembler. A target
  * not listed defines HMB_TRACE_PRINTF_SECTION itself, or places the
- * section with its linker script as (INFO) or NOLOAD.
+ * section with its linker script as (INFO) or NOLOAD. Clang's integrated
+ * assembler takes the whole string as the section's name, so with Clang
+ * the name is plain and the link places it (INFO): hmb_trace_printf.ld,
+ * an INSERT script for GNU ld, does.
  */
 #ifndef HMB_TRACE_PRINTF_SECTION
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__clang__)
+#define HMB_TRACE_PRINTF_SECTION ".hmb_trace_printf"
+#elif defined(__x86_64__) || defined(__i386__)
 #define HMB_TRACE_PRINTF_SECTION ".hmb_trace_printf,\"\",@progbits #"
 #elif defined(__arm__)
 #define HMB_TRACE_PRINTF_SECTION ".hmb_trace_printf,\"\",%progbits @"
@@ -78,6 +83,18 @@ struct hmb_trace_printf_site {
 #else
 #error "define HMB_TRACE_PRINTF_SECTION: a non-loaded .hmb_trace_printf"
 #endif
+#endif
+
+/*
+ * The sites are an array of 256-byte records: no sanitizer may pad them
+ * (Clang's AddressSanitizer puts a red zone after each global; GCC's
+ * leaves globals of a named section alone and has no such attribute for
+ * variables).
+ */
+#if defined(__clang__)
+#define HMB_PF_NO_SANITIZE	__attribute__((no_sanitize("address")))
+#else
+#define HMB_PF_NO_SANITIZE
 #endif
 
 #if defined(__cplusplus)
@@ -145,7 +162,8 @@ hmb_pf_emit(struct hmb_trace_producer *p, uint16_t core, uint16_t id,
 	__extension__ ({						\
 		static const struct hmb_trace_printf_site		\
 		__attribute__((section(HMB_TRACE_PRINTF_SECTION), used, \
-			       aligned(8))) hmb_pf_site = {		\
+			       aligned(8))) HMB_PF_NO_SANITIZE		\
+		hmb_pf_site = {						\
 			HMB_TRACE_PRINTF_MAGIC, (uint16_t)(id), (k), 0, \
 			__LINE__,					\
 			{ HMB_PF_EACH(k, HMB_PF_DESC, __VA_ARGS__) 0 },	\

@@ -20,8 +20,11 @@ int fw_temp(struct hmb_trace_producer *p, uint64_t ts, int8_t delta)
 int fw_erase(struct hmb_trace_producer *p, uint64_t ts, uint32_t block,
 	     uint64_t mask)
 {
-	return HMB_TRACE_PRINTF(p, 0, ts, "erase block=%#x mask %llx", block,
-				mask);
+	/*
+	 * One line: a site is named by its __LINE__, which is a call's
+	 * first line with GCC and its last with Clang.
+	 */
+	return HMB_TRACE_PRINTF(p, 0, ts, "erase block=%#x mask %llx", block, mask);
 }
 
 int fw_idle(struct hmb_trace_producer *p, uint64_t ts)

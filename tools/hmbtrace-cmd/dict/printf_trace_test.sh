@@ -29,10 +29,10 @@ id=$(sed -n 's/.*build id \([0-9a-f]*\)$/\1/p' "$tmp/dict.err")
 expect=(
 	'seq=0 fw_ts=1000 printf_sample_sites_12: gc: victim=100 valid=0 '
 	'seq=1 fw_ts=2000 printf_sample_sites_17: thermal: delta=-5 '
-	'seq=2 fw_ts=3000 printf_sample_sites_23: erase block=0xdead0000 mask 10000000000 '
+	'seq=2 fw_ts=3000 printf_sample_sites_27: erase block=0xdead0000 mask 10000000000 '
 	'seq=7 fw_ts=8000 printf_sample_sites_17: thermal: delta=15 '
-	'seq=8 fw_ts=9000 printf_sample_sites_23: erase block=0xdead0002 mask 40000000000 '
-	'seq=9 fw_ts=10000 printf_sample_sites_29: idle '
+	'seq=8 fw_ts=9000 printf_sample_sites_27: erase block=0xdead0002 mask 40000000000 '
+	'seq=9 fw_ts=10000 printf_sample_sites_32: idle '
 )
 for line in "${expect[@]}"; do
 	grep -qF "$line" "$tmp/file.txt" || fail "report --dictionary lacks '$line'"
