@@ -19,18 +19,6 @@ namespace {
 // Far above any firmware image: what one read may cost.
 constexpr uint64_t kMaxElfBytes = 1ull << 31;
 
-Result<std::vector<uint8_t>> ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error(path + ": " + std::strerror(errno));
-  std::vector<uint8_t> bytes;
-  std::vector<char> buf(1 << 16);
-  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
-    bytes.insert(bytes.end(), buf.data(), buf.data() + in.gcount());
-    if (bytes.size() > kMaxElfBytes) return Status::Error(path + ": too large");
-  }
-  return bytes;
-}
-
 Result<DictFile> DictOfElf(const std::string& path, std::span<const uint8_t> bytes, bool quiet) {
   auto elf = ParseElf(bytes);
   if (!elf.ok()) return Status::Error(path + ": " + elf.message());
@@ -64,7 +52,7 @@ Result<DictFile> DictOfElf(const std::string& path, std::span<const uint8_t> byt
 }  // namespace
 
 Result<DictFile> MakeDictFile(const std::string& path, bool quiet) {
-  auto bytes = ReadAll(path);
+  auto bytes = ReadFileBounded(path, kMaxElfBytes);
   if (!bytes.ok()) return bytes.status();
   return DictOfElf(path, bytes.value(), quiet);
 }

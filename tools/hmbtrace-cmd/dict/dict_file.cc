@@ -71,16 +71,22 @@ Result<DictFile> DecodeDictFile(std::span<const uint8_t> bytes) {
   return f;
 }
 
-Result<DictFile> ReadDictFile(const std::string& path) {
+Result<std::vector<uint8_t>> ReadFileBounded(const std::string& path, uint64_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::Error(path + ": " + std::strerror(errno));
   std::vector<uint8_t> bytes;
-  char buf[65536];
-  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
-    bytes.insert(bytes.end(), buf, buf + in.gcount());
-    if (bytes.size() > kMaxDictFileBytes) return Status::Error(path + ": too large");
+  std::vector<char> buf(1 << 16);
+  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+    bytes.insert(bytes.end(), buf.data(), buf.data() + in.gcount());
+    if (bytes.size() > max_bytes) return Status::Error(path + ": too large");
   }
-  auto f = DecodeDictFile(bytes);
+  return bytes;
+}
+
+Result<DictFile> ReadDictFile(const std::string& path) {
+  auto bytes = ReadFileBounded(path, kMaxDictFileBytes);
+  if (!bytes.ok()) return bytes.status();
+  auto f = DecodeDictFile(bytes.value());
   if (!f.ok()) return Status::Error(path + ": " + f.message());
   return f;
 }
