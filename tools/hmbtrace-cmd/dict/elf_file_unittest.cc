@@ -11,11 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "dict/printf_firmwares_testutil.h"
+
 namespace hmbtrace {
 namespace {
-
-std::string g_sample;    // argv[1]
-std::string g_stripped;  // argv[5]
 
 std::vector<uint8_t> Read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -107,13 +106,4 @@ TEST(ElfFile, DamagedHeadersAreErrorsOrInside) {
 }  // namespace
 }  // namespace hmbtrace
 
-int main(int argc, char** argv) {
-  testing::InitGoogleTest(&argc, argv);
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: %s SAMPLE BAD COLLIDE LONG_NAME STRIPPED\n", argv[0]);
-    return 2;
-  }
-  hmbtrace::g_sample = argv[1];
-  hmbtrace::g_stripped = argv[5];
-  return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return hmbtrace::RunWithPrintfFirmwares(argc, argv); }

@@ -15,14 +15,13 @@
 #include "dict/dict.h"
 #include "dict/dict_file.h"
 #include "dict/elf_file.h"
+#include "dict/printf_firmwares_testutil.h"
 #include "dictionary.h"
 #include "format.h"
 #include "hmb_trace_abi.h"
 
 namespace hmbtrace {
 namespace {
-
-std::string g_sample, g_bad, g_collide, g_long_name, g_stripped;
 
 TEST(PrintfDict, SampleSitesBecomeEventsTypedByConversionAndArgument) {
   auto f = MakeDictFile(g_sample, true);
@@ -134,16 +133,4 @@ TEST(DictFile, RoundTripsAndRefusesCutShort) {
 }  // namespace
 }  // namespace hmbtrace
 
-int main(int argc, char** argv) {
-  testing::InitGoogleTest(&argc, argv);
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: %s SAMPLE BAD COLLIDE LONG_NAME STRIPPED\n", argv[0]);
-    return 2;
-  }
-  hmbtrace::g_sample = argv[1];
-  hmbtrace::g_bad = argv[2];
-  hmbtrace::g_collide = argv[3];
-  hmbtrace::g_long_name = argv[4];
-  hmbtrace::g_stripped = argv[5];
-  return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return hmbtrace::RunWithPrintfFirmwares(argc, argv); }
