@@ -14,6 +14,7 @@
 #include "capture/dictionaries.h"
 #include "capture/nvme_host_c.h"
 #include "causes/command_path_text.h"
+#include "causes/command_paths.h"
 #include "dump/dump_events.h"
 #include "dump/dump_file.h"
 #include "hmb_trace_dump_abi.h"
@@ -274,6 +275,11 @@ Status ReadCommandCapture(const std::string& path,
     ReportClockProblem(clocks, "join", path);
   if (join)
     join->Finish();
+  if (out)
+    for (const auto& [dev, info] : dicts.devices())
+      for (const uint32_t gen : dicts.Generations(dev))
+        if (const Dictionary* dict = dicts.Find(dev, gen); dict && HasCommandAttribution(*dict))
+          out->command_attribution = true;
   return {};
 }
 
@@ -664,14 +670,18 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
     w.left_out_at = kHead;
   }
   std::string out;
-  const CommandPathFinder paths(input);
+  // The firmware's stages: one more pass, only when a dictionary has the
+  // attribution to find them by.
+  std::optional<CommandPathFinder> paths;
+  if (cap.command_attribution)
+    paths.emplace(input);
   for (size_t i = 0; i < found.size(); i++) {
     out += CommandStoryText(j, *found[i], windows[i]);
-    if (found[i]->fetch < 0)
+    if (!paths || found[i]->fetch < 0)
       continue;
     const FwCommandRecord& f = j.fw_records()[static_cast<size_t>(found[i]->fetch)];
-    if (const CommandPath* p = paths.Find(f.dev, f.qid, f.cid, f.fw_ts))
-      out += CommandPathText(*p, paths.ClockHz(f.dev));
+    if (const CommandPath* p = paths->Find(f.dev, f.qid, f.cid, f.fw_ts))
+      out += CommandPathText(*p, paths->ClockHz(f.dev));
   }
   std::fputs(out.c_str(), stdout);
   return 0;
