@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "dump/dump_file.h"
 #include "format.h"
@@ -637,13 +638,35 @@ int RunStat(const std::string& input, bool json, bool commands, const std::strin
   DictionaryStore dicts;
   StatCollector stat(&dicts);
   HtmlTimeline timeline;
+  CommandCapture cap;
+  // A crash dump holds no host events: no join to show, nor a hint to
+  // record them.
+  if (IsDumpFile(input))
+    commands = false;
+  // The join reads the host's commands first, then takes the firmware's
+  // records from the statistics' pass: one walk of the capture for both.
+  std::optional<CommandCaptureReader> join;
+  if (commands) {
+    join.emplace(input, &cap);
+    if (Status s = join->Begin(); !s.ok()) {
+      std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
+      return 1;
+    }
+  }
   std::function<void(const CaptureEvent&)> also;
-  if (!html.empty())
-    also = [&timeline](const CaptureEvent& ev) { timeline.Add(ev); };
+  if (!html.empty() || join)
+    also = [&](const CaptureEvent& ev) {
+      if (!html.empty())
+        timeline.Add(ev);
+      if (join)
+        join->Add(ev, dicts);
+    };
   if (Status s = CollectStat(input, &dicts, &stat, also); !s.ok()) {
     std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
     return 1;
   }
+  if (join)
+    join->Finish(dicts);
   if (stat.hmb_events() == 0) {
     std::fprintf(stderr, "hmbtrace-cmd stat: %s: no hmb events; %s\n", input.c_str(),
                  std::string(kRecordHint).c_str());
@@ -651,16 +674,7 @@ int RunStat(const std::string& input, bool json, bool commands, const std::strin
   }
   nlohmann::json doc = json ? stat.Json(input) : nlohmann::json();
   std::string out = json ? "" : stat.Text(input);
-  CommandCapture cap;
-  // A crash dump holds no host events: no join to show, nor a hint to
-  // record them.
-  if (IsDumpFile(input))
-    commands = false;
   if (commands) {
-    if (Status s = ReadCommandCapture(input, &cap); !s.ok()) {
-      std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
-      return 1;
-    }
     if (json)
       doc["commands"] = CommandStatJson(cap);
     else
