@@ -3,14 +3,19 @@
 #include "decode_c.h"
 
 #include <climits>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <new>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "clock_set.h"
 #include "decode_c_internal.h"
 #include "dictionary.h"
+#include "dictionary_file.h"
 #include "dictionary_set.h"
 #include "format.h"
 
@@ -181,8 +186,67 @@ int hmb_dict_set_add_state(struct hmb_dict_set* set,
   }
 }
 
+int hmb_dict_set_use_file(struct hmb_dict_set* set, const char* path, char* err, size_t errlen) {
+  if (!set || !path) {
+    CopyOut("bad argument", err, errlen);
+    return -1;
+  }
+  try {
+    std::FILE* f = std::fopen(path, "rb");
+    if (!f) {
+      CopyOut(std::string(path) + ": " + std::strerror(errno), err, errlen);
+      return -1;
+    }
+    // Bounded: at most kMaxDictFileBytes + 1 bytes are ever held.
+    std::vector<uint8_t> bytes;
+    uint8_t buf[65536];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) {
+      bytes.insert(bytes.end(), buf, buf + n);
+      if (bytes.size() > hmbtrace::kMaxDictFileBytes)
+        break;
+    }
+    const bool read_error = std::ferror(f);
+    std::fclose(f);
+    if (read_error) {
+      CopyOut(std::string(path) + ": read error", err, errlen);
+      return -1;
+    }
+    if (bytes.size() > hmbtrace::kMaxDictFileBytes) {
+      CopyOut(std::string(path) + ": too large (over " +
+                  std::to_string(hmbtrace::kMaxDictFileBytes) + " bytes)",
+              err, errlen);
+      return -1;
+    }
+    hmbtrace::BuildId id{};
+    std::span<const uint8_t> dict;
+    std::string error;
+    if (!hmbtrace::ParseDictFile(bytes, &id, &dict, &error)) {
+      CopyOut(std::string(path) + ": " + error, err, errlen);
+      return -1;
+    }
+    // The file alone must parse, or every merged dictionary would fail.
+    auto parsed = hmbtrace::Dictionary::Parse(dict, &error);
+    if (!parsed) {
+      CopyOut(std::string(path) + ": " + error, err, errlen);
+      return -1;
+    }
+    set->set.SetDictionaryFile(path, id, {dict.begin(), dict.end()});
+    CopyOut("", err, errlen);
+    const size_t nr = parsed->events().size();
+    return nr > INT_MAX ? INT_MAX : static_cast<int>(nr);
+  } catch (const std::bad_alloc&) {
+    CopyOut(std::string(path) + ": out of memory", err, errlen);
+    return -1;
+  }
+}
+
 const struct hmb_dict* hmb_dict_set_lookup(const struct hmb_dict_set* set, uint16_t dev, int cpu) {
   return set ? set->set.ForC(dev, cpu) : nullptr;
+}
+
+int hmb_dict_set_file_used(const struct hmb_dict_set* set, uint16_t dev, int cpu) {
+  return set && set->set.FileUsedFor(dev, cpu) ? 1 : 0;
 }
 
 uint32_t hmb_dict_set_generation(const struct hmb_dict_set* set, uint16_t dev, int cpu) {

@@ -93,6 +93,19 @@ struct hmb_dict_set *hmb_dict_set_alloc(void);
 void hmb_dict_set_free(struct hmb_dict_set *set);
 
 /**
+ * hmb_dict_set_use_file() - read a dictionary file (`hmbtrace-cmd dict`;
+ * decode/dictionary_file.h) whose entries complete every dictionary of
+ * the set whose build id is the file's; a generation of another build id
+ * is decoded without it, and its hmb_state and completion messages say so
+ * with both ids. Call before the first chunk.
+ * @path: the file; read at most 16 MiB (bounded, untrusted).
+ * @err/@errlen: receives, NUL-terminated, an error naming @path, or "".
+ * Return: the number of events in the file, or -1 (the set is unchanged).
+ */
+int hmb_dict_set_use_file(struct hmb_dict_set *set, const char *path,
+			  char *err, size_t errlen);
+
+/**
  * hmb_dict_set_add_chunk() - feed one hmb_dict event.
  * @msg/@msglen: receives, NUL-terminated, what happened: for COMPLETE
  *       "dictionary complete: N events" (plus a build_id mismatch, if
@@ -119,6 +132,14 @@ int hmb_dict_set_add_state(struct hmb_dict_set *set, uint16_t dev, int cpu,
  */
 const struct hmb_dict *hmb_dict_set_lookup(const struct hmb_dict_set *set,
 					   uint16_t dev, int cpu);
+
+/**
+ * hmb_dict_set_file_used() - whether the dictionary hmb_dict_set_lookup()
+ * gives took the file of hmb_dict_set_use_file() (not refused for its
+ * build id).
+ */
+int hmb_dict_set_file_used(const struct hmb_dict_set *set, uint16_t dev,
+			   int cpu);
 
 /**
  * hmb_dict_set_generation() - the producer generation a record of @dev

@@ -7,6 +7,7 @@
 #include <new>
 
 #include "decode_c_internal.h"
+#include "dictionary_file.h"
 #include "format.h"
 #include "hmb_trace_events_abi.h"
 
@@ -24,6 +25,7 @@ struct DictionarySet::Assembly {
   uint32_t have_count = 0;
   std::unique_ptr<hmb_dict> dict;
   bool failed = false;
+  bool with_file = false;  // parsed merged with the dictionary file
   bool complete() const { return dict || failed; }
 };
 
@@ -97,6 +99,24 @@ DictionarySet::Device* DictionarySet::GetDevice(uint16_t dev) {
   return &devices_[dev];
 }
 
+void DictionarySet::SetDictionaryFile(std::string path,
+                                      const BuildId& build_id,
+                                      std::vector<uint8_t> dict) {
+  has_file_ = true;
+  file_path_ = std::move(path);
+  file_build_id_ = build_id;
+  file_dict_ = std::move(dict);
+}
+
+std::string DictionarySet::FileRefusal(uint16_t dev, uint32_t gen, const BuildId& id) const {
+  if (!has_file_ || id == BuildId{} || id == file_build_id_)
+    return {};
+  // The text of hmbtrace-cmd --dictionary (capture/dictionary_override.cc).
+  return "dictionary file " + file_path_ + " is of build id " + Hex(file_build_id_) +
+         ", the trace's (dev " + std::to_string(dev) + ", producer_gen " + std::to_string(gen) +
+         ") is " + Hex(id) + ": refused (a dictionary of another build decodes records wrongly)";
+}
+
 DictionarySet::Update DictionarySet::AddState(const StateChange& s) {
   if (!IsGenerationStart(s.state))
     return {};
@@ -124,12 +144,14 @@ DictionarySet::Update DictionarySet::AddState(const StateChange& s) {
   d->state_build_id[s.producer_gen] = s.build_id;
   cpu_gen_[{s.dev, s.cpu}] = s.producer_gen;
 
+  Update u;
   auto it = assemblies_.find({s.dev, s.producer_gen});
   if (it != assemblies_.end() && it->second->build_id != s.build_id)
-    return {false, 0,
-            "build_id mismatch: dictionary of " + Where(s.dev, s.producer_gen) + " has " +
-                Hex(it->second->build_id)};
-  return {};
+    u.problem = "build_id mismatch: dictionary of " + Where(s.dev, s.producer_gen) + " has " +
+                Hex(it->second->build_id);
+  if (std::string refused = FileRefusal(s.dev, s.producer_gen, s.build_id); !refused.empty())
+    u.problem = u.problem.empty() ? refused : u.problem + "; " + refused;
+  return u;
 }
 
 void DictionarySet::RestartStream() {
@@ -235,8 +257,20 @@ DictionarySet::Update DictionarySet::AddChunkToAssembly(const DictionaryChunk& c
     return {};
   assembly_bytes_ -= a.total_len;
   std::vector<bool>().swap(a.have);
-  std::string error;
-  auto dict = Dictionary::Parse(a.bytes, &error);
+  std::string error, refused;
+  std::vector<uint8_t> merged;
+  if (has_file_) {
+    refused = FileRefusal(c.dev, c.producer_gen, a.build_id);
+    auto sb = d->state_build_id.find(c.producer_gen);
+    if (refused.empty() && sb != d->state_build_id.end())
+      refused = FileRefusal(c.dev, c.producer_gen, sb->second);
+    if (refused.empty()) {
+      merged = MergeDictionaries(a.bytes, file_dict_);
+      a.with_file = true;
+    }
+  }
+  auto dict = Dictionary::Parse(merged.empty() ? std::span<const uint8_t>(a.bytes) : merged,
+                                &error);
   if (!dict) {
     a.failed = true;
     return Reject(ChunkProblem::kUnparsable,
@@ -248,6 +282,8 @@ DictionarySet::Update DictionarySet::AddChunkToAssembly(const DictionaryChunk& c
   if (sb != d->state_build_id.end() && sb->second != a.build_id)
     u.problem = "build_id mismatch: hmb_state of " + Where(c.dev, c.producer_gen) + " has " +
                 Hex(sb->second);
+  if (!refused.empty())
+    u.problem = u.problem.empty() ? refused : u.problem + "; " + refused;
   return u;
 }
 
@@ -281,6 +317,12 @@ const Dictionary* DictionarySet::Find(uint16_t dev, uint32_t gen) const {
 const Dictionary* DictionarySet::For(uint16_t dev, int cpu) const {
   const uint32_t gen = GenerationFor(dev, cpu);
   return gen ? Find(dev, gen) : nullptr;
+}
+
+bool DictionarySet::FileUsedFor(uint16_t dev, int cpu) const {
+  const uint32_t gen = GenerationFor(dev, cpu);
+  auto it = gen ? assemblies_.find({dev, gen}) : assemblies_.end();
+  return it != assemblies_.end() && it->second->dict && it->second->with_file;
 }
 
 const hmb_dict* DictionarySet::ForC(uint16_t dev, int cpu) const {

@@ -111,6 +111,20 @@ class DictionarySet {
   // names a generation of the device.
   Update AddState(const StateChange& state);
 
+  // A dictionary file (dictionary_file.h: a firmware that keeps its
+  // tokenized printf sites out of its image), set before the first chunk:
+  // each generation's dictionary, once complete, is parsed merged with the
+  // file's entries, unless the generation's build id (its hmb_state's or
+  // its chunks'; a zero one says nothing) is not the file's. Then it is
+  // parsed alone, and that hmb_state and the completion say so with both
+  // ids (FileRefusal()).
+  void SetDictionaryFile(std::string path, const BuildId& build_id, std::vector<uint8_t> dict);
+  bool has_dictionary_file() const { return has_file_; }
+  // Whether the dictionary of a record of `dev` on `cpu` took the file.
+  bool FileUsedFor(uint16_t dev, int cpu) const;
+  // Why the file does not go with build id `id` of (dev, gen), or "".
+  std::string FileRefusal(uint16_t dev, uint32_t gen, const BuildId& id) const;
+
   // For a second pass over the same trace: forgets which generation each
   // CPU was in, keeps the dictionaries. Feed that pass's hmb_state events
   // to FollowState(), not AddState(), so that nothing is counted twice.
@@ -152,6 +166,10 @@ class DictionarySet {
   // (dev, cpu) -> gen of the records before the CPU's first hmb_state
   std::map<std::pair<uint16_t, int>, uint32_t> gen_before_first_state_;
   bool second_pass_ = false;
+  bool has_file_ = false;
+  std::string file_path_;
+  BuildId file_build_id_{};
+  std::vector<uint8_t> file_dict_;
   uint64_t assembly_bytes_ = 0;  // total_len of the incomplete assemblies
   std::array<uint64_t, static_cast<size_t>(ChunkProblem::kCount)> problems_{};
   std::vector<std::string> messages_;

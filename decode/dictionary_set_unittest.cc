@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -223,6 +224,47 @@ TEST(DictionarySet, HostileChunksAreCountedAndBounded) {
   EXPECT_NE(set.AddChunk({1000, 1, kBuildA, 16, 0, one}).problem.find("devs"), std::string::npos);
   EXPECT_NE(set.AddState({1001, 0, HMB_TRACE_EV_ATTACHED, 1, kBuildA}).problem.find("devs"),
             std::string::npos);
+}
+
+// A dictionary file (a firmware's printf sites kept out of its trace)
+// completes the trace's dictionary of its own build, and only that one.
+TEST(DictionarySet, DictionaryFileJoinsItsBuildOnly) {
+  const std::span<const hmb_trace_event_desc> all = test::RealisticEvents();
+  const Bytes first = test::ProduceDictionary(all.first(1));
+  const Bytes rest = test::ProduceDictionary(all.subspan(1));
+  const size_t n = all.size();
+  ASSERT_GT(n, 1u);
+
+  DictionarySet set;
+  set.SetDictionaryFile("fw.hmbdict", kBuildA, rest);
+  EXPECT_TRUE(set.AddState({0, 0, HMB_TRACE_EV_ATTACHED, 1, kBuildA}).problem.empty());
+  auto u = set.AddChunk({0, 1, kBuildA, static_cast<uint32_t>(first.size()), 0, first});
+  EXPECT_TRUE(u.completed);
+  EXPECT_EQ(u.nr_events, n);
+  EXPECT_TRUE(u.problem.empty()) << u.problem;
+  EXPECT_TRUE(set.FileUsedFor(0, 0));
+  ASSERT_NE(set.For(0, 0), nullptr);
+  EXPECT_EQ(set.For(0, 0)->events().size(), n);
+
+  // A reset into another build: refused, with both ids, and decoded alone.
+  u = set.AddState({0, 0, HMB_TRACE_EV_RESET, 2, kBuildB});
+  EXPECT_NE(u.problem.find("dictionary file fw.hmbdict is of build id aa000000"),
+            std::string::npos)
+      << u.problem;
+  EXPECT_NE(u.problem.find("the trace's (dev 0, producer_gen 2) is bb000000"), std::string::npos)
+      << u.problem;
+  u = set.AddChunk({0, 2, kBuildB, static_cast<uint32_t>(first.size()), 0, first});
+  EXPECT_TRUE(u.completed);
+  EXPECT_EQ(u.nr_events, 1u);
+  EXPECT_NE(u.problem.find("refused"), std::string::npos) << u.problem;
+  EXPECT_FALSE(set.FileUsedFor(0, 0));
+
+  // The C interface reads the file bounded and refuses what is not one.
+  hmb_dict_set* c = hmb_dict_set_alloc();
+  char err[256];
+  EXPECT_EQ(hmb_dict_set_use_file(c, "/nonexistent/fw.hmbdict", err, sizeof(err)), -1);
+  EXPECT_NE(std::string(err).find("/nonexistent/fw.hmbdict: "), std::string::npos) << err;
+  hmb_dict_set_free(c);
 }
 
 }  // namespace

@@ -194,14 +194,30 @@ static uint32_t blob_entries(const struct hmb_trace_producer_config *cfg,
 	return total - (uint32_t)sizeof(struct hmb_trace_dict_header);
 }
 
-static uint32_t dict_needed(const struct hmb_trace_producer_config *cfg)
+/* Bytes cfg->events take serialised. */
+static uint32_t events_needed(const struct hmb_trace_producer_config *cfg)
 {
-	uint32_t len = sizeof(struct hmb_trace_dict_header);
-	uint16_t i, nr;
+	uint32_t len = 0;
+	uint16_t i;
 
 	for (i = 0; i < cfg->nr_events; i++)
 		len += event_entry_len(cfg, &cfg->events[i]);
-	return len + blob_entries(cfg, &nr);
+	return len;
+}
+
+/* The dictionary's bytes: header, @events_len of serialised events, blob. */
+static uint32_t dict_needed_with(const struct hmb_trace_producer_config *cfg,
+				 uint32_t events_len)
+{
+	uint16_t nr;
+
+	return (uint32_t)sizeof(struct hmb_trace_dict_header) + events_len +
+	       blob_entries(cfg, &nr);
+}
+
+static uint32_t dict_needed(const struct hmb_trace_producer_config *cfg)
+{
+	return dict_needed_with(cfg, events_needed(cfg));
 }
 
 static int geometry_ok(const struct hmb_trace_producer_config *cfg)
@@ -228,10 +244,9 @@ static int geometry_ok(const struct hmb_trace_producer_config *cfg)
 	return 1;
 }
 
-static uint32_t dict_alloc(const struct hmb_trace_producer_config *cfg)
+static uint32_t dict_alloc_for(const struct hmb_trace_producer_config *cfg,
+				uint32_t need)
 {
-	uint32_t need = dict_needed(cfg);
-
 	if (cfg->dict_len > need)
 		need = cfg->dict_len;
 	return (uint32_t)align_up64(need, cfg->page_size);
@@ -246,7 +261,7 @@ uint64_t hmb_trace_area_size(const struct hmb_trace_producer_config *cfg)
 	    cfg->pages_per_core > HMB_TRACE_PAGES_PER_CORE_MAX)
 		return 0;
 	rings = (uint64_t)cfg->nr_cores * cfg->pages_per_core * cfg->page_size;
-	return cfg->page_size + dict_alloc(cfg) + rings;
+	return cfg->page_size + dict_alloc_for(cfg, dict_needed(cfg)) + rings;
 }
 
 static int name_fits(const char *s, uint32_t cap)
@@ -353,23 +368,58 @@ static int write_event(uint8_t *dst, const struct hmb_trace_producer_config *cfg
 	return 0;
 }
 
-static int write_dictionary(uint8_t *dst, uint32_t cap,
-			    const struct hmb_trace_producer_config *cfg)
+/* cfg->events serialised at @dst; events_needed() bytes. */
+static int write_events(uint8_t *dst, const struct hmb_trace_producer_config *cfg)
 {
-	struct hmb_trace_dict_header *h = (struct hmb_trace_dict_header *)dst;
-	uint32_t used = dict_needed(cfg);
-	uint32_t off = sizeof(*h);
-	uint32_t blob_len;
-	uint16_t i, blob_nr;
+	uint32_t off = 0;
+	uint16_t i;
 	int err;
 
-	if (used > cap)
-		return HMB_TRACE_ENOSPC;
 	for (i = 0; i < cfg->nr_events; i++) {
 		err = write_event(dst + off, cfg, &cfg->events[i]);
 		if (err)
 			return err;
 		off += event_entry_len(cfg, &cfg->events[i]);
+	}
+	return 0;
+}
+
+/*
+ * The serializer of cfg->events, as init calls it. Only
+ * hmb_trace_producer_init() refers to it: a firmware that embeds a
+ * pre-built dictionary and calls hmb_trace_producer_init_blob() instead
+ * does not link it (--gc-sections), which is most of init's code.
+ */
+struct dict_serializer {
+	int (*ok)(const struct hmb_trace_producer_config *cfg);
+	uint32_t (*needed)(const struct hmb_trace_producer_config *cfg);
+	int (*write)(uint8_t *dst, const struct hmb_trace_producer_config *cfg);
+};
+
+static const struct dict_serializer events_serializer = {
+	dictionary_ok, events_needed, write_events,
+};
+
+/* The dictionary at @dst: @events_len bytes of serialised events (@ser), then the blob's. */
+static int write_dictionary(uint8_t *dst, uint32_t cap,
+			    const struct hmb_trace_producer_config *cfg,
+			    const struct dict_serializer *ser,
+			    uint32_t events_len)
+{
+	struct hmb_trace_dict_header *h = (struct hmb_trace_dict_header *)dst;
+	uint32_t used = dict_needed_with(cfg, events_len);
+	uint32_t off = sizeof(*h);
+	uint32_t blob_len;
+	uint16_t blob_nr;
+	int err;
+
+	if (used > cap)
+		return HMB_TRACE_ENOSPC;
+	if (ser) {
+		err = ser->write(dst + off, cfg);
+		if (err)
+			return err;
+		off += events_len;
 	}
 	blob_len = blob_entries(cfg, &blob_nr);
 	if (blob_len)
@@ -425,22 +475,31 @@ static uint8_t *ring_page(struct hmb_trace_producer *p, uint16_t core,
 	       ((uint64_t)core * p->pages_per_core + slot) * p->page_size;
 }
 
-int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
-			    uint64_t area_len,
-			    const struct hmb_trace_producer_config *cfg)
+/* Init with @ser serialising cfg->events, or with none (the blob alone). */
+static int producer_init(struct hmb_trace_producer *p, void *area,
+			 uint64_t area_len,
+			 const struct hmb_trace_producer_config *cfg,
+			 const struct dict_serializer *ser)
 {
 	struct hmb_trace_meta *m = (struct hmb_trace_meta *)area;
 	uint64_t prev_next[HMB_TRACE_MAX_CORES];
-	uint32_t ppc, dlen, pg, gen = 0;
+	uint32_t ppc, dlen, pg, gen = 0, events_len = 0;
 	uint16_t prev_cores;
 	uint64_t ring_off;
 	uint16_t c;
 	int err;
 
-	if (!p || !area || !cfg || !geometry_ok(cfg) || !dictionary_ok(cfg) ||
+	if (!p || !area || !cfg || !geometry_ok(cfg) ||
 	    area_len < 2ull * cfg->page_size)
 		return HMB_TRACE_EINVAL;
-	dlen = dict_alloc(cfg);
+	if (ser) {
+		if (!ser->ok(cfg))
+			return HMB_TRACE_EINVAL;
+		events_len = ser->needed(cfg);
+	} else if (cfg->nr_events) {
+		return HMB_TRACE_EINVAL;	/* events need the serializer */
+	}
+	dlen = dict_alloc_for(cfg, dict_needed_with(cfg, events_len));
 	ring_off = (uint64_t)cfg->page_size + dlen;
 	if (ring_off >= area_len)
 		return HMB_TRACE_ENOSPC;
@@ -505,7 +564,8 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 		put32(&h->producer_gen, 0);
 	}
 
-	err = write_dictionary(p->area + cfg->page_size, dlen, cfg);
+	err = write_dictionary(p->area + cfg->page_size, dlen, cfg, ser,
+			       events_len);
 	if (err)
 		return err;
 
@@ -542,6 +602,20 @@ int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
 	hmb_release(); /* everything above is visible before READY */
 	put32(&m->state, HMB_TRACE_STATE_READY);
 	return 0;
+}
+
+int hmb_trace_producer_init(struct hmb_trace_producer *p, void *area,
+			    uint64_t area_len,
+			    const struct hmb_trace_producer_config *cfg)
+{
+	return producer_init(p, area, area_len, cfg, &events_serializer);
+}
+
+int hmb_trace_producer_init_blob(struct hmb_trace_producer *p, void *area,
+				 uint64_t area_len,
+				 const struct hmb_trace_producer_config *cfg)
+{
+	return producer_init(p, area, area_len, cfg, 0);
 }
 
 uint32_t hmb_trace_max_payload(const struct hmb_trace_producer *p)

@@ -72,6 +72,30 @@ TEST(Producer, InitWritesMetaDictionaryAndInvalidPages) {
     EXPECT_EQ(a.At<uint32_t>(8192 + pg * 4096 + 24), HMB_TRACE_COMMIT_BUSY);
 }
 
+// A firmware that embeds the dictionary its events serialise to, and
+// inits without the serializer, publishes the same area byte for byte.
+TEST(Producer, InitBlobPublishesWhatTheSerializerDoes) {
+  hmb_trace_producer_config cfg = Config(4096, 4, 2);
+  const uint64_t len = hmb_trace_area_size(&cfg);
+  Area serialised(len), blob(len);
+  hmb_trace_producer p{};
+  ASSERT_EQ(hmb_trace_producer_init(&p, serialised.bytes.data(), len, &cfg), 0);
+  const uint32_t total = serialised.At<uint32_t>(4096 + 8);
+  const std::vector<uint8_t> dict(serialised.bytes.begin() + 4096,
+                                  serialised.bytes.begin() + 4096 + total);
+  hmb_trace_producer_config bcfg = cfg;
+  bcfg.dict_blob = dict.data();
+  bcfg.dict_blob_len = static_cast<uint32_t>(dict.size());
+  // The events go in the blob: init_blob has no serializer for cfg.events.
+  EXPECT_EQ(hmb_trace_producer_init_blob(&p, blob.bytes.data(), len, &bcfg), HMB_TRACE_EINVAL);
+  EXPECT_EQ(blob.At<uint32_t>(0), 0xeeeeeeeeu);  // refused before the area is touched
+  bcfg.nr_events = 0;
+  bcfg.events = nullptr;
+  ASSERT_EQ(hmb_trace_area_size(&bcfg), len);
+  ASSERT_EQ(hmb_trace_producer_init_blob(&p, blob.bytes.data(), len, &bcfg), 0);
+  EXPECT_EQ(blob.bytes, serialised.bytes);
+}
+
 TEST(Producer, EmitAppendsRecordAndPublishesCommit) {
   hmb_trace_producer_config cfg = Config(4096, 4, 1);
   Area a(hmb_trace_area_size(&cfg));

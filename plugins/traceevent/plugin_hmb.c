@@ -59,7 +59,7 @@
 /* Longest decoded text taken from hmb_dict_format(); longer is cut. */
 #define HMB_PLUGIN_TEXT_MAX	4096
 /* Longest message from the dictionary set printed after an event. */
-#define HMB_PLUGIN_MSG_MAX	256
+#define HMB_PLUGIN_MSG_MAX	512
 
 static const char *const hmb_state_names[] = {
 	HMB_ABI_NAMES(HMB_TRACE_EV_STATE_LIST)
@@ -73,6 +73,9 @@ struct hmb_plugin {
 	struct hmb_dict_set *dicts;
 	struct hmb_clock_set *clocks;
 	const char *clock;	/* the hmb:clock value @clocks converts to */
+	bool dict_file_tried;	/* hmb:dictionary was read (or failed) */
+	bool dict_file_used;	/* ... and @dicts has it */
+	char dict_file_error[HMB_PLUGIN_MSG_MAX];  /* why not; printed once */
 };
 
 /* All loaded instances, so that the unloader finds its tep's state. */
@@ -97,12 +100,19 @@ static struct tep_plugin_option hmb_plugin_options[] = {
 		.description = "the capture's trace clock (trace-cmd report cannot tell a plugin): firmware time is converted with the module's fits to this clock",
 		.value = "local",
 	},
+	{
+		.name = "dictionary",
+		.plugin_alias = "hmb",
+		.description = "a dictionary file (hmbtrace-cmd dict) with the firmware's tokenized printf events; default $HMB_TRACE_DICTIONARY",
+		.value = "",	/* a string option: libtraceevent needs a value */
+	},
 	{ .name = NULL },
 };
 
 static struct tep_plugin_option *hmb_opt_hex = &hmb_plugin_options[0];
 static struct tep_plugin_option *hmb_opt_fw_time = &hmb_plugin_options[1];
 static struct tep_plugin_option *hmb_opt_clock = &hmb_plugin_options[2];
+static struct tep_plugin_option *hmb_opt_dictionary = &hmb_plugin_options[3];
 
 /*
  * The clock set converts to the clock hmb:clock names (options are parsed
@@ -119,6 +129,32 @@ static void hmb_follow_clock_option(struct hmb_plugin *p)
 	hmb_clock_set_trace_clock(p->clocks, p->clock, why, sizeof(why));
 }
 
+/*
+ * The dictionary file hmb:dictionary names (else $HMB_TRACE_DICTIONARY),
+ * read once, at the first hmb event: options are set when the plugin
+ * registers them, before the trace is read, and the file must be there
+ * before the first dictionary completes. A file that cannot be used is
+ * said on stderr and, once, on the first event's line.
+ */
+static void hmb_follow_dictionary_option(struct hmb_plugin *p)
+{
+	const char *path = hmb_opt_dictionary->value;
+
+	if (p->dict_file_tried)
+		return;
+	p->dict_file_tried = true;
+	if (!path || !path[0])
+		path = getenv("HMB_TRACE_DICTIONARY");
+	if (!path || !path[0])
+		return;
+	if (hmb_dict_set_use_file(p->dicts, path, p->dict_file_error,
+				  sizeof(p->dict_file_error)) >= 0) {
+		p->dict_file_used = true;
+		return;
+	}
+	fprintf(stderr, "hmb: dictionary file not used: %s\n", p->dict_file_error);
+}
+
 /* ---- reading an event ----------------------------------------------------- */
 
 /*
@@ -131,6 +167,12 @@ static bool hmb_read_event(struct trace_seq *s, struct hmb_plugin *p,
 {
 	if (!p->events.tep)
 		hmb_event_set_init(&p->events, event->tep);
+	hmb_follow_dictionary_option(p);
+	if (p->dict_file_error[0]) {
+		trace_seq_printf(s, "[hmb: dictionary file not used: %s] ",
+				 p->dict_file_error);
+		p->dict_file_error[0] = '\0';
+	}
 	if (!hmb_event_set_decode(&p->events, record, record->cpu, ev))
 		return false;
 	if (ev->kind == HMB_CAPTURE_MALFORMED) {
@@ -181,6 +223,21 @@ static void hmb_print_fw_time(struct trace_seq *s, struct hmb_plugin *p,
 		trace_seq_printf(s, " %s", text);
 }
 
+/*
+ * After a record whose id the dictionary lacks: the sites of a firmware's
+ * tokenized printf are not in the trace when it keeps them in a file.
+ */
+static void hmb_print_not_in_dict(struct trace_seq *s, struct hmb_plugin *p,
+				  const struct hmb_capture_event *ev)
+{
+	if (p->dict_file_used && hmb_dict_set_file_used(p->dicts, ev->dev, ev->cpu))
+		trace_seq_puts(s, " [not in the trace's dictionary nor the file's]");
+	else if (p->dict_file_used)
+		trace_seq_puts(s, " [not in the trace's dictionary; the dictionary file is of another build: refused]");
+	else
+		trace_seq_puts(s, " [not in the trace's dictionary: printf sites kept in a file? -O hmb:dictionary=FILE]");
+}
+
 static int hmb_record_handler(struct trace_seq *s, struct tep_record *record,
 			      struct tep_event *event, void *context)
 {
@@ -225,6 +282,8 @@ static int hmb_record_handler(struct trace_seq *s, struct tep_record *record,
 		trace_seq_printf(s, "%s: %s", name, text);
 	else
 		trace_seq_puts(s, text);  /* "unknown event <id> ..." */
+	if (!name)
+		hmb_print_not_in_dict(s, p, &ev);
 	if (text != stack_text)
 		free(text);
 	hmb_print_fw_time(s, p, &ev);

@@ -289,10 +289,12 @@ TEST_F(PluginHmbTest, ChunkedDictionaryThenRecordsPrintDecodedFields) {
             "op=read flags=fua nsid=1 slba=0x1000 nlb=8");
   EXPECT_EQ(Print(Record(0, 0, 3, test::kFreeBlocks, kFreeBlocksPayload)),
             "dev=0 core=0 seq=3 fw_ts=1003 gc_free_blocks: free=10000");
-  // An id the dictionary lacks: the decoder's own hex rendering.
+  // An id the dictionary lacks: the decoder's own hex rendering, and
+  // where its event may be (a firmware's printf sites kept in a file).
   EXPECT_EQ(Print(Record(0, 0, 4, 77, {0xde, 0xad})),
             "dev=0 core=0 seq=4 fw_ts=1004 unknown event 77 len=2 "
-            "data=dead");
+            "data=dead [not in the trace's dictionary: printf sites kept in a file? "
+            "-O hmb:dictionary=FILE]");
   // Another dev has no dictionary yet.
   EXPECT_EQ(Print(Record(1, 0, 5, test::kFreeBlocks, kFreeBlocksPayload)),
             "dev=1 core=0 seq=5 fw_ts=1005 event_id=3 len=4 "

@@ -137,6 +137,27 @@ awk_hex='function hex(s,  v, i) {
 verdict() { awk -v v="$1" -v g="$2" 'BEGIN { print (v <= g) ? "PASS" : "OVER" }'; }
 fmt() { awk -v v="$1" 'BEGIN { if (v == "-") print "-"; else printf "%.1f", v }'; }
 
+# The sample's dictionary as a pre-built blob (fw_bench_blob_gen.c), for
+# the build that inits with hmb_trace_producer_init_blob().
+nice cc -O1 -Wall -Wextra -Werror -I"$here" -I"$repo/producer" -I"$repo/include" \
+	"$here/fw_bench_blob_gen.c" "$here/fw_bench_dict.c" "$repo/producer/hmb_trace_producer.c" \
+	-o "$out/fw_bench_blob_gen"
+"$out/fw_bench_blob_gen" "$out/fw_blob.c" || die "fw_bench_blob_gen failed"
+
+# Producer functions of the .o ($1) kept in a linked sample ($2): all, and
+# those of the emit path.
+linked_sizes()
+{
+	awk -v re="$emit_path" '
+		NR == FNR { if ($3 ~ /^[tT]$/) fn[$4] = 1; next }
+		($3 ~ /^[tT]$/) && ($4 in fn) {
+			sz = hex($2); all += sz
+			if ($4 ~ re) em += sz
+		}
+		END { print all + 0, em + 0 }
+		'"$awk_hex" "$1" "$2"
+}
+
 results="$out/results.txt"
 : >"$results.size"
 : >"$results.insn"
@@ -163,15 +184,16 @@ for c in "${configs[@]}"; do
 	# Producer functions kept in the sample (init and emit; --gc-sections
 	# drops the freeze API it does not call), and those of the emit path.
 	# They are compiled in the same unit, so their names match the .o's.
-	read -r linked emit < <(awk -v re="$emit_path" '
-		NR == FNR { if ($3 ~ /^[tT]$/) fn[$4] = 1; next }
-		($3 ~ /^[tT]$/) && ($4 in fn) {
-			sz = hex($2); all += sz
-			if ($4 ~ re) em += sz
-		}
-		END { print all + 0, em + 0 }
-		'"$awk_hex" "$out/producer-$name.nm" "$out/fw-$name.nm")
-	echo "$core|$state|$ptext|$linked|$emit" >>"$results.size"
+	read -r linked emit < <(linked_sizes "$out/producer-$name.nm" "$out/fw-$name.nm")
+	# The same sample with its dictionary embedded as a pre-built blob
+	# (-DFW_BLOB): init without the serializer. Linked to be measured.
+	nice arm-none-eabi-gcc "${f[@]}" "${cflags[@]}" -DFW_BLOB -static -L"$here" \
+		-Wl,-T,"$ld" -Wl,--gc-sections -Wl,--build-id=none \
+		"$here/startup.S" "$here/bench_fw.c" "$out/fw_blob.c" \
+		"$repo/producer/hmb_trace_producer.c" -o "$out/fw-$name-blob.elf"
+	arm-none-eabi-nm -S --size-sort "$out/fw-$name-blob.elf" >"$out/fw-$name-blob.nm"
+	read -r linked_blob _ < <(linked_sizes "$out/producer-$name.nm" "$out/fw-$name-blob.nm")
+	echo "$core|$state|$ptext|$linked|$emit|$linked_blob" >>"$results.size"
 	awk -v c="$core" -v s="$state" '$4 ~ /^site_/ {
 		sz[substr($4, 6)] = hex($2) }
 		END { printf "%s|%s|%d|%d|%d|%d|%d\n", c, s, sz["cmd_fetch"],
@@ -213,14 +235,19 @@ done
 	echo "links of it with --gc-sections (init, the append's out-of-line part; not"
 	echo "the freeze, ring mode or other calls it does not make); of which the"
 	echo "append's out-of-line part (its fast path is inlined in the emit sites)."
+	echo "Blob embedded: the emit+init core of the same sample with its dictionary"
+	echo "a pre-built blob, initialised by hmb_trace_producer_init_blob() (no"
+	echo "dictionary serializer linked)."
 	echo
-	echo "| core | state | everything | goal | | emit+init core | goal | | of which out-of-line append |"
-	echo "|---|---|---|---|---|---|---|---|---|"
-	while IFS='|' read -r core state ptext linked emit; do
+	echo "| core | state | everything | goal | | emit+init core | goal | | blob embedded | | of which out-of-line append |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+	while IFS='|' read -r core state ptext linked emit linked_blob; do
 		v=$(verdict "$ptext" "$goal_producer")
 		vl=$(verdict "$linked" "$goal_producer")
-		[[ $state == ARM ]] && v="$v (goal set for Thumb-2)" && vl="$vl (Thumb-2 goal)"
-		echo "| $core | $state | $ptext | $goal_producer | $v | $linked | $goal_producer | $vl | $emit |"
+		vb=$(verdict "$linked_blob" "$goal_producer")
+		[[ $state == ARM ]] && v="$v (goal set for Thumb-2)" && vl="$vl (Thumb-2 goal)" &&
+			vb="$vb (Thumb-2 goal)"
+		echo "| $core | $state | $ptext | $goal_producer | $v | $linked | $goal_producer | $vl | $linked_blob | $vb | $emit |"
 	done <"$results.size"
 	echo
 	echo "Instructions per emit, counted by TCG (cycles: TCG has no cycle model)."

@@ -39,6 +39,10 @@ static uint8_t fw_dump[124];
 
 /* Static, zeroed by the loader: built without a memset. */
 static struct hmb_trace_producer_config fw_config;
+#ifdef FW_BLOB
+extern const unsigned char fw_blob[];
+extern const unsigned int fw_blob_len;
+#endif
 
 /* Arguments the emits take, read before the first marker. */
 static volatile uint32_t fw_arg = 0x1234;
@@ -110,12 +114,20 @@ int fw_main(void)
 	fw_config.pages_per_core = 0;	/* as many as fit: 6 */
 	fw_config.nr_cores = 1;
 	fw_config.clock_hz = 1000000000;
-	fw_config.nr_events = fw_nr_events;
-	fw_config.events = fw_events;
 	for (i = 0; i < sizeof(fw_dump); i++)
 		fw_dump[i] = (uint8_t)i;
+#ifdef FW_BLOB
+	/* The pre-built dictionary (fw_bench_blob_gen.c): no serializer linked. */
+	fw_config.dict_blob = fw_blob;
+	fw_config.dict_blob_len = fw_blob_len;
+	if (hmb_trace_producer_init_blob(p, fw_area, sizeof(fw_area), &fw_config))
+		return 1;
+#else
+	fw_config.nr_events = fw_nr_events;
+	fw_config.events = fw_events;
 	if (hmb_trace_producer_init(p, fw_area, sizeof(fw_area), &fw_config))
 		return 1;
+#endif
 
 	FW_SERIES((void)a);
 	FW_SERIES(err |= site_cmd_fetch(p, ts, 1, (uint16_t)a, a));

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "capture/capture.h"
+#include "dictionary_file.h"  // MergeDictionaries
 
 namespace hmbtrace {
 
@@ -36,12 +37,6 @@ struct DictionaryOverride {
 Status SetDictionaryOverride(const std::string& path);
 // The one set, or nullptr.
 const DictionaryOverride* GetDictionaryOverride();
-
-// The trace's dictionary `trace` (header and entries) with the entries of
-// `extra` whose id it does not have appended; `extra` alone if `trace` is
-// not a dictionary. Every length read is bounded by the bytes held.
-std::vector<uint8_t> MergeDictionaries(std::span<const uint8_t> trace,
-                                       std::span<const uint8_t> extra);
 
 // The filter CaptureFile::Read puts before its callback.
 class DictionaryMerger {

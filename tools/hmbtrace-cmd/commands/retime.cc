@@ -27,6 +27,7 @@ void AddRetimeCommand(CLI::App& app, int& exit_code) {
                   "placed there, in ms (as report's)")
       ->capture_default_str()
       ->type_name("MS");
+  AddDictionaryOption(cmd, &o->dictionary);
   cmd->add_flag("-q,--quiet", o->quiet, "No summary on stderr");
   cmd->callback([o, &exit_code] {
     if (o->reorder_margin_ms > 3600000) {
@@ -34,6 +35,7 @@ void AddRetimeCommand(CLI::App& app, int& exit_code) {
       exit_code = 2;
       return;
     }
+    if (!UseDictionaryOption(o->dictionary, "retime", exit_code)) return;
     exit_code = RunRetime(*o);
   });
 }

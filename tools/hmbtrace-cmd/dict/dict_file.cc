@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// dict_file.h: the dictionary file's header, bounded reads.
+// dict_file.h: the dictionary file read and written, bounded reads.
 #include "dict/dict_file.h"
 
 #include <algorithm>
@@ -9,24 +9,6 @@
 #include <iterator>
 
 namespace hmbtrace {
-namespace {
-
-constexpr char kMagic[] = "HMBTDICT";
-constexpr uint32_t kVersion = 1;
-// A dictionary is at most 65535 events of a few KiB each: far below this.
-constexpr uint64_t kMaxDictFileBytes = 1ull << 30;
-
-void Put(std::vector<uint8_t>& b, size_t off, uint64_t v, unsigned n) {
-  for (unsigned i = 0; i < n; i++) b[off + i] = static_cast<uint8_t>(v >> (8 * i));
-}
-
-uint64_t Get(std::span<const uint8_t> b, size_t off, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; i++) v |= uint64_t{b[off + i]} << (8 * i);
-  return v;
-}
-
-}  // namespace
 
 std::string BuildIdHex(std::span<const uint8_t> id) {
   static const char kHex[] = "0123456789abcdef";
@@ -39,35 +21,15 @@ std::string BuildIdHex(std::span<const uint8_t> id) {
 }
 
 std::vector<uint8_t> EncodeDictFile(const DictFile& f) {
-  std::vector<uint8_t> b(kDictFileHeaderLen + f.dict.size(), 0);
-  std::memcpy(b.data(), kMagic, 8);
-  Put(b, 8, kVersion, 4);
-  Put(b, 12, kDictFileHeaderLen, 4);
-  std::memcpy(b.data() + 16, f.build_id.data(), kDictFileBuildIdLen);
-  b[36] = kDictFileBuildIdLen;
-  Put(b, 40, f.dict.size(), 4);
-  std::copy(f.dict.begin(), f.dict.end(), b.begin() + kDictFileHeaderLen);
-  return b;
+  return EncodeDictFileBytes(f.build_id, f.dict);
 }
 
 Result<DictFile> DecodeDictFile(std::span<const uint8_t> bytes) {
-  if (bytes.size() < kDictFileHeaderLen || std::memcmp(bytes.data(), kMagic, 8) != 0)
-    return Status::Error("not a dictionary file (no HMBTDICT header; made by hmbtrace-cmd dict?)");
-  const uint64_t version = Get(bytes, 8, 4), header_len = Get(bytes, 12, 4);
-  if (version != kVersion)
-    return Status::Error("dictionary file version " + std::to_string(version) + ", not 1");
-  if (header_len < kDictFileHeaderLen || header_len % 8 || header_len > bytes.size())
-    return Status::Error("dictionary file header_len " + std::to_string(header_len));
-  const uint64_t dict_len = Get(bytes, 40, 4);
-  if (dict_len > bytes.size() - header_len)
-    return Status::Error("dictionary file cut short: " + std::to_string(dict_len) +
-                         " bytes of dictionary announced, " +
-                         std::to_string(bytes.size() - header_len) + " held");
-  if (bytes[36] > kDictFileBuildIdLen)
-    return Status::Error("dictionary file build_id_len " + std::to_string(bytes[36]));
   DictFile f;
-  std::memcpy(f.build_id.data(), bytes.data() + 16, kDictFileBuildIdLen);
-  f.dict.assign(bytes.begin() + header_len, bytes.begin() + header_len + dict_len);
+  std::span<const uint8_t> dict;
+  std::string error;
+  if (!ParseDictFile(bytes, &f.build_id, &dict, &error)) return Status::Error(error);
+  f.dict.assign(dict.begin(), dict.end());
   return f;
 }
 

@@ -1,22 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// A dictionary file, as `hmbtrace-cmd dict` writes it and --dictionary
-// reads it: the firmware's build id and the ABI's dictionary (header and
-// entries), so that a decoder can refuse the file of another build.
-//
-//   offset  size  field
-//   0       8     magic "HMBTDICT" (no NUL)
-//   8       4     version, 1
-//   12      4     header_len, 48 (the dictionary starts there)
-//   16      20    build_id, zero padded
-//   36      1     build_id_len (<= 20: how much of build_id the ELF had)
-//   37      3     reserved, zero
-//   40      4     dict_len: bytes of dictionary after the header
-//   44      4     reserved, zero
-//   48      ...   the dictionary (Documentation/hmb-trace-abi.rst)
-//
-// All little-endian. A firmware whose GNU build id is longer than 20 bytes
-// is named by its first 20, as the trace area's build_id field holds it.
+// The dictionary file (its format: decode/dictionary_file.h), read and
+// written by hmbtrace-cmd: dict writes it, --dictionary reads it.
 
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_DICT_DICT_FILE_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_DICT_DICT_FILE_H_
@@ -27,12 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "dictionary_file.h"
 #include "hmbtrace/status.h"
 
 namespace hmbtrace {
-
-inline constexpr size_t kDictFileHeaderLen = 48;
-inline constexpr size_t kDictFileBuildIdLen = 20;
 
 struct DictFile {
   std::array<uint8_t, kDictFileBuildIdLen> build_id{};

@@ -4,10 +4,14 @@
 # its trace area is made a crash dump, and hmbtrace-cmd decodes it with
 # the dictionary built from the firmware's ELF (--dictionary), or with the
 # dictionary the firmware embedded; a dictionary of another build, or a
-# damaged one, is refused.
-# Usage: printf_trace_test.sh HMBTRACE_CMD SAMPLE_FW OTHER_FW AREA_DUMP
+# damaged one, is refused. retime --dictionary writes a capture that
+# carries the file (the sample's run as a trace.dat: MAKE_CAPTURE,
+# plugins/traceevent/make_printf_capture.py, on TEMPLATE.dat's formats).
+# Usage: printf_trace_test.sh HMBTRACE_CMD SAMPLE_FW OTHER_FW AREA_DUMP \
+#          MAKE_CAPTURE TEMPLATE.dat PYTHONPATH
 set -euo pipefail
-cmd=$1 fw=$2 other=$3 area_dump=$4
+cmd=$1 fw=$2 other=$3 area_dump=$4 make_capture=$5 template=$6
+export PYTHONPATH=$7
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -43,6 +47,18 @@ grep -q 'printf_sample_sites_12' "$tmp/stat.txt" || fail "stat --dictionary: no 
 "$cmd" export -i "$tmp/t.hmbdump" --dictionary "$tmp/fw.hmbdict" -o "$tmp/t.pftrace" 2>/dev/null
 grep -qa 'victim' "$tmp/t.pftrace" || fail "export --dictionary: no decoded field"
 
+# retime --dictionary: the retimed capture carries the file's events.
+python3 "$make_capture" "$tmp/t.hmbdump" "$template" "$tmp/t.dat" > /dev/null
+"$cmd" retime -q -i "$tmp/t.dat" -o "$tmp/plain-retimed.dat"
+"$cmd" report -i "$tmp/plain-retimed.dat" > "$tmp/plain-retimed.txt"
+if grep -q printf_sample_sites_ "$tmp/plain-retimed.txt"; then fail "retime without a file decoded"; fi
+"$cmd" retime -q -i "$tmp/t.dat" -o "$tmp/retimed.dat" --dictionary "$tmp/fw.hmbdict"
+"$cmd" report -i "$tmp/retimed.dat" > "$tmp/retimed.txt"
+for line in "${expect[@]}"; do
+	grep -qF "$line" "$tmp/retimed.txt" || fail "retime --dictionary: its report lacks '$line'"
+done
+[[ $(grep -c 'printf_sample_sites_' "$tmp/retimed.txt") == 10 ]] || fail "retimed: not 10 decoded records"
+
 # Embedded: the trace describes itself.
 "$cmd" dict --raw -q "$fw" -o "$tmp/fw.raw"
 "$fw" "$tmp/area2" "$tmp/fw.raw"
@@ -56,9 +72,11 @@ done
 "$cmd" dict "$other" -o "$tmp/other.hmbdict" 2> "$tmp/other.err"
 other_id=$(sed -n 's/.*build id \([0-9a-f]*\)$/\1/p' "$tmp/other.err")
 [[ $other_id != "$id" ]] || fail "the other build has the same build id"
-for sub in report stat "export -o $tmp/x.pftrace"; do
+for sub in report stat "export -o $tmp/x.pftrace" "retime -o $tmp/x.dat"; do
+	in=$tmp/t.hmbdump
+	[[ $sub != retime* ]] || in=$tmp/t.dat  # retime works on captures only
 	rc=0
-	"$cmd" $sub -i "$tmp/t.hmbdump" --dictionary "$tmp/other.hmbdict" \
+	"$cmd" $sub -i "$in" --dictionary "$tmp/other.hmbdict" \
 		> /dev/null 2> "$tmp/refused.err" || rc=$?
 	[[ $rc == 1 ]] || fail "$sub: a dictionary of another build: exit $rc"
 	grep -q "build id $other_id, the trace's (dev 0, producer_gen 1) is $id: refused" \
@@ -70,4 +88,4 @@ head -c 40 "$tmp/fw.hmbdict" > "$tmp/cut.hmbdict"
 rc=0
 "$cmd" report -i "$tmp/t.hmbdump" --dictionary "$tmp/cut.hmbdict" > /dev/null 2> "$tmp/cut.err" || rc=$?
 [[ $rc == 1 ]] && grep -q 'not a dictionary file' "$tmp/cut.err" || fail "cut dictionary: $(cat "$tmp/cut.err")"
-echo "ok: printf trace decoded with --dictionary and embedded; other build and damaged file refused"
+echo "ok: printf trace decoded with --dictionary, retime --dictionary and embedded; other build and damaged file refused"

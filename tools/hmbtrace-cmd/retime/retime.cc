@@ -8,10 +8,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "capture/capture.h"
 #include "capture/dictionaries.h"
+#include "capture/dictionary_override.h"
 #include "dump/dump_file.h"
 #include "hmb_events.h"
 #include "retime/retime_output_c.h"
@@ -84,6 +88,46 @@ void AppendBody(std::string* body,
     body->append(reinterpret_cast<const char*>(mark), HMB_RETIME_MARK_LEN);
 }
 
+// As hmb_trace.ko cuts a dictionary into hmb_dict events.
+constexpr size_t kDictChunkLen = 1024;
+
+// hmb_dict events carrying `dict` in chunks, made from `original`, an
+// hmb_dict event of the same dev and generation (format `format`): its
+// other fields kept, total_len, offset and chunk rewritten. Empty if the
+// format or the event is not as the module writes them.
+std::vector<std::vector<uint8_t>> DictEvents(tep_event* format,
+                                             std::span<const uint8_t> original,
+                                             std::span<const uint8_t> dict) {
+  tep_format_field* total = tep_find_field(format, "total_len");
+  tep_format_field* offset = tep_find_field(format, "offset");
+  tep_format_field* chunk = tep_find_field(format, "chunk");
+  if (!total || !offset || !chunk || total->size != 4 || offset->size != 4 ||
+      !(chunk->flags & TEP_FIELD_IS_DYNAMIC) || chunk->size != 4 ||
+      static_cast<size_t>(chunk->offset) + 4 > original.size())
+    return {};
+  uint32_t loc;
+  std::memcpy(&loc, original.data() + chunk->offset, 4);
+  const size_t fixed = loc & 0xffff;
+  if (fixed < static_cast<size_t>(chunk->offset) + 4 || fixed > original.size() ||
+      static_cast<size_t>(total->offset) + 4 > fixed || static_cast<size_t>(offset->offset) + 4 > fixed)
+    return {};
+  std::vector<std::vector<uint8_t>> out;
+  for (size_t at = 0; at < dict.size(); at += kDictChunkLen) {
+    const size_t n = std::min(kDictChunkLen, dict.size() - at);
+    std::vector<uint8_t> ev(original.begin(), original.begin() + static_cast<ptrdiff_t>(fixed));
+    ev.insert(ev.end(), dict.begin() + static_cast<ptrdiff_t>(at),
+              dict.begin() + static_cast<ptrdiff_t>(at + n));
+    ev.resize((ev.size() + 3) & ~size_t{3}, 0);
+    const uint32_t t = static_cast<uint32_t>(dict.size()), o = static_cast<uint32_t>(at);
+    const uint32_t l = static_cast<uint32_t>(n << 16 | fixed);
+    std::memcpy(ev.data() + total->offset, &t, 4);
+    std::memcpy(ev.data() + offset->offset, &o, 4);
+    std::memcpy(ev.data() + chunk->offset, &l, 4);
+    out.push_back(std::move(ev));
+  }
+  return out;
+}
+
 // Where a record goes and what its mark says: the conversion of every
 // reader (capture.h's RecordFwTime, for a capture not retimed yet).
 struct Placed {
@@ -134,11 +178,18 @@ Status Retime(const RetimeOptions& options, RetimeSummary* summary) {
                          " cannot be written; give --file-version 6 or 7");
   }
 
-  // The first pass: every dictionary and the generations (dictionaries.h).
+  // The first pass: every dictionary and the generations (dictionaries.h);
+  // with --dictionary, each generation's merged with the file (a capture
+  // of another build is refused here), to be written in the output.
   DictionaryStore dicts;
+  const bool with_file = GetDictionaryOverride() != nullptr;
+  std::map<std::pair<uint16_t, uint32_t>, std::vector<uint8_t>> merged;
   if (Status s = file.Read(
-          [&dicts](const CaptureEvent& ev) {
+          [&](const CaptureEvent& ev) {
             dicts.Add(ev);
+            if (with_file && ev.kind == CaptureKind::kDict && ev.offset == 0 &&
+                ev.data.size() == ev.total_len)
+              merged[{ev.dev, ev.producer_gen}].assign(ev.data.begin(), ev.data.end());
             return true;
           },
           CaptureFilter::kMetadata);
@@ -257,6 +308,26 @@ Status Retime(const RetimeOptions& options, RetimeSummary* summary) {
           line.kind = TimelineLine::Kind::kBeforeDevCpu;
           break;
         case CaptureKind::kDict:
+          if (auto m = merged.find({ev->dev, ev->producer_gen}); m != merged.end()) {
+            // The file's dictionary goes where the first chunk was.
+            if (ev->offset != 0)
+              return true;
+            auto events = DictEvents(set->dict, rec.data, m->second);
+            if (!events.empty()) {
+              for (const auto& data : events) {
+                RawRecord chunk = rec;
+                if (&data != &events.front()) chunk.missed_events = 0;
+                chunk.data = data;
+                TimelineLine copy = line;
+                copy.kind = TimelineLine::Kind::kBeforeDevCpu;
+                AppendBody(&copy.body, chunk, nullptr);
+                summary->metadata++;
+                timeline.Add(std::move(copy));
+                timeline.Release(sink);
+              }
+              return write_ok;
+            }
+          }
           summary->metadata++;
           line.kind = TimelineLine::Kind::kBeforeDevCpu;
           break;

@@ -21,6 +21,13 @@
 // already printed; here only behind what its own CPU's buffer already
 // holds (Timeline::SetLatePerCpu), so it usually keeps its converted time.
 //
+// With --dictionary FILE (capture/dictionary_override.h: refused, with
+// both build ids, for a capture of another build), the output carries the
+// file: each dictionary of the capture, merged with the file's events, is
+// written as hmb_dict chunks where the capture had its first chunk (its
+// other chunks are dropped), so the retimed capture describes itself and
+// trace-cmd report decodes a firmware's tokenized printf with no option.
+//
 // Each hmb_record of the output carries a mark past its payload
 // (decode/hmb_events.h: its drain time, the bound, whether it was
 // converted): the file says it was retimed, so plugin_hmb.so and
@@ -54,6 +61,7 @@ struct RetimeOptions {
   int file_version = 0;  // 6 or 7; 0: the input's
   uint64_t reorder_margin_ms = kDefaultReorderMarginMs;
   bool quiet = false;  // no summary on stderr
+  std::string dictionary{};  // --dictionary FILE, or ""
 };
 
 // A record that kept its drain time, for the summary.
