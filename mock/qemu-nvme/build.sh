@@ -42,10 +42,14 @@ src_version()
 mapfile -t patches < <(find "$here/patches" -maxdepth 1 -name '*.patch' | sort)
 # The firmware compiled into the device, unchanged: the reference producer,
 # the ABI headers, and the simulated firmware's event dictionary (the same
-# events hmb-fwsim writes, so every tool knows them).
+# events hmb-fwsim writes, so every tool knows them), and the die model's
+# dictionary (patch 0004), declared with the declaration header.
 producer_files=("$repo/producer/hmb_trace_producer.c" "$repo/producer/hmb_trace_producer.h"
 		"$repo/include/hmb_trace_abi.h" "$repo/include/hmb_trace_ctrl_abi.h"
-		"$repo/mock/fwsim/fw_events.c" "$repo/mock/fwsim/fw_events.h")
+		"$repo/mock/fwsim/fw_events.c" "$repo/mock/fwsim/fw_events.h"
+		"$repo/producer/hmb_trace_declare.h"
+		"$repo/mock/fwsim/causes/causes_events.c" "$repo/mock/fwsim/causes/causes_events.h"
+		"$repo/mock/fwsim/causes/causes_events.def")
 
 version=$(src_version)
 if [[ -z $version ]]; then
