@@ -29,6 +29,7 @@ struct OpcodeStat {
   uint64_t tail = 0, tail_ticks = 0;
   std::map<std::string, uint64_t> tail_cause_ticks;
   std::map<std::string, uint64_t> tail_main_cause;
+  std::map<std::string, uint64_t> main_cause;  // of every command
 };
 
 // Per (device, opcode), from the completed commands.
@@ -39,6 +40,7 @@ std::map<std::pair<uint16_t, std::string>, OpcodeStat> Collect(const CommandPath
       continue;
     OpcodeStat& o = out[{c.dev, c.opcode}];
     o.latency.push_back(c.latency());
+    o.main_cause[c.MainCause()]++;
     std::map<std::string, uint64_t> sums;
     for (const CommandStage& s : c.stages)
       sums[s.name] += s.length();
@@ -167,6 +169,8 @@ nlohmann::json CauseStatJson(const CommandPaths& paths,
                             {"p90", Micros(Percentile(v, 90), rate)},
                             {"p99", Micros(Percentile(v, 99), rate)}};
     }
+    // Every command's main cause: how often anything was blamed at all.
+    op["main_causes"] = o.main_cause;
     op["tail"]["commands"] = o.tail;
     op["tail"]["p99"] = Micros(o.p99, rate);
     for (const auto& [cause, ticks] : o.tail_cause_ticks) {

@@ -101,6 +101,10 @@ TEST(CauseStat, TheTailTableCountsTheTruthsMainCauses) {
       EXPECT_EQ(op["tail"]["causes"][cause]["main_cause_of"], n) << cause;
     }
     EXPECT_EQ(op["tail"]["commands"], tail);
+    uint64_t all = 0;
+    for (const auto& [cause, n] : op["main_causes"].items())
+      all += n.get<uint64_t>();
+    EXPECT_EQ(all, op["commands"]);
     // The shares are of the tail's whole time, work included.
     double shares = 0;
     for (const auto& [cause, v] : op["tail"]["causes"].items())
@@ -111,6 +115,26 @@ TEST(CauseStat, TheTailTableCountsTheTruthsMainCauses) {
   const std::string text = c.stat.Text("model.dat");
   EXPECT_NE(text.find("Command causes (ABI 1.2 attribution): 20000 commands"), std::string::npos);
   std::cout << text.substr(text.find("\nCommand causes"));
+}
+
+TEST(CauseStat, WithTheCausesOffNoCommandIsBlamedOnMoreThanQueueing) {
+  DieModelConfig config;
+  config.DisableCauses();
+  const DieModelRun run = RunDieModel(config);
+  Capture c;
+  Feed(run, &c);
+  const nlohmann::json doc = c.stat.Json("model.dat");
+  ASSERT_TRUE(doc.contains("command_causes"));
+  uint64_t queued = 0;
+  for (const nlohmann::json& op : doc["command_causes"]["opcodes"]) {
+    for (const auto& [cause, n] : op["main_causes"].items()) {
+      EXPECT_TRUE(cause == kCauseQueueing || cause == kCauseNone) << cause;
+      if (cause == kCauseQueueing)
+        queued += n.get<uint64_t>();
+    }
+  }
+  // The commands still queue for their dies: the count is not vacuous.
+  EXPECT_GT(queued, 0u);
 }
 
 TEST(CauseStat, ACaptureWithoutAttributionHasNoCauseSection) {
