@@ -346,7 +346,7 @@ if ((run_e2e)); then
 	# its opcode's p99, the cause hmbtrace-cmd stat names for its longest
 	# wait is the device's truth for >= 99 %, its stages add up to the
 	# split's firmware part; causes-off: the same load with the causes
-	# switched off, nothing blamed above queueing (~70 s each on a loaded host).
+	# switched off, nothing blamed above queueing (~65 s each on a shared host: ~2 min for both).
 	ssd_list=(record record-mono record-global causes causes-off quiet reset dump hang assert freeze ctrl)
 	if ((full_matrix)); then
 		ssd_list+=(resets)
