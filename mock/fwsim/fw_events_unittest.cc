@@ -13,8 +13,9 @@
 #include "fwsim.h"
 #include "hmb_trace_producer.h"
 
-// The reference SSD's hand-written tables (fw_events.c, renamed by
-// meson.build): what mock/qemu-nvme compiles into the device.
+// The hand-written tables the reference SSD (mock/qemu-nvme) compiled
+// before fwsim_events.def (testdata/fw_events.c, renamed by meson.build):
+// the dictionary the declarations must publish unchanged.
 extern "C" {
 extern const hmb_trace_event_desc fw_events_reference[];
 extern const uint16_t fw_nr_events_reference;

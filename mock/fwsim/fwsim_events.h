@@ -6,9 +6,9 @@
  * fw_cmd_fetch, struct fw_nand_op, ...), the emitters fw_trace_<event>()
  * and fw_emit_<class>(), and the table fw_events[] / fw_nr_events.
  *
- * The reference SSD (mock/qemu-nvme) still compiles the hand-written
- * fw_events.[ch] with the same events; fw_events_unittest says that
- * both publish the same dictionary, byte for byte.
+ * The reference SSD (mock/qemu-nvme) compiles the same files into the
+ * device. fw_events_unittest says that they publish the dictionary of the
+ * hand-written tables they replace (testdata/fw_events.[ch]), byte for byte.
  */
 #ifndef FWSIM_EVENTS_H
 #define FWSIM_EVENTS_H

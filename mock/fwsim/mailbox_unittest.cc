@@ -66,6 +66,12 @@ class ControlledSim {
     return v;
   }
 
+  // The sequence number core |k| gives its next record.
+  uint64_t NextSeq(uint16_t k) {
+    return At<uint64_t>(sizeof(hmb_trace_meta) + k * sizeof(hmb_trace_core) +
+                        offsetof(hmb_trace_core, next_seq));
+  }
+
   // Every record in the area (call after Finish; nothing was overwritten).
   Drained Drain(uint16_t cores) {
     std::vector<const uint8_t*> pages;
@@ -116,6 +122,23 @@ SimConfig SlowConfig() {
 
 void Sleep(double s) {
   std::this_thread::sleep_for(std::chrono::duration<double>(s));
+}
+
+// Waits |min_s|, then until each core k has written records up to
+// seq[k] (its next_seq), for 20 s at most: on a loaded machine the
+// simulator's thread runs late, so a test that needs N records waits for
+// them, not for the time they take on an idle one.
+void WaitForRecords(ControlledSim& sim, const std::vector<uint64_t>& seq, double min_s) {
+  Sleep(min_s);
+  for (int i = 0; i < 2000; i++) {
+    bool all = true;
+    for (uint16_t k = 0; k < seq.size(); k++)
+      all = all && sim.NextSeq(k) >= seq[k];
+    if (all)
+      return;
+    Sleep(0.01);
+  }
+  ADD_FAILURE() << "the simulator wrote too few records in 20 s";
 }
 
 uint64_t Sync(CtrlHost& host) {
@@ -191,7 +214,7 @@ TEST(MailboxTest, StopWritesNoRecordUntilStartAndLosesNone) {
   ControlledSim sim(SlowConfig());
   CtrlHost& host = sim.host();
   ASSERT_TRUE(host.WaitForDevice(5000000000));
-  Sleep(0.1);
+  WaitForRecords(sim, {100, 100}, 0.1);
   ASSERT_EQ(host.Request(HMB_CTRL_OP_STOP).status, HMB_CTRL_OK);
   const uint64_t stopped = Sync(host);
   Sleep(0.3);
@@ -200,7 +223,7 @@ TEST(MailboxTest, StopWritesNoRecordUntilStartAndLosesNone) {
   ASSERT_EQ(echo.status, HMB_CTRL_OK);
   const uint64_t started = Sync(host);
   ASSERT_EQ(host.Request(HMB_CTRL_OP_START).status, HMB_CTRL_OK);
-  Sleep(0.1);
+  WaitForRecords(sim, {sim.NextSeq(0) + 100, sim.NextSeq(1) + 100}, 0.1);
   const SimResult& r = sim.Finish();
   const Drained d = sim.Drain(2);
 
@@ -237,7 +260,7 @@ TEST(MailboxTest, MaskedEventsAreNotWrittenNotLostAndSeqsStayConsecutive) {
   ControlledSim sim(SlowConfig());
   CtrlHost& host = sim.host();
   ASSERT_TRUE(host.WaitForDevice(5000000000));
-  Sleep(0.1);
+  WaitForRecords(sim, {200, 200}, 0.1);
   // Only cmd_fetch and cmd_complete (ids 1 and 2).
   ASSERT_EQ(host.Request(HMB_CTRL_OP_EVENT_MASK, {0, 0b110}).status, HMB_CTRL_OK);
   // "Every later record obeys the mask" is about the order of writing,
@@ -247,10 +270,10 @@ TEST(MailboxTest, MaskedEventsAreNotWrittenNotLostAndSeqsStayConsecutive) {
   // read between two echoes on each core: one asked for after the mask's
   // answer, one answered before the mask is lifted.
   const uint64_t masked[2] = {EchoSeq(host, 0), EchoSeq(host, 1)};
-  Sleep(0.3);
+  WaitForRecords(sim, {masked[0] + 100, masked[1] + 100}, 0.3);
   const uint64_t unmasked[2] = {EchoSeq(host, 0), EchoSeq(host, 1)};
   ASSERT_EQ(host.Request(HMB_CTRL_OP_EVENT_MASK, {0, ~0ull}).status, HMB_CTRL_OK);
-  Sleep(0.2);
+  WaitForRecords(sim, {unmasked[0] + 200, unmasked[1] + 200}, 0.2);
   const SimResult& r = sim.Finish();
   const Drained d = sim.Drain(2);
 

@@ -41,13 +41,14 @@ src_version()
 
 mapfile -t patches < <(find "$here/patches" -maxdepth 1 -name '*.patch' | sort)
 # The firmware compiled into the device, unchanged: the reference producer,
-# the ABI headers, and the simulated firmware's event dictionary (the same
-# events hmb-fwsim writes, so every tool knows them), and the die model's
-# dictionary (patch 0004), declared with the declaration header.
+# the ABI headers, and the simulated firmware's events, hmb-fwsim's own
+# declarations (fwsim_events.def through hmb_trace_declare.h), so every
+# tool knows them, and the die model's (patch 0004, causes_events.def).
 producer_files=("$repo/producer/hmb_trace_producer.c" "$repo/producer/hmb_trace_producer.h"
-		"$repo/include/hmb_trace_abi.h" "$repo/include/hmb_trace_ctrl_abi.h"
-		"$repo/mock/fwsim/fw_events.c" "$repo/mock/fwsim/fw_events.h"
 		"$repo/producer/hmb_trace_declare.h"
+		"$repo/include/hmb_trace_abi.h" "$repo/include/hmb_trace_ctrl_abi.h"
+		"$repo/mock/fwsim/fwsim_events.c" "$repo/mock/fwsim/fwsim_events.h"
+		"$repo/mock/fwsim/fwsim_events.def"
 		"$repo/mock/fwsim/causes/causes_events.c" "$repo/mock/fwsim/causes/causes_events.h"
 		"$repo/mock/fwsim/causes/causes_events.def")
 

@@ -22,7 +22,7 @@ from hmbtest.check import finish, parser, start
 from hmbtest.dump import DumpError, parse as parse_dump
 
 SEC_META, SEC_CORES = 1, 2
-FW_EV_CMD_FETCH, FW_EV_CMD_COMPLETE = 1, 2  # mock/fwsim/fw_events.h
+FW_EV_CMD_FETCH, FW_EV_CMD_COMPLETE = 1, 2  # mock/fwsim/fwsim_events.h
 FROZEN, LATENCY = 2, 2                      # include/hmb_trace_abi.h
 META_FREEZE = 1 << 1
 CORE_LEN = 64

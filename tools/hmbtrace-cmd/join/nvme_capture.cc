@@ -14,6 +14,7 @@
 #include "capture/dictionaries.h"
 #include "capture/nvme_host_c.h"
 #include "causes/command_path_text.h"
+#include "causes/command_paths.h"
 #include "dump/dump_events.h"
 #include "dump/dump_file.h"
 #include "hmb_trace_dump_abi.h"
@@ -159,122 +160,140 @@ Status ReadCommandCapture(const std::string& path,
                           CommandCapture* out,
                           std::vector<StoryWindow>* story,
                           const std::string& story_clock) {
+  CommandCaptureReader reader(path, out, story, story_clock);
+  if (Status s = reader.Begin(); !s.ok())
+    return s;
   DictionaryStore dicts;
-  ClockSet clocks;
+  Status read = ReadCaptureWithDictionaries(path, &dicts, [&](const CaptureEvent& ev) {
+    if (ev.kind == CaptureKind::kState)
+      dicts.FollowState(ev);
+    reader.Add(ev, dicts);
+    return true;
+  });
+  if (!read.ok())
+    return read;
+  reader.Finish(dicts);
+  return {};
+}
+
+Status CommandCaptureReader::Begin() {
   CaptureClocks trace_clocks;
-  if (Status s = ReadCaptureClocks(path, &trace_clocks); !s.ok())
+  if (Status s = ReadCaptureClocks(path_, &trace_clocks); !s.ok())
     return s;
   // Without `out`, only the stories: no join to build again.
-  CommandJoin* join = out ? &out->join : nullptr;
+  join_ = out_ ? &out_->join : nullptr;
   // Firmware times on the clock of the host's nvme events, their buffer's
   // (the top one's unless they are in an instance): the module fits every
   // trace clock, so the join holds even when the hmb instance is on
   // another clock.
-  std::string host_clock = !join && !story_clock.empty() ? story_clock : trace_clocks.top;
-  if (join) {
+  std::string host_clock = !join_ && !story_clock_.empty() ? story_clock_ : trace_clocks.top;
+  if (join_) {
     // The host's commands first: with none, the firmware's command records
     // are only counted (nothing to join them to; memory stays flat).
     char err[256] = "";
     hmb_nvme_host_source src{};
     int rc = 1;
-    if (IsDumpFile(path)) {
+    if (IsDumpFile(path_)) {
       // A crash dump holds no host events but its commands in flight:
       // each a host command submitted and not completed.
-      rc = FeedDumpInflight(path, trace_clocks.top, join) ? 0 : 1;
+      rc = FeedDumpInflight(path_, trace_clocks.top, join_) ? 0 : 1;
     } else {
-      rc = hmb_nvme_host_read(path.c_str(), OnHostEvent, join, &out->host_malformed, &src, err,
-                              sizeof(err));
+      rc = hmb_nvme_host_read(path_.c_str(), OnHostEvent, join_, &out_->host_malformed, &src,
+                              err, sizeof(err));
     }
     if (rc < 0)
-      return Status::Error(path + ": " + err);
-    out->host_events = rc == 0;
-    out->host_instance = Printable(src.instance);
-    if (out->host_events && src.clock[0])
+      return Status::Error(path_ + ": " + err);
+    out_->host_events = rc == 0;
+    out_->host_instance = Printable(src.instance);
+    if (out_->host_events && src.clock[0])
       host_clock = src.clock;
-    out->host_clock = host_clock;
-    if (join->commands().empty() && !story)
-      join->CountFwRecordsOnly();
+    out_->host_clock = host_clock;
+    if (join_->commands().empty() && !story_)
+      join_->CountFwRecordsOnly();
   }
   // report and stat say a problem with the hmb instance's clock; the join
   // says its own when it converts to another.
-  const bool own_clock = host_clock != trace_clocks.hmb;
-  if (clocks.SetTraceClock(host_clock) != "" && own_clock && out)
-    SetCaptureClock(&clocks, host_clock, "join", path);
-  Status read =
-      ReadCaptureWithDictionaries(path, &dicts, [&](const CaptureEvent& ev) {
-        switch (ev.kind) {
-          case CaptureKind::kState:
-            dicts.FollowState(ev);
-            clocks.AddState(ev.dev, ev.producer_gen, ev.clock_hz);
-            break;
-          case CaptureKind::kClock:
-            clocks.Add(ClockFit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock, ev.clock_id});
-            break;
-          case CaptureKind::kLost:
-            if (join)
-              join->FwLost(ev.dev, ev.core, ev.ts);
-            break;
-          case CaptureKind::kRecord: {
-            const uint32_t gen = dicts.GenerationFor(ev.dev, ev.cpu);
-            const FwTime t = RecordFwTime(clocks, gen, ev);
-            const Dictionary* dict = dicts.For(ev.dev, ev.cpu);
-            const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
-            if (story && t.converted())
-              for (StoryWindow& w : *story) {
-                // (Saturating: an in-flight command's window ends at UINT64_MAX.)
-                if (ev.dev != w.dev || ev.core != w.core || t.host_ns + t.bound_ns < w.from ||
-                    t.host_ns - std::min(t.host_ns, t.bound_ns) > w.to)
-                  continue;
-                if (w.records.size() >= w.max_records) {
-                  w.records_left_out++;
-                  continue;
-                }
-                w.records.push_back(StoryRecord{ev.dev, ev.core, ev.seq, ev.fw_ts, t.host_ns,
-                                                t.bound_ns,
-                                                RecordText(dict, ev.event_id, ev.data)});
-              }
-            if (!join)
-              break;
-            std::optional<uint64_t> qid, cid;
-            if (desc && (desc->role == HMB_TRACE_ROLE_BEGIN || desc->role == HMB_TRACE_ROLE_END)) {
-              qid = RoleFieldValue(*desc, desc->qid_field, ev.data);
-              cid = RoleFieldValue(*desc, desc->cid_field, ev.data);
-            }
-            if (!qid || !cid || *qid > 0xffff || *cid > 0xffff) {
-              join->FwSeen(ev.dev, ev.core, gen, t.converted() ? t.host_ns : ev.ts);
-              break;
-            }
-            FwCommandRecord r;
-            r.kind = desc->role == HMB_TRACE_ROLE_BEGIN ? FwCommandRecord::Kind::kFetch
-                                                        : FwCommandRecord::Kind::kComplete;
-            r.dev = ev.dev;
-            r.core = ev.core;
-            r.producer_gen = gen;
-            r.seq = ev.seq;
-            r.qid = static_cast<uint16_t>(*qid);
-            r.cid = static_cast<uint16_t>(*cid);
-            r.fw_ts = ev.fw_ts;
-            r.ftrace_ns = ev.ts;
-            r.converted = t.converted();
-            r.host_ns = t.host_ns;
-            r.bound_ns = t.bound_ns;
-            if (!r.converted)
-              out->fw_not_converted++;
-            join->FwRecord(r);
-            break;
-          }
-          default:
-            break;
-        }
-        return true;
-      });
-  if (!read.ok())
-    return read;
-  if (own_clock && out)
-    ReportClockProblem(clocks, "join", path);
-  if (join)
-    join->Finish();
+  own_clock_ = host_clock != trace_clocks.hmb;
+  if (clocks_.SetTraceClock(host_clock) != "" && own_clock_ && out_)
+    SetCaptureClock(&clocks_, host_clock, "join", path_);
   return {};
+}
+
+void CommandCaptureReader::Add(const CaptureEvent& ev, const DictionaryStore& dicts) {
+  switch (ev.kind) {
+    case CaptureKind::kState:
+      clocks_.AddState(ev.dev, ev.producer_gen, ev.clock_hz);
+      break;
+    case CaptureKind::kClock:
+      clocks_.Add(ClockFit{ev.dev, ev.producer_gen, ev.clock_flags, ev.clock, ev.clock_id});
+      break;
+    case CaptureKind::kLost:
+      if (join_)
+        join_->FwLost(ev.dev, ev.core, ev.ts);
+      break;
+    case CaptureKind::kRecord: {
+      const uint32_t gen = dicts.GenerationFor(ev.dev, ev.cpu);
+      const FwTime t = RecordFwTime(clocks_, gen, ev);
+      const Dictionary* dict = dicts.For(ev.dev, ev.cpu);
+      const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
+      if (story_ && t.converted())
+        for (StoryWindow& w : *story_) {
+          // (Saturating: an in-flight command's window ends at UINT64_MAX.)
+          if (ev.dev != w.dev || ev.core != w.core || t.host_ns + t.bound_ns < w.from ||
+              t.host_ns - std::min(t.host_ns, t.bound_ns) > w.to)
+            continue;
+          if (w.records.size() >= w.max_records) {
+            w.records_left_out++;
+            continue;
+          }
+          w.records.push_back(StoryRecord{ev.dev, ev.core, ev.seq, ev.fw_ts, t.host_ns,
+                                          t.bound_ns, RecordText(dict, ev.event_id, ev.data)});
+        }
+      if (!join_)
+        break;
+      std::optional<uint64_t> qid, cid;
+      if (desc && (desc->role == HMB_TRACE_ROLE_BEGIN || desc->role == HMB_TRACE_ROLE_END)) {
+        qid = RoleFieldValue(*desc, desc->qid_field, ev.data);
+        cid = RoleFieldValue(*desc, desc->cid_field, ev.data);
+      }
+      if (!qid || !cid || *qid > 0xffff || *cid > 0xffff) {
+        join_->FwSeen(ev.dev, ev.core, gen, t.converted() ? t.host_ns : ev.ts);
+        break;
+      }
+      FwCommandRecord r;
+      r.kind = desc->role == HMB_TRACE_ROLE_BEGIN ? FwCommandRecord::Kind::kFetch
+                                                  : FwCommandRecord::Kind::kComplete;
+      r.dev = ev.dev;
+      r.core = ev.core;
+      r.producer_gen = gen;
+      r.seq = ev.seq;
+      r.qid = static_cast<uint16_t>(*qid);
+      r.cid = static_cast<uint16_t>(*cid);
+      r.fw_ts = ev.fw_ts;
+      r.ftrace_ns = ev.ts;
+      r.converted = t.converted();
+      r.host_ns = t.host_ns;
+      r.bound_ns = t.bound_ns;
+      if (!r.converted)
+        out_->fw_not_converted++;
+      join_->FwRecord(r);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void CommandCaptureReader::Finish(const DictionaryStore& dicts) {
+  if (own_clock_ && out_)
+    ReportClockProblem(clocks_, "join", path_);
+  if (join_)
+    join_->Finish();
+  if (out_)
+    for (const auto& [dev, info] : dicts.devices())
+      for (const uint32_t gen : dicts.Generations(dev))
+        if (const Dictionary* dict = dicts.Find(dev, gen); dict && HasCommandAttribution(*dict))
+          out_->command_attribution = true;
 }
 
 nlohmann::json CommandStatJson(const CommandCapture& cap) {
@@ -664,14 +683,18 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
     w.left_out_at = kHead;
   }
   std::string out;
-  const CommandPathFinder paths(input);
+  // The firmware's stages: one more pass, only when a dictionary has the
+  // attribution to find them by.
+  std::optional<CommandPathFinder> paths;
+  if (cap.command_attribution)
+    paths.emplace(input);
   for (size_t i = 0; i < found.size(); i++) {
     out += CommandStoryText(j, *found[i], windows[i]);
-    if (found[i]->fetch < 0)
+    if (!paths || found[i]->fetch < 0)
       continue;
     const FwCommandRecord& f = j.fw_records()[static_cast<size_t>(found[i]->fetch)];
-    if (const CommandPath* p = paths.Find(f.dev, f.qid, f.cid, f.fw_ts))
-      out += CommandPathText(*p, paths.ClockHz(f.dev));
+    if (const CommandPath* p = paths->Find(f.dev, f.qid, f.cid, f.fw_ts))
+      out += CommandPathText(*p, paths->ClockHz(f.dev));
   }
   std::fputs(out.c_str(), stdout);
   return 0;

@@ -22,6 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "capture/capture.h"
+#include "capture/dictionaries.h"
+#include "clock_set.h"
 #include "hmbtrace/status.h"
 #include "join/nvme_join.h"
 
@@ -36,6 +39,9 @@ struct CommandCapture {
   std::string host_clock;  // its trace clock: the one firmware times are converted to
   uint64_t host_malformed = 0;
   uint64_t fw_not_converted = 0;  // command records without a converted time
+  // A dictionary of the capture has ABI 1.2 command attribution: the
+  // firmware's stages of each command can be looked for (report --cmd).
+  bool command_attribution = false;
 };
 
 // A firmware record near a command, for its story (report --cmd).
@@ -73,6 +79,33 @@ Status ReadCommandCapture(const std::string& path,
                           CommandCapture* out,
                           std::vector<StoryWindow>* story = nullptr,
                           const std::string& host_clock = "");
+
+// ReadCommandCapture in steps, for a caller that walks the capture itself
+// so that one pass serves it and the join (stat): Begin() reads the host's
+// commands; every event of the caller's walk goes to Add() with the
+// DictionaryStore that walk keeps, whose states the caller follows
+// (DictionaryStore::FollowState); Finish() ends the join. The arguments
+// are ReadCommandCapture's.
+class CommandCaptureReader {
+ public:
+  CommandCaptureReader(const std::string& path,
+                       CommandCapture* out,
+                       std::vector<StoryWindow>* story = nullptr,
+                       const std::string& story_clock = "")
+      : path_(path), out_(out), story_(story), story_clock_(story_clock) {}
+  Status Begin();
+  void Add(const CaptureEvent& ev, const DictionaryStore& dicts);
+  void Finish(const DictionaryStore& dicts);
+
+ private:
+  const std::string path_;
+  CommandCapture* const out_;
+  std::vector<StoryWindow>* const story_;
+  const std::string story_clock_;
+  CommandJoin* join_ = nullptr;
+  ClockSet clocks_;
+  bool own_clock_ = false;
+};
 
 // The four phases of a joined command, in ns; a phase that the bound
 // makes negative counts as 0.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "dump/dump_file.h"
 #include "format.h"
@@ -56,10 +57,13 @@ LatencySummary Summarize(const QuantileHistogram& h) {
   return s;
 }
 
+void LatencyStat::Add(uint64_t t, uint64_t hz) {
+  ticks.Add(t);
+  plot.Add(hz ? TicksToNs(t, hz) : t);
+}
+
 void CoreStat::AddLatency(const std::string& name, uint64_t ticks, uint64_t hz) {
-  LatencyStat& lat = latencies[name];
-  lat.ticks.Add(ticks);
-  lat.plot.Add(hz ? TicksToNs(ticks, hz) : ticks);
+  latencies[name].Add(ticks, hz);
 }
 
 uint64_t StatCollector::ClockHz(uint16_t dev) const {
@@ -217,17 +221,25 @@ void StatCollector::AddRecord(const CaptureEvent& ev) {
 
   const Dictionary* dict = dicts_->For(ev.dev, ev.cpu);
   const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
-  cs.events[EventName(desc, ev.event_id)]++;
-  if (!desc)
+  if (!desc) {
+    cs.events[EventName(desc, ev.event_id)]++;
     return;
+  }
+  CoreStat::EventSlot& slot = cs.slots[desc];
+  if (!slot.count)
+    slot.count = &cs.events[desc->name];
+  ++*slot.count;
   auto [att, fresh] = attributing_.try_emplace(dict, false);
   if (fresh)
     att->second = HasCommandAttribution(*dict);
   if (att->second)
     paths_.Add(ev.dev, ev.fw_ts, *desc, ev.data);
   const uint64_t hz = ClockHz(ev.dev);
-  if (auto lat = RoleFieldValue(*desc, desc->latency_field, ev.data))
-    cs.AddLatency(desc->name + "." + desc->fields[desc->latency_field].name, *lat, hz);
+  if (auto lat = RoleFieldValue(*desc, desc->latency_field, ev.data)) {
+    if (!slot.latency)
+      slot.latency = &cs.latencies[desc->name + "." + desc->fields[desc->latency_field].name];
+    slot.latency->Add(*lat, hz);
+  }
   if (desc->role != HMB_TRACE_ROLE_BEGIN && desc->role != HMB_TRACE_ROLE_END)
     return;
   const auto key = RoleFieldValue(*desc, desc->key_field, ev.data);
@@ -247,9 +259,12 @@ void StatCollector::AddRecord(const CaptureEvent& ev) {
     cs.end_without_begin++;
     return;
   }
-  const EventDesc* begin = dict->Find(desc->pair_id);
-  if (ev.fw_ts >= it->second)
-    cs.AddLatency(EventName(begin, desc->pair_id) + "->" + desc->name, ev.fw_ts - it->second, hz);
+  if (ev.fw_ts >= it->second) {
+    if (!slot.pair_latency)
+      slot.pair_latency =
+          &cs.latencies[EventName(dict->Find(desc->pair_id), desc->pair_id) + "->" + desc->name];
+    slot.pair_latency->Add(ev.fw_ts - it->second, hz);
+  }
   t.open.erase(it);
 }
 
@@ -637,13 +652,35 @@ int RunStat(const std::string& input, bool json, bool commands, const std::strin
   DictionaryStore dicts;
   StatCollector stat(&dicts);
   HtmlTimeline timeline;
+  CommandCapture cap;
+  // A crash dump holds no host events: no join to show, nor a hint to
+  // record them.
+  if (IsDumpFile(input))
+    commands = false;
+  // The join reads the host's commands first, then takes the firmware's
+  // records from the statistics' pass: one walk of the capture for both.
+  std::optional<CommandCaptureReader> join;
+  if (commands) {
+    join.emplace(input, &cap);
+    if (Status s = join->Begin(); !s.ok()) {
+      std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
+      return 1;
+    }
+  }
   std::function<void(const CaptureEvent&)> also;
-  if (!html.empty())
-    also = [&timeline](const CaptureEvent& ev) { timeline.Add(ev); };
+  if (!html.empty() || join)
+    also = [&](const CaptureEvent& ev) {
+      if (!html.empty())
+        timeline.Add(ev);
+      if (join)
+        join->Add(ev, dicts);
+    };
   if (Status s = CollectStat(input, &dicts, &stat, also); !s.ok()) {
     std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
     return 1;
   }
+  if (join)
+    join->Finish(dicts);
   if (stat.hmb_events() == 0) {
     std::fprintf(stderr, "hmbtrace-cmd stat: %s: no hmb events; %s\n", input.c_str(),
                  std::string(kRecordHint).c_str());
@@ -651,16 +688,7 @@ int RunStat(const std::string& input, bool json, bool commands, const std::strin
   }
   nlohmann::json doc = json ? stat.Json(input) : nlohmann::json();
   std::string out = json ? "" : stat.Text(input);
-  CommandCapture cap;
-  // A crash dump holds no host events: no join to show, nor a hint to
-  // record them.
-  if (IsDumpFile(input))
-    commands = false;
   if (commands) {
-    if (Status s = ReadCommandCapture(input, &cap); !s.ok()) {
-      std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
-      return 1;
-    }
     if (json)
       doc["commands"] = CommandStatJson(cap);
     else

@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -40,6 +41,9 @@ LatencySummary Summarize(const QuantileHistogram& h);
 struct LatencyStat {
   QuantileHistogram ticks;
   Log2Histogram plot;
+
+  // `ticks`; `hz` the firmware clock rate, 0 if unknown.
+  void Add(uint64_t ticks, uint64_t hz);
 };
 
 struct CoreStat {
@@ -69,6 +73,18 @@ struct CoreStat {
   bool seq_agrees() const { return gap_unexplained == 0 && lost_unmatched == 0; }
   // `ticks` of metric `name`; `hz` the firmware clock rate, 0 if unknown.
   void AddLatency(const std::string& name, uint64_t ticks, uint64_t hz);
+
+  // Per event of a dictionary, where its figures go: its count in
+  // `events`, its latency field's metric and the latency from the BEGIN it
+  // ends (nullptr until the first), found by name once per event rather
+  // than per record (std::map's nodes stay put; a dictionary's events live
+  // as long as the DictionaryStore).
+  struct EventSlot {
+    uint64_t* count = nullptr;
+    LatencyStat* latency = nullptr;
+    LatencyStat* pair_latency = nullptr;
+  };
+  std::unordered_map<const EventDesc*, EventSlot> slots;
 };
 
 // Per device: its clock fits, and the records' converted times.

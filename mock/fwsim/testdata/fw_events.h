@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0-only WITH Linux-syscall-note) OR MIT */
 /*
  * fw_events.h - the simulated SSD firmware's trace events: the event-id
- * registry and the payload layouts.
+ * registry and the payload layouts, as written by hand before
+ * fwsim_events.def declared them. Kept only as fw_events_unittest's
+ * reference: the declarations must publish this dictionary byte for byte.
  *
  * Plain C so that real firmware can compile the same table. Every payload is
  * a packed little-endian struct; the dictionary in fw_events.c declares each

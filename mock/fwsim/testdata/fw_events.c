@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only WITH Linux-syscall-note) OR MIT
 /*
- * fw_events.c - the simulated SSD firmware's event dictionary.
+ * fw_events.c - the simulated SSD firmware's event dictionary, as written
+ * by hand before fwsim_events.def declared it; fw_events_unittest's
+ * reference (mock/fwsim/meson.build builds it under other names).
  *
  * One conversion per field, in field order. ENUM, FLAGS, STRING and BYTES
  * fields use "%s": the decoder renders them (value names, '|'-joined bit
