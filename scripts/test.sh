@@ -44,9 +44,12 @@
 #           only with --full-matrix, and without it they are counted
 #           skipped (the time budget of a fresh machine)
 #   reference SSD - mock/qemu-nvme/run-ssd.sh record, record-mono,
-#           record-global, quiet, reset, dump, hang, assert, freeze, ctrl,
-#           and resets with --full-matrix (quiet: no control command while
-#           nobody traces; record-CLOCK: the capture on that trace clock;
+#           record-global, causes, causes-off, quiet, reset, dump, hang,
+#           assert, freeze, ctrl, and resets with --full-matrix (quiet: no
+#           control command while nobody traces; record-CLOCK: the capture
+#           on that trace clock; causes: the device's die model, why each
+#           command above p99 was slow as stat says it against the device's
+#           truth, causes-off: no blame without causes;
 #           dump, hang, assert, freeze: the crash dumps of a reset, a hung
 #           queue, a firmware assert and a firmware freeze on a latency
 #           outlier, checked against the device): the
@@ -338,7 +341,13 @@ if ((run_e2e)); then
 	# min each).
 	# resets (8 resets in a row with I/O and memory pressure, ~3 min):
 	# only with --full-matrix (time budget), counted skipped otherwise.
-	ssd_list=(record record-mono record-global quiet reset dump hang assert freeze ctrl)
+	# causes: the die model with GC, read retries and thermal throttling
+	# (hmb.causes=on) under a mixed load, recorded: for every command above
+	# its opcode's p99, the cause hmbtrace-cmd stat names for its longest
+	# wait is the device's truth for >= 99 %, its stages add up to the
+	# split's firmware part; causes-off: the same load with the causes
+	# switched off, nothing blamed above queueing (~65 s each on a shared host: ~2 min for both).
+	ssd_list=(record record-mono record-global causes causes-off quiet reset dump hang assert freeze ctrl)
 	if ((full_matrix)); then
 		ssd_list+=(resets)
 	else

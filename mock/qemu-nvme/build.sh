@@ -43,12 +43,14 @@ mapfile -t patches < <(find "$here/patches" -maxdepth 1 -name '*.patch' | sort)
 # The firmware compiled into the device, unchanged: the reference producer,
 # the ABI headers, and the simulated firmware's events, hmb-fwsim's own
 # declarations (fwsim_events.def through hmb_trace_declare.h), so every
-# tool knows them.
+# tool knows them, and the die model's (patch 0004, causes_events.def).
 producer_files=("$repo/producer/hmb_trace_producer.c" "$repo/producer/hmb_trace_producer.h"
 		"$repo/producer/hmb_trace_declare.h"
 		"$repo/include/hmb_trace_abi.h" "$repo/include/hmb_trace_ctrl_abi.h"
 		"$repo/mock/fwsim/fwsim_events.c" "$repo/mock/fwsim/fwsim_events.h"
-		"$repo/mock/fwsim/fwsim_events.def")
+		"$repo/mock/fwsim/fwsim_events.def"
+		"$repo/mock/fwsim/causes/causes_events.c" "$repo/mock/fwsim/causes/causes_events.h"
+		"$repo/mock/fwsim/causes/causes_events.def")
 
 version=$(src_version)
 if [[ -z $version ]]; then

@@ -7,6 +7,7 @@
 # backend attaches to the trace area nvme-pci placed, and the records of the
 # device's work are drained into instances/hmb. /mnt/scenario-name says
 # which scenario: record (record-mono, record-global: on that trace clock),
+# causes (causes-off: the same load, the device's causes switched off),
 # reset, dump, hang, assert, freeze, ctrl, maxd1, quiet or resets. One "ok - " / "not ok - " line per
 # check; the trace and dmesg go to /mnt for the host's checks.
 
@@ -16,7 +17,10 @@
 scenario=$(cat /mnt/scenario-name)
 # record-CLOCK: the record scenario with both buffers on trace clock CLOCK.
 clock=""
-case "$scenario" in record-*) clock=${scenario#record-} scenario=record ;; esac
+case "$scenario" in
+record-*) clock=${scenario#record-} scenario=record ;;
+causes-*) scenario=causes ;;
+esac
 T=/sys/kernel/tracing/instances/hmb
 
 # O_DIRECT reads and writes on both CPUs (so on both I/O queues), four dd
@@ -38,6 +42,30 @@ io_round() {
 	# Its own dd only (resets keeps a trace_pipe reader in the background).
 	# shellcheck disable=SC2086 # a list of pids
 	wait $pids
+}
+
+# causes: a mixed load long enough for a p99 tail of a hundred reads, on
+# both CPUs (both I/O queues): per CPU two dd of 4 KiB O_DIRECT reads and
+# two of 16 KiB O_DIRECT writes (away from round 0's), $1 rounds of
+# 2 x 2 x (640 + 160) = 3200 commands each.
+causes_load() {
+	r=0
+	while [ $r -lt "$1" ]; do
+		pids=""
+		for cpu in 0 1; do
+			for j in 0 1; do
+				taskset -c $cpu dd if=/dev/nvme0n1 of=/dev/null bs=4096 count=640 \
+					skip=$((r * 2560 + j * 1280 + cpu * 640)) iflag=direct 2>/dev/null &
+				pids="$pids $!"
+				taskset -c $cpu dd if=/dev/zero of=/dev/nvme0n1 bs=16384 count=160 \
+					seek=$((1024 + (r % 4) * 640 + cpu * 320 + j * 160)) oflag=direct 2>/dev/null &
+				pids="$pids $!"
+			done
+		done
+		# shellcheck disable=SC2086 # a list of pids
+		wait $pids
+		r=$((r + 1))
+	done
 }
 
 # The firmware stops writing (control STOP; the device logs each core's
@@ -115,6 +143,11 @@ dmesg_check() {
 # What the record scenario runs under hmbtrace-cmd record.
 if [ "${1:-}" = --capture ]; then
 	io_round 0
+	if [ "$scenario" = causes ]; then
+		t0=$(cut -d' ' -f1 /proc/uptime)
+		causes_load "$(cat /mnt/causes-rounds)"
+		echo "# causes: the load took $(awk -v t0="$t0" '{ printf "%d", ($1 - t0) * 1000 }' /proc/uptime) ms" >/mnt/causes-load.txt
+	fi
 	dd if=/dev/nvme0n1 of=/tmp/r.bin bs=16384 count=32 skip=0 iflag=direct 2>/dev/null
 	cmp -s /tmp/r.bin /tmp/p.bin && : >/tmp/cmp-ok
 	stop_firmware "$2"
@@ -211,7 +244,7 @@ fi
 
 head -c 524288 /dev/urandom >/tmp/p.bin 2>/dev/null
 
-if [ "$scenario" = record ]; then
+if [ "$scenario" = record ] || [ "$scenario" = causes ]; then
 	# hmbtrace-cmd record: trace-cmd enables the hmb events (the ring still
 	# holds everything the device wrote since the HMB was enabled) and
 	# records them with the host's nvme_setup_cmd / nvme_complete_rq.
@@ -439,7 +472,7 @@ ctrl)
 	io_round 4
 	;;
 esac
-if [ "$scenario" != record ]; then
+if [ "$scenario" != record ] && [ "$scenario" != causes ]; then
 	dd if=/dev/nvme0n1 of=/tmp/r.bin bs=16384 count=32 skip=0 iflag=direct 2>/dev/null
 	check "disk data intact (what round 0 wrote on CPU 0 reads back)" cmp -s /tmp/r.bin /tmp/p.bin
 	check "control: STOP, the drain caught up" stop_firmware "$area"
@@ -449,7 +482,7 @@ check "clock fits made over the control command ($(cat "$area/clock/fits" 2>/dev
 	wait_for "[ \"\$(cat $area/clock/fits 2>/dev/null || echo 0)\" -gt 0 ]" 50
 for f in "$area"/*; do [ -f "$f" ] && echo "$(basename "$f"): $(head -n 1 "$f" 2>/dev/null)"; done >/mnt/area-status.txt
 for f in "$area"/ctrl/* "$area"/clock/*; do [ -f "$f" ] && echo "$(basename "$(dirname "$f")")/$(basename "$f"): $(head -n 1 "$f" 2>/dev/null)"; done >>/mnt/area-status.txt
-if [ "$scenario" != record ]; then
+if [ "$scenario" != record ] && [ "$scenario" != causes ]; then
 	echo 0 >$T/tracing_on
 	if [ -n "${pipe_pid:-}" ]; then
 		# shellcheck disable=SC2016 # evaluated by wait_for

@@ -10,8 +10,13 @@
 # against what the device did (QEMU's own trace of the commands it
 # processed and the admin commands the driver sent).
 #
-# Usage: mock/qemu-nvme/run-ssd.sh record|record-mono|record-global|reset|dump|hang|assert|freeze|ctrl|maxd1|quiet|resets [--keep]
-# (maxd1: the device reports HMMAXD = 1, so the host drops the trace area;
+# Usage: mock/qemu-nvme/run-ssd.sh record|record-mono|record-global|causes|causes-off|reset|dump|hang|assert|freeze|ctrl|maxd1|quiet|resets [--keep]
+# (causes: the device's die model with garbage collection, read retries and
+# thermal throttling (hmb.causes=on, patch 0004) under a mixed load,
+# recorded as record is: for every command above its opcode's p99 the cause
+# hmbtrace-cmd stat names is the device's truth (verify_causes.py);
+# causes-off: the same with the three causes switched off, no blame;
+# maxd1: the device reports HMMAXD = 1, so the host drops the trace area;
 # record-CLOCK: record with both buffers on trace clock CLOCK,
 # hmbtrace-cmd record --clock CLOCK, checked as record is;
 # quiet: 20 s nobody tracing, then tracing, then not: the device's control
@@ -66,12 +71,12 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=mock/qemu/lib.sh
 source "$repo/mock/qemu/lib.sh"
 
-scenario=${1:?usage: run-ssd.sh record|record-mono|record-global|reset|dump|hang|assert|freeze|ctrl|maxd1|quiet|resets [--keep]}
+scenario=${1:?usage: run-ssd.sh record|record-mono|record-global|causes|causes-off|reset|dump|hang|assert|freeze|ctrl|maxd1|quiet|resets [--keep]}
 case "$scenario" in
-record | record-mono | record-global | reset | dump | hang | assert | freeze | ctrl | maxd1 | quiet | resets) ;;
+record | record-mono | record-global | causes | causes-off | reset | dump | hang | assert | freeze | ctrl | maxd1 | quiet | resets) ;;
 *) echo "run-ssd.sh: unknown scenario $scenario" >&2; exit 2 ;;
 esac
-# What is checked: record-CLOCK as record.
+# What is checked: record-CLOCK as record, causes-off as causes.
 base=${scenario%%-*}
 keep=0
 [[ ${2:-} == --keep ]] && keep=1
@@ -244,7 +249,7 @@ truncate -s 64M "$disk"
 # in the guest (ctrl freeze-config, dump save, ctrl rearm).
 cmd=$repo/build/tools/hmbtrace-cmd/hmbtrace-cmd
 extra=()
-if [[ $base == record || $base == freeze ]]; then
+if [[ $base == record || $base == freeze || $base == causes ]]; then
 	[[ -x $cmd ]] ||
 		{ echo "run-ssd: no $cmd: build it (ninja -C build tools/hmbtrace-cmd/hmbtrace-cmd)" >&2; exit 1; }
 	extra=(--extra "$cmd:/usr/bin/hmbtrace-cmd")
@@ -283,6 +288,25 @@ mix_hz=${HMB_SSD_MIX_HZ:-2000}
 	events+=",pci_nvme_dbbuf_config,pci_nvme_mmio_doorbell_sq,pci_nvme_shadow_doorbell_sq,pci_nvme_eventidx_sq"
 # quiet: the marks the guest reads (pci_nvme_read: their lba).
 [[ $scenario != quiet ]] || events+=",pci_nvme_read"
+# causes: the die model (patch 0004) with its three causes, or (causes-off)
+# with none: commands only queue for their dies. HMB_SSD_CAUSES_ROUNDS
+# rounds of the guest's mixed load (3200 commands each).
+causes_rounds=${HMB_SSD_CAUSES_ROUNDS:-3}
+[[ $causes_rounds =~ ^[1-5]$ ]] || { echo "run-ssd: HMB_SSD_CAUSES_ROUNDS=$causes_rounds: expected 1..5" >&2; exit 2; }
+echo "$causes_rounds" >"$run/causes-rounds"
+# The causes' delays are made longer than the device's defaults, longer
+# than what QEMU's own I/O takes on a loaded TCG host (its p99 was 4.5 ms
+# on 2026-12-07, load 8), so that the tail above p99 is mostly the
+# model's; about 3 % of the reads wait for one of them: GC erases of 5 ms
+# every 40 ms (each die busy 1.6 %), 1 % of the reads retry 1..4 steps of
+# 1.5 ms, throttle periods of 10 ms every second make reads wait 6 ms
+# (the load runs 4 to 12 s: several periods).
+causes=hmb.causes=on,hmb.causes.erase_us=5000,hmb.causes.gc_ms=40,hmb.causes.retry_ppm=10000
+causes+=,hmb.causes.retry_step_us=1500,hmb.causes.throttle_period_ms=1000
+causes+=,hmb.causes.throttle_ms=10,hmb.causes.power_wait_us=6000
+[[ $scenario != causes ]] || maxd=,$causes
+[[ $scenario != causes-off ]] ||
+	maxd=,$causes,hmb.causes.gc=off,hmb.causes.retry=off,hmb.causes.throttle=off
 # shellcheck disable=SC2054 # commas belong to QEMU's option syntax
 qargs=(--qemu-arg -drive --qemu-arg "file=$disk,if=none,id=nvm0,format=raw"
 	--qemu-arg -device
@@ -309,7 +333,7 @@ grep -oE 'nvme[0-9]+: (allocated .*(host memory buffer|HMB trace area).*|.*HMB t
 	"$run/dmesg.txt" 2>/dev/null | sort -u | sed 's/^/run-ssd: nvme-pci: /' >&2 || true
 grep -E '^(ok|not ok) - ' "$run/guest.log" 2>/dev/null | sed 's/^/guest: /' || true
 crc=0
-if [[ $base == record ]]; then
+if [[ $base == record || $base == causes ]]; then
 	# The capture as text for verify_ssd.py (no plugin: the raw records),
 	# then the join of every host command to the device's records
 	# (hmbtrace-cmd stat), checked against the stamps the device gave them.
@@ -321,10 +345,26 @@ if [[ $base == record ]]; then
 		"$cmd" stat -i "$run/ssd.dat" --commands-json "$run/commands.json" >"$run/stat.txt" ||
 			{ echo "not ok - hmbtrace-cmd stat -i ssd.dat --commands-json"; return 1; }
 		sed -n '/^NVMe commands/,$p' "$run/stat.txt"
+		# causes: the join only feeds verify_causes.py's split check; its
+		# load is 16 times record's, and on a loaded host the clock fit has
+		# placed a few records outside their command's bracket (3 of 10591
+		# on 2026-12-07, the device's stamps right): the join script's
+		# default share, 0.1 %, not record's 0.
+		local max_unmatched=0
+		[[ $base != causes ]] || max_unmatched=0.001
 		python3 "$repo/tests/e2e/verify_cmd_join.py" --commands "$run/commands.json" \
-			--truth "$run/truth.json" --min-commands 640 --max-unmatched 0 ||
-			{ echo "not ok - every host command joined, firmware times inside its bracket"; return 1; }
-		echo "ok - every host command joined, firmware times inside its bracket"
+			--truth "$run/truth.json" --min-commands 640 --max-unmatched "$max_unmatched" ||
+			{ echo "not ok - every host command joined (all but $max_unmatched of them), firmware times inside its bracket"; return 1; }
+		echo "ok - every host command joined (all but $max_unmatched of them), firmware times inside its bracket"
+		if [[ $base == causes ]]; then
+			# Why each slow command was slow: stat's causes against the
+			# device's truth (pci_nvme_hmbt_cause).
+			"$cmd" stat -i "$run/ssd.dat" --json >"$run/stat.json" ||
+				{ echo "not ok - hmbtrace-cmd stat -i ssd.dat --json"; return 1; }
+			local off=()
+			[[ $scenario != causes-off ]] || off=(--off)
+			python3 "$here/verify_causes.py" "${off[@]}" "$run" || rc=1
+		fi
 		return $rc
 	}
 	record_checks 2>&1 | tee "$run/check.log" || crc=$?

@@ -353,6 +353,12 @@ def main():
         truth_json, args = args[1], args[2:]
     scenario, run = args[0], args[1]
     failed = 0
+    # causes: the die model's dictionary (mock/fwsim/causes/causes_events.def,
+    # patch 0004): cmd_fetch and cmd_complete keep ids 1 and 2 and qid, cid
+    # first, the fetch's opcode comes after its tag; otherwise as record.
+    fetch_opc_at = 4
+    if scenario == "causes":
+        scenario, fetch_opc_at = "record", 6
 
     def check(what, cond):
         nonlocal failed
@@ -645,7 +651,7 @@ def main():
         open_cmds = {}
         for s, ev, p, ts in sorted(v):
             if ev == FETCH:
-                q, cid, opc = le(p, 0, 2), le(p, 2, 2), p[4]
+                q, cid, opc = le(p, 0, 2), le(p, 2, 2), p[fetch_opc_at]
                 if q:
                     fetch[g] += 1
                     fetch_opc[opc] += 1

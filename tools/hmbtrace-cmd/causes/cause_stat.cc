@@ -6,6 +6,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <map>
+#include <tuple>
 #include <vector>
 
 namespace hmbtrace {
@@ -29,16 +30,30 @@ struct OpcodeStat {
   uint64_t tail = 0, tail_ticks = 0;
   std::map<std::string, uint64_t> tail_cause_ticks;
   std::map<std::string, uint64_t> tail_main_cause;
+  std::map<std::string, uint64_t> main_cause;  // of every command
+  std::vector<const CommandPath*> slowest;  // the tail, slowest first, at most kMaxSlowest
+  uint64_t slowest_truncated = 0;           // tail commands left out of |slowest|
 };
 
+// Slowest first; ties in fetch order, then by qid and cid, so the list is
+// the same on every run.
+bool Slower(const CommandPath* a, const CommandPath* b) {
+  if (a->latency() != b->latency())
+    return a->latency() > b->latency();
+  return std::tie(a->fetch, a->qid, a->cid) < std::tie(b->fetch, b->qid, b->cid);
+}
+
+
 // Per (device, opcode), from the completed commands.
-std::map<std::pair<uint16_t, std::string>, OpcodeStat> Collect(const CommandPaths& paths) {
+std::map<std::pair<uint16_t, std::string>, OpcodeStat> Collect(const CommandPaths& paths,
+                                                                size_t max_slowest) {
   std::map<std::pair<uint16_t, std::string>, OpcodeStat> out;
   for (const CommandPath& c : paths.commands()) {
     if (!c.completed)
       continue;
     OpcodeStat& o = out[{c.dev, c.opcode}];
     o.latency.push_back(c.latency());
+    o.main_cause[c.MainCause()]++;
     std::map<std::string, uint64_t> sums;
     for (const CommandStage& s : c.stages)
       sums[s.name] += s.length();
@@ -61,6 +76,7 @@ std::map<std::pair<uint16_t, std::string>, OpcodeStat> Collect(const CommandPath
     o.tail++;
     o.tail_ticks += c.latency();
     o.tail_main_cause[c.MainCause()]++;
+    o.slowest.push_back(&c);
     uint64_t staged = 0;
     for (const CommandStage& s : c.stages) {
       o.tail_cause_ticks[s.is_delay() ? s.cause : kCauseWork] += s.length();
@@ -69,6 +85,13 @@ std::map<std::pair<uint16_t, std::string>, OpcodeStat> Collect(const CommandPath
     // Time no stage accounts for (or stages overlapping) is not guessed at.
     if (c.latency() > staged)
       o.tail_cause_ticks[kCauseUnattributed] += c.latency() - staged;
+  }
+  for (auto& [key, o] : out) {
+    std::sort(o.slowest.begin(), o.slowest.end(), Slower);
+    if (o.slowest.size() > max_slowest) {
+      o.slowest_truncated = o.slowest.size() - max_slowest;
+      o.slowest.resize(max_slowest);
+    }
   }
   return out;
 }
@@ -81,6 +104,30 @@ std::string Line(const char* fmt, ...) {
   vsnprintf(buf, sizeof(buf), fmt, ap);
   va_end(ap);
   return buf;
+}
+
+nlohmann::json SlowCommandJson(const CommandPath& c) {
+  const int longest = c.LongestDelay();
+  std::vector<const CommandStage*> stages;
+  for (const CommandStage& s : c.stages)
+    stages.push_back(&s);
+  std::stable_sort(stages.begin(), stages.end(),
+                   [](const CommandStage* a, const CommandStage* b) { return a->begin < b->begin; });
+  nlohmann::json list = nlohmann::json::array();
+  for (const CommandStage* s : stages) {
+    list.push_back({{"name", s->name},
+                    {"begin", s->begin},
+                    {"end", s->end},
+                    {"cause", s->is_delay() ? s->cause : std::string()}});
+  }
+  return {{"qid", c.qid},
+          {"cid", c.cid},
+          {"fetch", c.fetch},
+          {"latency", c.latency()},
+          {"main_cause", c.MainCause()},
+          {"longest_delay",
+           longest < 0 ? std::string(kCauseNone) : c.stages[static_cast<size_t>(longest)].name},
+          {"stages", std::move(list)}};
 }
 
 }  // namespace
@@ -105,7 +152,7 @@ std::string CauseStatText(const CommandPaths& paths, const std::function<uint64_
              " name no resource, %" PRIu64 " too short, %" PRIu64 " beyond bounds\n",
              n.unknown_command, n.stage_never_ended, n.no_resource, n.bad_field, n.dropped);
   }
-  for (const auto& [key, o] : Collect(paths)) {
+  for (const auto& [key, o] : Collect(paths, 0)) {
     const uint64_t rate = hz(key.first);
     const char* unit = rate ? "us" : "ticks";
     std::vector<uint64_t> sorted = o.latency;
@@ -143,7 +190,8 @@ std::string CauseStatText(const CommandPaths& paths, const std::function<uint64_
 }
 
 nlohmann::json CauseStatJson(const CommandPaths& paths,
-                             const std::function<uint64_t(uint16_t)>& hz) {
+                             const std::function<uint64_t(uint16_t)>& hz,
+                             size_t max_slowest) {
   nlohmann::json doc = nlohmann::json::object();
   const AttributionCounts& n = paths.counts();
   doc["commands"] = paths.commands().size();
@@ -154,7 +202,7 @@ nlohmann::json CauseStatJson(const CommandPaths& paths,
                          {"bad_field", n.bad_field},
                          {"dropped", n.dropped}};
   nlohmann::json& ops = doc["opcodes"] = nlohmann::json::array();
-  for (const auto& [key, o] : Collect(paths)) {
+  for (const auto& [key, o] : Collect(paths, max_slowest)) {
     const uint64_t rate = hz(key.first);
     nlohmann::json op;
     op["device"] = key.first;
@@ -167,6 +215,8 @@ nlohmann::json CauseStatJson(const CommandPaths& paths,
                             {"p90", Micros(Percentile(v, 90), rate)},
                             {"p99", Micros(Percentile(v, 99), rate)}};
     }
+    // Every command's main cause: how often anything was blamed at all.
+    op["main_causes"] = o.main_cause;
     op["tail"]["commands"] = o.tail;
     op["tail"]["p99"] = Micros(o.p99, rate);
     for (const auto& [cause, ticks] : o.tail_cause_ticks) {
@@ -176,6 +226,10 @@ nlohmann::json CauseStatJson(const CommandPaths& paths,
            o.tail_ticks ? static_cast<double>(ticks) / static_cast<double>(o.tail_ticks) : 0.0},
           {"main_cause_of", main == o.tail_main_cause.end() ? 0 : main->second}};
     }
+    nlohmann::json& slowest = op["tail"]["slowest"] = nlohmann::json::array();
+    for (const CommandPath* c : o.slowest)
+      slowest.push_back(SlowCommandJson(*c));
+    op["tail"]["slowest_truncated"] = o.slowest_truncated;
     ops.push_back(std::move(op));
   }
   return doc;
