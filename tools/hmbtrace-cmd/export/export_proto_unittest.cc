@@ -28,6 +28,7 @@
 #include "export/perfetto_fields.h"
 #include "export/perfetto_trace.pb.h"
 #include "hmbtrace/status_testutil.h"
+#include "join/nvme_capture.h"
 #include "stat/stat.h"
 
 namespace hmbtrace {
@@ -1523,6 +1524,22 @@ TEST(ExportProto, AWaitHasAFlowToTheActivityOfItsResourceThatHeldIt) {
     });
     EXPECT_TRUE(found) << want << " of cid " << t.cid;
   }
+}
+
+// report --cmd reads the capture once more for the firmware's account of
+// a command only when the join's pass saw a dictionary that gives one.
+TEST(ExportProto, TheJoinSaysWhetherTheCaptureHasCommandAttribution) {
+  DieModelConfig config;
+  config.nr_commands = 200;
+  CommandCapture with, without;
+  std::string error;
+  ASSERT_TRUE(StatusOk(
+      ReadCommandCapture(DieModelDump(RunDieModel(config), "die-model-join.hmbdump"), &with),
+      &error))
+      << error;
+  EXPECT_TRUE(with.command_attribution);
+  ASSERT_TRUE(StatusOk(ReadCommandCapture(HMBTRACE_CMD_JOIN_FIXTURE, &without), &error)) << error;
+  EXPECT_FALSE(without.command_attribution);
 }
 
 TEST(ExportProto, ACaptureWithoutAttributionHasNoCommandCauseTracks) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 
 #include <sys/stat.h>
 
@@ -14,6 +15,7 @@
 #include "capture/dictionaries.h"
 #include "capture/nvme_host_c.h"
 #include "causes/command_path_text.h"
+#include "causes/command_paths.h"
 #include "dump/dump_events.h"
 #include "dump/dump_file.h"
 #include "hmb_trace_dump_abi.h"
@@ -274,6 +276,14 @@ Status ReadCommandCapture(const std::string& path,
     ReportClockProblem(clocks, "join", path);
   if (join)
     join->Finish();
+  if (out) {
+    for (const auto& [dev, info] : dicts.devices()) {
+      for (uint32_t gen : dicts.Generations(dev)) {
+        const Dictionary* dict = dicts.Find(dev, gen);
+        out->command_attribution |= dict && HasCommandAttribution(*dict);
+      }
+    }
+  }
   return {};
 }
 
@@ -664,14 +674,18 @@ int RunCommandStory(const std::string& input, const std::string& qid_cid) {
     w.left_out_at = kHead;
   }
   std::string out;
-  const CommandPathFinder paths(input);
+  // The firmware's account of the command: one more pass, only for a
+  // firmware that gives one.
+  const std::optional<CommandPathFinder> paths =
+      cap.command_attribution ? std::optional<CommandPathFinder>(std::in_place, input)
+                              : std::nullopt;
   for (size_t i = 0; i < found.size(); i++) {
     out += CommandStoryText(j, *found[i], windows[i]);
     if (found[i]->fetch < 0)
       continue;
     const FwCommandRecord& f = j.fw_records()[static_cast<size_t>(found[i]->fetch)];
-    if (const CommandPath* p = paths.Find(f.dev, f.qid, f.cid, f.fw_ts))
-      out += CommandPathText(*p, paths.ClockHz(f.dev));
+    if (const CommandPath* p = paths ? paths->Find(f.dev, f.qid, f.cid, f.fw_ts) : nullptr)
+      out += CommandPathText(*p, paths->ClockHz(f.dev));
   }
   std::fputs(out.c_str(), stdout);
   return 0;

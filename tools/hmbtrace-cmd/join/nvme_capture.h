@@ -36,6 +36,8 @@ struct CommandCapture {
   std::string host_clock;  // its trace clock: the one firmware times are converted to
   uint64_t host_malformed = 0;
   uint64_t fw_not_converted = 0;  // command records without a converted time
+  // A dictionary of the capture has ABI 1.2 command attribution.
+  bool command_attribution = false;
 };
 
 // A firmware record near a command, for its story (report --cmd).
