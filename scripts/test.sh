@@ -191,7 +191,8 @@ count_meson build "unit (gcc)"
 
 stage "browser (hmbtrace-cmd stat --html in headless Chromium)"
 count_runner browser tests/browser/html_report_test.py build/tools/hmbtrace-cmd/hmbtrace-cmd \
-	tools/hmbtrace-cmd/testdata/cmd-join-small.dat build/browser
+	tools/hmbtrace-cmd/testdata/cmd-join-small.dat build/browser \
+	--causes build/tools/hmbtrace-cmd/die-model.hmbdump
 
 stage "unit (clang, ASan + UBSan)"
 if [[ ! -f build-asan/build.ninja ]]; then

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The HTML report of `hmbtrace-cmd stat --html`, opened in a real browser.
 
-    html_report_test.py HMBTRACE_CMD CAPTURE OUTDIR [--chromium PATH]
+    html_report_test.py HMBTRACE_CMD CAPTURE OUTDIR [--chromium PATH] [--causes DUMP]
 
 Writes OUTDIR/report.html from CAPTURE, opens it in headless Chromium from
 a file:// URL with the network off (a network namespace of its own when
@@ -14,7 +14,10 @@ activity rows and markers are there, the table of slowest commands has its
 rows, in order, a filter narrows it, sorting orders it, pages page, and a
 click shows a command's story. Clicks and typing go through Chromium's
 input events, as a person's would. Leaves OUTDIR/report.png, a screenshot
-of the whole page.
+of the whole page. With --causes, a capture with command attribution (the
+die model's crash dump, die_model_dump) goes to OUTDIR/causes.html: its
+command causes section has a bar per tail command as stat --json lists
+them, a segment per stage, and a click shows the command's path.
 
 Driven over the DevTools protocol on a pipe (--remote-debugging-pipe):
 Python's standard library only, no npm. Prints one "ok"/"not ok" line per
@@ -183,8 +186,80 @@ def main(argv):
         c.check(False, 'the browser session ran to its end', repr(e))
     finally:
         b.close()
+    if '--causes' in argv:
+        dump = os.path.abspath(argv[argv.index('--causes') + 1])
+        causes = os.path.join(outdir, 'causes.html')
+        run([tool, 'stat', '-i', dump, '--html', causes])
+        causes_stat = json.loads(run([tool, 'stat', '-i', dump, '--json']))
+        shutil.rmtree(profile, ignore_errors=True)
+        b = Browser(chromium, profile, netns)
+        try:
+            check_causes(b, c, causes, causes_stat, outdir)
+        except Exception as e:  # noqa: BLE001 - one failure, reported as such
+            c.check(False, 'the browser session on the causes page ran to its end', repr(e))
+        finally:
+            b.close()
     print(f'{c.passed} passed, {c.failed} failed')
     return 0 if c.failed == 0 else 1
+
+
+def open_page(b, c, path):
+    target = b.call('Target.createTarget', {'url': 'about:blank'}, session=False)['targetId']
+    b.session = b.call('Target.attachToTarget', {'targetId': target, 'flatten': True},
+                       session=False)['sessionId']
+    for domain in ('Page', 'Runtime', 'Network', 'Log'):
+        b.call(domain + '.enable')
+    b.call('Page.navigate', {'url': 'file://' + path})
+    b.wait_event('Page.loadEventFired')
+    ready = None
+    for _ in range(200):  # a bound on tries, not a timed assertion
+        ready = b.eval('document.body.dataset.ready || null')
+        if ready:
+            break
+        time.sleep(0.05)
+    c.check(ready == '1', f'{os.path.basename(path)}: the page drew every section')
+
+
+def check_causes(b, c, path, stat, outdir):
+    open_page(b, c, path)
+    errors = [e['params'] for e in b.events if e.get('method') == 'Runtime.exceptionThrown']
+    c.check(not errors, 'causes page: no script error', json.dumps(errors)[:500])
+    # One bar per tail command stat --json lists (at most cause_bars_max),
+    # slowest first, and a segment per stage, colored.
+    bars_max = b.eval('JSON.parse(document.getElementById("hmbtrace-data").textContent).cause_bars_max')
+    want = {op['opcode']: [[x['qid'], x['cid'], len(x['stages'])]
+                           for x in op['tail']['slowest'][:bars_max]]
+            for op in stat['command_causes']['opcodes'] if op['tail']['slowest']}
+    got = b.eval('''Object.fromEntries([...document.querySelectorAll('#causes .cause-opcode')].map(
+        (o) => [o.dataset.opcode, [...o.querySelectorAll('.cause-row')].map((r) => [
+          Number(r.dataset.qid), Number(r.dataset.cid), r.querySelectorAll('.stage').length])]))''')
+    c.check(want and got == want,
+            'causes: a bar per command above p99 as stat --json lists it, a segment per stage',
+            f'want {str(want)[:200]}, got {str(got)[:200]}')
+    shown = b.eval('''[...document.querySelectorAll('#causes .stage')].filter((s) => {
+        const r = s.getBoundingClientRect(); return r.width > 0 && r.height > 0 &&
+          getComputedStyle(s).backgroundColor !== 'rgba(0, 0, 0, 0)'; }).length''')
+    total = sum(n for rows in want.values() for _, _, n in rows)
+    # A stage of a few ticks in a bar of milliseconds may round to no width.
+    c.check(total and shown >= total * 0.5, 'causes: the segments render, colored',
+            f'{shown} of {total} visible')
+    # A click on the slowest command's bar shows its path: every stage,
+    # with the cause of each wait.
+    top = next(op for op in stat['command_causes']['opcodes'] if op['tail']['slowest'])
+    first = top['tail']['slowest'][0]
+    hidden = b.eval("document.querySelector('#causes .cause-path').hidden")
+    b.click('#causes .cause-row .stagebar')
+    text = b.eval('''(() => { const p = document.querySelector('#causes .cause-path');
+                             return p && !p.hidden ? p.textContent : null; })()''')
+    ok = (hidden and text is not None and f"qid {first['qid']} cid {first['cid']}" in text and
+          f"main cause {first['main_cause']}" in text and
+          all(s['name'] in text for s in first['stages']) and
+          all('waited: ' + s['cause'] in text for s in first['stages'] if s['cause']))
+    c.check(ok, 'causes: a click on the slowest bar shows its path, stages and causes',
+            f'text {text!r:.300}')
+    shot = b.call('Page.captureScreenshot', {'format': 'png'})['data']
+    with open(os.path.join(outdir, 'causes.png'), 'wb') as f:
+        f.write(base64.b64decode(shot))
 
 
 def check_page(b, c, report, stat, cmds, tool, capture, outdir, netns):

@@ -4,15 +4,18 @@
 
 Usage: unchanged_output_test.py HMBTRACE_CMD SOURCE_ROOT SUMS [--update]
 
-Runs hmbtrace-cmd stat, stat --json, report and report --cmd on the
-committed captures (whose dictionaries have no command attribution) and
-compares the SHA-256 of each output with SUMS, written by the tool before
-command attribution existed (--update rewrites SUMS from this build).
+Runs hmbtrace-cmd stat, stat --json, report, report --cmd and export
+(protobuf and JSON: the file it writes) on the committed captures (whose
+dictionaries have no command attribution) and compares the SHA-256 of
+each output with SUMS, written by the tool before command attribution
+existed (the export's: before export drew command causes; --update
+rewrites SUMS from this build).
 """
 import hashlib
 import os
 import subprocess
 import sys
+import tempfile
 
 RUNS = (
     ("tests/data/record-small.dat", ["stat"]),
@@ -23,14 +26,28 @@ RUNS = (
     ("tools/hmbtrace-cmd/testdata/cmd-join-small.dat", ["report", "--cmd", "1:0"]),
     ("tools/hmbtrace-cmd/testdata/cmd-join-instance.dat", ["stat"]),
     ("tools/hmbtrace-cmd/testdata/markers-small.dat", ["report"]),
+    # The export's file (OUT below) rather than its summary line.
+    ("tests/data/record-small.dat", ["export", "--format", "proto", "-q", "-o", "OUT"]),
+    ("tests/data/record-small.dat", ["export", "--format", "json", "-q", "-o", "OUT"]),
+    ("tools/hmbtrace-cmd/testdata/cmd-join-small.dat",
+     ["export", "--format", "proto", "-q", "-o", "OUT"]),
+    ("tools/hmbtrace-cmd/testdata/cmd-join-small.dat",
+     ["export", "--format", "json", "-q", "-o", "OUT"]),
 )
 
 
 def digest(tool, root, capture, args):
     # From the source root with a relative path: stat prints the path.
-    p = subprocess.run([tool, args[0], "-i", capture, *args[1:]], cwd=root,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
-    h = hashlib.sha256(p.stdout + b"\0" + str(p.returncode).encode()).hexdigest()
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        argv = [out if a == "OUT" else a for a in args[1:]]
+        p = subprocess.run([tool, args[0], "-i", capture, *argv], cwd=root,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        data = p.stdout
+        if "OUT" in args:
+            with open(out, "rb") as f:
+                data = f.read()
+    h = hashlib.sha256(data + b"\0" + str(p.returncode).encode()).hexdigest()
     return h
 
 

@@ -338,6 +338,15 @@ void ExportModel::AddRecord(const CaptureEvent& ev) {
   if (!desc)
     unknown_name = "event " + std::to_string(ev.event_id);
   const std::string_view name = desc ? std::string_view(desc->name) : unknown_name;
+  if (desc) {
+    auto [att, fresh] = attributing_.try_emplace(dict, false);
+    if (fresh)
+      att->second = HasCommandAttribution(*dict);
+    if (att->second) {
+      paths_.Add(ev.dev, ev.fw_ts, *desc, ev.data);
+      path_gens_.resize(paths_.commands().size(), gen);
+    }
+  }
   scratch_.ts = ts;
   const PlacedRecord r{ev, core, desc, name, fw_time, gen, ts};
   if (AddCounterRecord(r) || AddPairedRecord(r) || AddLatencyRecord(r))
@@ -614,8 +623,165 @@ void ExportModel::AddHostCommands() {
   end_until(0, true);
 }
 
+ExportModel::Core& ExportModel::FwQueueFor(uint16_t dev, uint16_t qid) {
+  auto [it, added] = fw_queues_.try_emplace({dev, qid});
+  Core& q = it->second;
+  if (added) {
+    const Device& d = DeviceFor(dev);
+    q.dev = dev;
+    q.core = qid;
+    q.group = d.group;
+    q.pid = d.pid;
+    q.track_name = "fw qid " + std::to_string(qid);
+    q.rank = 2000000 + qid * 1000;
+    q.lanes.push_back(
+        {NewTrack({ExportTrack::Kind::kSlices, 0, q.group, q.track_name, q.rank, "", q.pid}),
+         false, 0});
+  }
+  return q;
+}
+
+ExportModel::Core& ExportModel::ResourceFor(uint16_t dev, const std::string& resource) {
+  auto [it, added] = resources_.try_emplace({dev, resource});
+  Core& r = it->second;
+  if (added) {
+    const Device& d = DeviceFor(dev);
+    r.dev = dev;
+    r.group = d.group;
+    r.pid = d.pid;
+    r.track_name = resource;
+    r.rank = 3000000 + static_cast<int>(std::min<size_t>(resources_.size(), 1000)) * 1000;
+    r.lanes.push_back(
+        {NewTrack({ExportTrack::Kind::kSlices, 0, r.group, r.track_name, r.rank, "", r.pid}),
+         false, 0});
+  }
+  return r;
+}
+
+void ExportModel::AddCommandPaths() {
+  paths_.Finish();
+  if (!paths_.any())
+    return;
+  // An activity blamed for waits: (dev, resource, begin, end, name).
+  using ActivityKey = std::tuple<uint16_t, std::string, uint64_t, uint64_t, std::string>;
+  struct Blamed {
+    std::string text;
+    uint32_t gen = 0;
+    std::vector<std::pair<uint64_t, bool>> flows;  // (id, the activity begins first)
+  };
+  std::map<ActivityKey, Blamed> blamed;
+  uint64_t next_flow = kCauseFlowBase;
+  const std::vector<CommandPath>& commands = paths_.commands();
+  for (size_t i = 0; i < commands.size(); i++) {
+    const CommandPath& c = commands[i];
+    if (!c.completed)
+      continue;
+    const uint32_t gen = i < path_gens_.size() ? path_gens_[i] : 0;
+    const FwTime fetch = clocks_.Convert(c.dev, gen, c.fetch);
+    const FwTime complete = clocks_.Convert(c.dev, gen, c.complete);
+    if (!fetch.converted() || !complete.converted()) {
+      counts_.fw_not_converted++;
+      continue;
+    }
+    Core& q = FwQueueFor(c.dev, c.qid);
+    const size_t lane_index = FreeLane(q, fetch.host_ns, true);
+    if (lane_index == 0)
+      continue;  // counted (too_many_spans)
+    Lane& lane = q.lanes[lane_index];
+    ExportEvent& e = scratch_;
+    e.type = ExportEvent::Type::kBegin;
+    e.track = lane.uuid;
+    e.ts = std::max(fetch.host_ns, lane.last);
+    e.name = c.opcode;
+    AddUint(&e.args, "cid", c.cid);
+    AddStr(&e.args, "main_cause", c.MainCause(), true);
+    const uint64_t end = std::max(complete.host_ns, e.ts);
+    uint64_t cursor = e.ts;
+    Emit(e);
+    counts_.fw_commands++;
+    std::vector<const CommandStage*> stages;
+    for (const CommandStage& st : c.stages)
+      stages.push_back(&st);
+    std::stable_sort(stages.begin(), stages.end(),
+                     [](const CommandStage* a, const CommandStage* b) { return a->begin < b->begin; });
+    for (const CommandStage* st : stages) {
+      const FwTime b = clocks_.Convert(c.dev, gen, st->begin);
+      const FwTime f = clocks_.Convert(c.dev, gen, st->end);
+      if (!b.converted() || !f.converted())
+        continue;
+      // Nested in the command and after the previous stage.
+      const uint64_t at = std::clamp(b.host_ns, cursor, end);
+      const uint64_t until = std::clamp(f.host_ns, at, end);
+      const std::string name = st->is_delay() ? st->name + " (" + st->cause + ")" : st->name;
+      e.type = ExportEvent::Type::kBegin;
+      e.ts = at;
+      e.name = name;
+      if (st->is_delay()) {
+        AddView(&e.args, "cause", st->cause);
+        if (!st->resource.empty())
+          AddView(&e.args, "resource", st->resource);
+      }
+      if (st->kind == HMB_TRACE_CMD_WAIT && !st->resource.empty() &&
+          st->cause_end > st->cause_begin && st->cause != kCauseQueueing &&
+          st->cause != kCauseUnattributed) {
+        const FwTime ab = clocks_.Convert(c.dev, gen, st->cause_begin);
+        if (ab.converted()) {
+          Blamed& a = blamed[{c.dev, st->resource, st->cause_begin, st->cause_end, st->cause}];
+          a.text = st->cause_text;
+          a.gen = gen;
+          const bool activity_first = ab.host_ns < at;
+          a.flows.emplace_back(next_flow, activity_first);
+          (activity_first ? e.terminating_flow_ids : e.flow_ids).push_back(next_flow);
+          next_flow++;
+          counts_.cause_flows++;
+        }
+      }
+      Emit(e);
+      e.type = ExportEvent::Type::kEnd;
+      e.ts = until;
+      e.name = {};
+      Emit(e);
+      cursor = until;
+      counts_.fw_stages++;
+    }
+    e.type = ExportEvent::Type::kEnd;
+    e.ts = end;
+    e.name = {};
+    Emit(e);
+    lane.last = end;
+  }
+  // The activities, per resource in time order (the map's order).
+  for (const auto& [key, a] : blamed) {
+    const auto& [dev, resource, begin, end_ticks, name] = key;
+    const FwTime b = clocks_.Convert(dev, a.gen, begin);
+    const FwTime f = clocks_.Convert(dev, a.gen, end_ticks);
+    Core& r = ResourceFor(dev, resource);
+    const size_t lane_index = FreeLane(r, b.host_ns, true);
+    if (lane_index == 0)
+      continue;
+    Lane& lane = r.lanes[lane_index];
+    ExportEvent& e = scratch_;
+    e.type = ExportEvent::Type::kBegin;
+    e.track = lane.uuid;
+    e.ts = std::max(b.host_ns, lane.last);
+    e.name = name;
+    if (!a.text.empty())
+      AddStr(&e.args, "record", a.text);
+    for (const auto& [id, activity_first] : a.flows)
+      (activity_first ? e.flow_ids : e.terminating_flow_ids).push_back(id);
+    Emit(e);
+    e.type = ExportEvent::Type::kEnd;
+    e.ts = std::max(f.converted() ? f.host_ns : e.ts, e.ts);
+    e.name = {};
+    Emit(e);
+    lane.last = e.ts;
+    counts_.cause_activities++;
+  }
+}
+
 void ExportModel::Finish() {
   AddHostCommands();
+  AddCommandPaths();
   for (auto& [key, core] : cores_) {
     for (auto& [span, open] : core.open)
       EndUnfinished(core.lanes[open.lane], last_ts_, "capture ended");

@@ -39,6 +39,21 @@
 // the setup, as a clock fit's bound allows, so that the flow still starts
 // at the earlier end). No flow for a command the join did not place.
 //
+// Command causes (ABI 1.2 command attribution, causes/command_paths.h),
+// only when a dictionary has it: per device, a track per queue ("fw qid
+// N", with lanes as above) holding one slice per command the firmware
+// served, from its fetch to its completion (named after its opcode; cid
+// and main_cause as arguments), its stages nested in it in the order they
+// began (a wait or rework named "<stage> (<cause>)", with its cause and
+// resource as arguments); stages that overlap are cut where the
+// previous one ended, so that they nest. A track per resource ("die 4")
+// holds the activities a wait was blamed on (gc_erase,
+// thermal_throttle, ...; their record as argument), and each such wait
+// has a flow to its activity (flow ids from kCauseFlowBase; the flow
+// starts at whichever of the two begins first). Commands and activities are at their firmware times
+// converted by the capture's clock fits; without a fit they are left out
+// (counted).
+//
 // Other ftrace events (markers, nvme, sched, ...) go to the sink as they
 // are (ExportFtraceEvent) for the protobuf's ftrace event bundles; markers
 // are also instants on the trace_marker track, where a reader finds them
@@ -57,6 +72,7 @@
 
 #include "capture/capture.h"
 #include "capture/dictionaries.h"
+#include "causes/command_paths.h"
 #include "clock_set.h"
 #include "export/export_join.h"
 #include "hmbtrace/status.h"
@@ -164,7 +180,16 @@ struct ExportCounts {
   uint64_t host_incomplete = 0;  // of them, no completion in the capture: instants
   uint64_t flows = 0;           // host command -> firmware fetch
   uint64_t ftrace_events = 0;   // other ftrace events, to the bundles
+  uint64_t fw_commands = 0;     // command-cause slices: commands drawn
+  uint64_t fw_stages = 0;       // stages nested in them
+  uint64_t fw_not_converted = 0;  // commands left out: no clock fit for them
+  uint64_t cause_activities = 0;  // activities a wait was blamed on
+  uint64_t cause_flows = 0;       // wait -> activity
 };
+
+// Flow ids of waits to their activities: above any host command's (ids
+// 1..number of host commands, export_join.h).
+inline constexpr uint64_t kCauseFlowBase = uint64_t{1} << 62;
 
 // Span tracks per core at most. Begins whose end never comes (lost, or a
 // hostile capture) would otherwise hold a track each for ever: past this,
@@ -254,6 +279,11 @@ class ExportModel {
   void AddState(const CaptureEvent& ev);
   void AddMarker(const CaptureEvent& ev);
   void AddHostCommands();
+  // The command causes, at Finish() (see the top of this file).
+  void AddCommandPaths();
+  // The firmware command track of (dev, qid), or of resource `resource`.
+  Core& FwQueueFor(uint16_t dev, uint16_t qid);
+  Core& ResourceFor(uint16_t dev, const std::string& resource);
   Core& QueueFor(uint32_t ctrl, uint16_t qid);
   // The flow ids of the firmware record (dev, core, gen, seq) onto `e`.
   void AddFlow(ExportEvent& e, uint16_t dev, uint16_t core, uint32_t gen, uint64_t seq);
@@ -284,6 +314,12 @@ class ExportModel {
   int next_pid_ = 1;
   uint64_t last_ts_ = 0;
   ExportCounts counts_;
+  // Command causes: fed only the records of dictionaries with attribution.
+  CommandPaths paths_;
+  std::map<const Dictionary*, bool> attributing_;
+  std::vector<uint32_t> path_gens_;  // per paths_ command: its producer generation
+  std::map<std::pair<uint16_t, uint16_t>, Core> fw_queues_;     // (dev, qid)
+  std::map<std::pair<uint16_t, std::string>, Core> resources_;  // (dev, resource)
   ExportEvent scratch_;  // reused: its vectors keep their capacity
 };
 

@@ -19,10 +19,16 @@
 #include "capture/count_records_testutil.h"
 #include "capture/fixture_testutil.h"
 #include "capture/nvme_host_c.h"
+#include "causes/causes_events.h"
+#include "causes/command_paths.h"
+#include "causes/die_model.h"
+#include "decode_test_util.h"
+#include "dump/dump_writer_testutil.h"
 #include "export/export.h"
 #include "export/perfetto_fields.h"
 #include "export/perfetto_trace.pb.h"
 #include "hmbtrace/status_testutil.h"
+#include "join/nvme_capture.h"
 #include "stat/stat.h"
 
 namespace hmbtrace {
@@ -1308,5 +1314,243 @@ TEST(ExportProto, EventsOfACpuPerfettoRefusesAreLeftOutAndCounted) {
             std::string::npos)
       << text;
 }
+
+// --- Command causes (ABI 1.2): stages nested in their command, flows ---
+
+namespace {
+
+// The die model (mock/fwsim/causes) written as a crash dump of its area,
+// as die_model_dump writes it: tick 0 at 1 s of the local clock, 10 ns a
+// tick.
+constexpr uint64_t kModelHostRef = 1000000000;
+constexpr uint64_t kModelNsPerTick = 10;
+
+std::string DieModelDump(const DieModelRun& run, const std::string& name) {
+  test::TestDump d;
+  d.dict = test::ProduceDictionary({cz_events, cz_nr_events}, false, {cz_cmds, cz_nr_cmds});
+  d.nr_cores = 1;
+  d.clock_hz = 1000000000 / kModelNsPerTick;
+  d.producer_gen = 1;
+  d.name = "fwsim-die-model";
+  const uint64_t last = run.records.empty() ? 0 : run.records.back().ts;
+  d.taken_ns[HMB_TRACE_CLOCK_LOCAL] = kModelHostRef + (last + 1) * kModelNsPerTick;
+  d.clocks.push_back(
+      test::TestFit(HMB_TRACE_CLOCK_LOCAL, d.producer_gen, d.clock_hz, kModelHostRef));
+  uint64_t seq = 0;
+  for (const ModelRecord& r : run.records)
+    d.records.push_back({0, r.event_id, seq++, r.ts, r.payload});
+  const std::vector<uint8_t> bytes = test::WriteDump(d);
+  const std::string path = testing::TempDir() + name;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  EXPECT_NE(f, nullptr);
+  EXPECT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+  std::fclose(f);
+  return path;
+}
+
+// A slice as trace_processor builds it from BEGIN/END: its track, depth
+// (its parent: the slice open below it), times, arguments and flow ids.
+struct DecodedSlice {
+  std::string track;
+  size_t depth = 0;
+  long parent = -1;
+  uint64_t begin = 0, end = 0;
+  std::string name;
+  std::map<std::string, std::string> args;  // the strings
+  uint64_t cid = 0;
+  std::vector<uint64_t> flows_out, flows_in;
+};
+
+std::vector<DecodedSlice> Slices(const pp::Trace& trace, const Decoded& d) {
+  std::vector<DecodedSlice> out;
+  std::map<uint64_t, std::vector<size_t>> stacks;  // track -> its open slices
+  for (const pp::TracePacket& p : trace.packet()) {
+    if (!p.has_track_event())
+      continue;
+    const pp::TrackEvent& e = p.track_event();
+    std::vector<size_t>& stack = stacks[e.track_uuid()];
+    if (e.type() == pp::TrackEvent::TYPE_SLICE_END) {
+      if (stack.empty()) {
+        ADD_FAILURE() << "end without begin";
+        continue;
+      }
+      out[stack.back()].end = p.timestamp();
+      stack.pop_back();
+      continue;
+    }
+    if (e.type() != pp::TrackEvent::TYPE_SLICE_BEGIN)
+      continue;
+    DecodedSlice s;
+    s.track = d.tracks.at(e.track_uuid()).name();
+    s.depth = stack.size();
+    s.parent = stack.empty() ? -1 : static_cast<long>(stack.back());
+    s.begin = p.timestamp();
+    s.name = EventName(d, e);
+    for (const auto& a : e.debug_annotations()) {
+      if (a.has_string_value())
+        s.args[ArgName(d, a)] = a.string_value();
+      else if (a.has_string_value_iid())
+        s.args[ArgName(d, a)] = d.arg_values.at(a.string_value_iid());
+      else if (ArgName(d, a) == "cid")
+        s.cid = a.uint_value();
+    }
+    s.flows_out.assign(e.flow_ids().begin(), e.flow_ids().end());
+    s.flows_in.assign(e.terminating_flow_ids().begin(), e.terminating_flow_ids().end());
+    stack.push_back(out.size());
+    out.push_back(s);
+  }
+  for (const auto& [track, stack] : stacks)
+    EXPECT_TRUE(stack.empty()) << "a slice never ended";
+  return out;
+}
+
+uint64_t ModelNs(uint64_t ticks) {
+  return kModelHostRef + ticks * kModelNsPerTick;
+}
+
+TEST(ExportProto, ACommandsStagesNestInItAtTheirFirmwareTimes) {
+  DieModelConfig config;
+  config.nr_commands = 3000;
+  const DieModelRun run = RunDieModel(config);
+  ExportSummary summary;
+  const pp::Trace trace = ExportAll(DieModelDump(run, "die-model-stages.hmbdump"), &summary);
+  const Decoded d = Decode(trace);
+  const std::vector<DecodedSlice> slices = Slices(trace, d);
+  EXPECT_EQ(summary.counts.fw_commands, run.commands.size());
+  EXPECT_EQ(summary.counts.fw_not_converted, 0u);
+  // The truth by (qid, cid, fetch time on the host clock).
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, const TruthCommand*> truth;
+  for (const TruthCommand& t : run.commands)
+    truth[{t.qid, t.cid, ModelNs(t.fetch)}] = &t;
+  size_t commands = 0, stages = 0;
+  for (size_t i = 0; i < slices.size(); i++) {
+    const DecodedSlice& c = slices[i];
+    if (c.track.rfind("fw qid ", 0) != 0 || c.depth != 0)
+      continue;
+    commands++;
+    const uint64_t qid = std::stoull(c.track.substr(7));
+    const auto t = truth.find({qid, c.cid, c.begin});
+    ASSERT_NE(t, truth.end()) << c.track << " cid " << c.cid << " at " << c.begin;
+    EXPECT_EQ(c.end, ModelNs(t->second->complete));
+    EXPECT_EQ(c.name, t->second->opcode == CZ_OPC_READ ? "read" : "write");
+    EXPECT_EQ(c.args.at("main_cause"), t->second->cause);
+    // Its children, in order, are the truth's stages at their times.
+    std::vector<const DecodedSlice*> children;
+    for (const DecodedSlice& s : slices)
+      if (s.parent == static_cast<long>(i))
+        children.push_back(&s);
+    std::vector<TruthStage> want = t->second->stages;
+    std::stable_sort(want.begin(), want.end(),
+                     [](const TruthStage& a, const TruthStage& b) { return a.begin < b.begin; });
+    ASSERT_EQ(children.size(), want.size()) << "cid " << c.cid;
+    for (size_t k = 0; k < want.size(); k++) {
+      const DecodedSlice& s = *children[k];
+      EXPECT_EQ(s.name.substr(0, s.name.find(" (")), want[k].name);
+      EXPECT_EQ(s.begin, ModelNs(want[k].begin)) << s.name;
+      EXPECT_EQ(s.end, ModelNs(want[k].end)) << s.name;
+      EXPECT_GE(s.begin, c.begin);
+      EXPECT_LE(s.end, c.end);
+      // A wait or rework is named with its cause.
+      if (s.args.count("cause")) {
+        EXPECT_EQ(s.name, want[k].name + " (" + s.args.at("cause") + ")");
+      }
+      stages++;
+    }
+  }
+  EXPECT_EQ(commands, run.commands.size());
+  EXPECT_EQ(stages, summary.counts.fw_stages);
+}
+
+TEST(ExportProto, AWaitHasAFlowToTheActivityOfItsResourceThatHeldIt) {
+  DieModelConfig config;
+  config.nr_commands = 3000;
+  const DieModelRun run = RunDieModel(config);
+  ExportSummary summary;
+  const pp::Trace trace = ExportAll(DieModelDump(run, "die-model-flows.hmbdump"), &summary);
+  const Decoded d = Decode(trace);
+  const std::vector<DecodedSlice> slices = Slices(trace, d);
+  // Every flow id, by the slices naming it: (slice, the flow starts there).
+  std::map<uint64_t, std::vector<std::pair<const DecodedSlice*, bool>>> by_flow;
+  for (const DecodedSlice& s : slices) {
+    for (uint64_t id : s.flows_out)
+      by_flow[id].push_back({&s, true});
+    for (uint64_t id : s.flows_in)
+      by_flow[id].push_back({&s, false});
+  }
+  size_t waits = 0;
+  std::map<std::string, size_t> by_cause;
+  for (const DecodedSlice& s : slices) {
+    if (s.track.rfind("fw qid ", 0) != 0 || s.depth != 1)
+      continue;
+    const auto cause = s.args.find("cause");
+    const bool blamed = cause != s.args.end() && s.args.count("resource") &&
+                        cause->second != kCauseQueueing && cause->second != kCauseUnattributed &&
+                        cause->second != s.name.substr(0, s.name.find(" ("));
+    if (!blamed) {
+      EXPECT_TRUE(s.flows_out.empty() && s.flows_in.empty()) << s.name;
+      continue;
+    }
+    waits++;
+    by_cause[cause->second]++;
+    ASSERT_EQ(s.flows_out.size() + s.flows_in.size(), 1u) << s.name;
+    const uint64_t id = s.flows_out.empty() ? s.flows_in[0] : s.flows_out[0];
+    EXPECT_GE(id, kCauseFlowBase);
+    const auto& ends = by_flow.at(id);
+    ASSERT_EQ(ends.size(), 2u) << "flow " << id;
+    const auto& [activity, activity_out] = ends[0].first == &s ? ends[1] : ends[0];
+    // The activity: named as the cause, on the track of the wait's
+    // resource, overlapping the wait; the flow starts at the earlier one.
+    EXPECT_EQ(activity->name, cause->second);
+    EXPECT_EQ(activity->track, s.args.at("resource"));
+    EXPECT_EQ(activity->depth, 0u);
+    EXPECT_LT(activity->begin, s.end);
+    EXPECT_GT(activity->end, s.begin);
+    EXPECT_EQ(activity_out, activity->begin < s.begin) << s.name;
+  }
+  // The model blames die waits on GC and NAND waits on the throttle.
+  EXPECT_GT(by_cause["gc_erase"], 0u);
+  EXPECT_GT(by_cause["thermal_throttle"], 0u);
+  EXPECT_EQ(waits, summary.counts.cause_flows);
+  // No other flow ids (a dump has no host commands).
+  EXPECT_EQ(by_flow.size(), waits);
+  // Every truth command whose main cause is an activity shows that wait.
+  for (const TruthCommand& t : run.commands) {
+    if (t.cause != "gc_erase" && t.cause != "thermal_throttle")
+      continue;
+    const std::string want = t.longest_delay + " (" + t.cause + ")";
+    const bool found = std::any_of(slices.begin(), slices.end(), [&](const DecodedSlice& s) {
+      return s.name == want && s.begin >= ModelNs(t.fetch) && s.end <= ModelNs(t.complete) &&
+             s.track == "fw qid " + std::to_string(t.qid);
+    });
+    EXPECT_TRUE(found) << want << " of cid " << t.cid;
+  }
+}
+
+// report --cmd reads the capture once more for the firmware's account of
+// a command only when the join's pass saw a dictionary that gives one.
+TEST(ExportProto, TheJoinSaysWhetherTheCaptureHasCommandAttribution) {
+  DieModelConfig config;
+  config.nr_commands = 200;
+  CommandCapture with, without;
+  std::string error;
+  ASSERT_TRUE(StatusOk(
+      ReadCommandCapture(DieModelDump(RunDieModel(config), "die-model-join.hmbdump"), &with),
+      &error))
+      << error;
+  EXPECT_TRUE(with.command_attribution);
+  ASSERT_TRUE(StatusOk(ReadCommandCapture(HMBTRACE_CMD_JOIN_FIXTURE, &without), &error)) << error;
+  EXPECT_FALSE(without.command_attribution);
+}
+
+TEST(ExportProto, ACaptureWithoutAttributionHasNoCommandCauseTracks) {
+  ExportSummary summary;
+  const pp::Trace trace = ExportAll(HMBTRACE_CMD_JOIN_FIXTURE, &summary);
+  const Decoded d = Decode(trace);
+  for (const auto& [uuid, t] : d.tracks)
+    EXPECT_NE(t.name().rfind("fw qid ", 0), 0u) << t.name();
+  EXPECT_EQ(summary.counts.fw_commands + summary.counts.cause_flows, 0u);
+}
+
+}  // namespace
 
 }  // namespace hmbtrace

@@ -255,6 +255,7 @@ json HtmlReportData(const HtmlReportInput& in) {
   doc["slowest"] = SlowestJson(in);
   doc["slowest_max"] = kSlowest;
   doc["story_records_max"] = kStoryRecords;
+  doc["cause_bars_max"] = kCauseBars;
   return doc;
 }
 

@@ -85,6 +85,9 @@ struct HtmlReportInput {
 
 inline constexpr size_t kSlowest = 500;      // host commands in the table
 inline constexpr size_t kStoryRecords = 40;  // firmware records per story
+// Command causes: stage bars per opcode, of the tail stat --json lists
+// (command_causes.opcodes[].tail.slowest).
+inline constexpr size_t kCauseBars = 50;
 
 // The completed host commands with the longest host total (setup to
 // completion), longest first, at most `n`; and for each the window of its

@@ -483,8 +483,77 @@
     draw();
   }
 
+  // ---- command causes (ABI 1.2 attribution): the tail's stage bars
+  // Colors by stage, or by cause for a wait or rework: a fixed palette in
+  // order of first use, so one page never gives two keys one color.
+  const CAUSE_PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1',
+    '#ff9da7', '#9c755f', '#bab0ac', '#1b9e77', '#d95f02', '#7570b3', '#e7298a'];
+  function renderCauses() {
+    const s = sectionOf('causes');
+    const cc = stat.command_causes;
+    if (!cc) {
+      s.append(el('p', { class: 'note', text: 'The firmware\'s dictionary has no command attribution (ABI 1.2): ' +
+        'its records do not say which command they served.' }));
+      return;
+    }
+    const colors = new Map();
+    const colorOf = (key) => {
+      if (!colors.has(key)) colors.set(key, CAUSE_PALETTE[colors.size % CAUSE_PALETTE.length]);
+      return colors.get(key);
+    };
+    const keyOf = (st) => st.cause ? st.name + ' (' + st.cause + ')' : st.name;
+    s.append(el('p', { class: 'note', text: 'Per opcode, the commands above its p99 firmware time (fetch → complete), ' +
+      'slowest first, at most ' + data.cause_bars_max + ' each: a bar of its stages on the scale of the slowest, ' +
+      'a wait or rework colored by its cause. Click a bar for its path: every stage, when, how long, and why.' }));
+    const legendBox = el('div', { class: 'legend' });
+    s.append(legendBox);
+    for (const op of cc.opcodes) {
+      const list = (op.tail && op.tail.slowest) || [];
+      if (!list.length) continue;
+      const dev = devices.find((d) => d.dev === op.device);
+      const hz = dev && dev.clock_hz ? dev.clock_hz : 0;
+      const dur = (t) => hz ? fmtNs(t * 1e9 / hz) : fmtTicks(t) + ' ticks';
+      const shown = list.slice(0, data.cause_bars_max);
+      const box = el('div', { class: 'opcode cause-opcode', 'data-opcode': op.opcode, 'data-device': op.device });
+      box.append(el('h3', { text: 'device ' + op.device + ' ' + op.opcode + ': ' + num(shown.length) + ' of the ' +
+        num(op.tail.commands) + ' commands above p99 (' + num(op.commands) + ' commands)' +
+        (op.tail.slowest_truncated ? '; ' + num(op.tail.slowest_truncated) + ' more not listed' : '') }));
+      const scale = shown[0].latency || 1;
+      for (const c of shown) {
+        const row = el('div', { class: 'cause-row', 'data-qid': c.qid, 'data-cid': c.cid, 'data-fetch': c.fetch });
+        const bar = el('span', { class: 'stagebar', style: 'width:' + (60 * c.latency / scale).toFixed(2) + '%' });
+        for (const st of c.stages) {
+          const from = Math.max(0, st.begin - c.fetch), len = Math.max(0, st.end - st.begin);
+          bar.append(el('span', { class: 'stage', 'data-name': st.name, 'data-cause': st.cause,
+            style: 'left:' + (100 * from / (c.latency || 1)).toFixed(3) + '%;width:' +
+              (100 * len / (c.latency || 1)).toFixed(3) + '%;background:' + colorOf(keyOf(st)),
+            title: keyOf(st) + ': ' + dur(len) }));
+        }
+        row.append(el('span', { class: 'cause-label', text: 'qid ' + c.qid + ' cid ' + c.cid + ' · ' + dur(c.latency) +
+          ' · ' + c.main_cause }), bar);
+        const path = el('pre', { class: 'cause-path', hidden: '' });
+        path.textContent = causePath(c, dur);
+        row.addEventListener('click', () => { path.hidden = !path.hidden; });
+        box.append(row, path);
+      }
+      s.append(box);
+    }
+    for (const [key, color] of colors)
+      legendBox.append(el('i', { style: 'background:' + color }), key);
+  }
+  // A command's path as text: the stages in the order they began.
+  function causePath(c, dur) {
+    const lines = ['qid ' + c.qid + ' cid ' + c.cid + ': fetch at ' + c.fetch + ' ticks, firmware time ' + dur(c.latency) +
+      '; main cause ' + c.main_cause + ' (longest delay: ' + c.longest_delay + ')'];
+    for (const st of c.stages) {
+      lines.push('  +' + dur(Math.max(0, st.begin - c.fetch)).padEnd(10) + ' ' + st.name.padEnd(20) + ' ' +
+        dur(Math.max(0, st.end - st.begin)).padStart(10) + (st.cause ? '  waited: ' + st.cause : ''));
+    }
+    return lines.join('\n');
+  }
+
   for (const [name, f] of [['summary', renderSummary], ['commands', renderCommands], ['latency', renderLatency],
-    ['activity', renderActivity], ['slowest', renderSlowest]]) {
+    ['activity', renderActivity], ['slowest', renderSlowest], ['causes', renderCauses]]) {
     try { f(); } catch (e) {
       sectionOf(name).append(el('p', { class: 'bad', text: 'this section failed to draw: ' + e }));
       throw e;
