@@ -165,21 +165,25 @@ ExportModel::Device& ExportModel::DeviceFor(uint16_t dev) {
   return d;
 }
 
+void ExportModel::InitDeviceTrack(Core* c, uint16_t dev, uint16_t core, std::string name,
+                                  int rank) {
+  const Device& d = DeviceFor(dev);
+  c->dev = dev;
+  c->core = core;
+  c->group = d.group;
+  c->pid = d.pid;
+  c->track_name = std::move(name);
+  c->rank = rank;
+  c->lanes.push_back(
+      {NewTrack({ExportTrack::Kind::kSlices, 0, c->group, c->track_name, c->rank, "", c->pid}),
+       false, 0});
+}
+
 ExportModel::Core& ExportModel::CoreFor(uint16_t dev, uint16_t core, int cpu, uint64_t ts) {
   auto [it, added] = cores_.try_emplace({dev, core});
   Core& c = it->second;
-  if (added) {
-    c.dev = dev;
-    c.core = core;
-    const Device& d = DeviceFor(dev);
-    c.group = d.group;
-    c.pid = d.pid;
-    c.track_name = "core " + std::to_string(core);
-    c.rank = core * 1000;
-    c.lanes.push_back(
-        {NewTrack({ExportTrack::Kind::kSlices, 0, c.group, c.track_name, c.rank, "", c.pid}),
-         false, 0});
-  }
+  if (added)
+    InitDeviceTrack(&c, dev, core, "core " + std::to_string(core), core * 1000);
   const uint32_t gen = dicts_->GenerationFor(dev, cpu);
   if (gen != c.gen) {
     // A reset forgets commands in flight: end their spans here.
@@ -625,37 +629,17 @@ void ExportModel::AddHostCommands() {
 
 ExportModel::Core& ExportModel::FwQueueFor(uint16_t dev, uint16_t qid) {
   auto [it, added] = fw_queues_.try_emplace({dev, qid});
-  Core& q = it->second;
-  if (added) {
-    const Device& d = DeviceFor(dev);
-    q.dev = dev;
-    q.core = qid;
-    q.group = d.group;
-    q.pid = d.pid;
-    q.track_name = "fw qid " + std::to_string(qid);
-    q.rank = 2000000 + qid * 1000;
-    q.lanes.push_back(
-        {NewTrack({ExportTrack::Kind::kSlices, 0, q.group, q.track_name, q.rank, "", q.pid}),
-         false, 0});
-  }
-  return q;
+  if (added)
+    InitDeviceTrack(&it->second, dev, qid, "fw qid " + std::to_string(qid), 2000000 + qid * 1000);
+  return it->second;
 }
 
 ExportModel::Core& ExportModel::ResourceFor(uint16_t dev, const std::string& resource) {
   auto [it, added] = resources_.try_emplace({dev, resource});
-  Core& r = it->second;
-  if (added) {
-    const Device& d = DeviceFor(dev);
-    r.dev = dev;
-    r.group = d.group;
-    r.pid = d.pid;
-    r.track_name = resource;
-    r.rank = 3000000 + static_cast<int>(std::min<size_t>(resources_.size(), 1000)) * 1000;
-    r.lanes.push_back(
-        {NewTrack({ExportTrack::Kind::kSlices, 0, r.group, r.track_name, r.rank, "", r.pid}),
-         false, 0});
-  }
-  return r;
+  if (added)
+    InitDeviceTrack(&it->second, dev, 0, resource,
+                    3000000 + static_cast<int>(std::min<size_t>(resources_.size(), 1000)) * 1000);
+  return it->second;
 }
 
 void ExportModel::AddCommandPaths() {

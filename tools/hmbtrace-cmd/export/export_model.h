@@ -282,6 +282,8 @@ class ExportModel {
   // The command causes, at Finish() (see the top of this file).
   void AddCommandPaths();
   // The firmware command track of (dev, qid), or of resource `resource`.
+  // A device's track of slices, `name` at `rank`, set up in `c`.
+  void InitDeviceTrack(Core* c, uint16_t dev, uint16_t core, std::string name, int rank);
   Core& FwQueueFor(uint16_t dev, uint16_t qid);
   Core& ResourceFor(uint16_t dev, const std::string& resource);
   Core& QueueFor(uint32_t ctrl, uint16_t qid);
