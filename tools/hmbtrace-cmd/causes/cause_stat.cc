@@ -108,13 +108,8 @@ std::string Line(const char* fmt, ...) {
 
 nlohmann::json SlowCommandJson(const CommandPath& c) {
   const int longest = c.LongestDelay();
-  std::vector<const CommandStage*> stages;
-  for (const CommandStage& s : c.stages)
-    stages.push_back(&s);
-  std::stable_sort(stages.begin(), stages.end(),
-                   [](const CommandStage* a, const CommandStage* b) { return a->begin < b->begin; });
   nlohmann::json list = nlohmann::json::array();
-  for (const CommandStage* s : stages) {
+  for (const CommandStage* s : c.StagesByBegin()) {
     list.push_back({{"name", s->name},
                     {"begin", s->begin},
                     {"end", s->end},

@@ -82,6 +82,15 @@ std::string CommandPath::MainCause() const {
   return i < 0 ? kCauseNone : stages[static_cast<size_t>(i)].cause;
 }
 
+std::vector<const CommandStage*> CommandPath::StagesByBegin() const {
+  std::vector<const CommandStage*> out;
+  for (const CommandStage& s : stages)
+    out.push_back(&s);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const CommandStage* a, const CommandStage* b) { return a->begin < b->begin; });
+  return out;
+}
+
 void CommandPaths::Add(uint16_t dev,
                        uint64_t ts,
                        const EventDesc& ev,

@@ -58,6 +58,8 @@ struct CommandPath {
   int LongestDelay() const;
   // Cause of its longest delay; kCauseNone if it had none.
   std::string MainCause() const;
+  // Its stages in the order they began (ties: the order they ended).
+  std::vector<const CommandStage*> StagesByBegin() const;
 };
 
 struct AttributionCounts {

@@ -683,12 +683,7 @@ void ExportModel::AddCommandPaths() {
     uint64_t cursor = e.ts;
     Emit(e);
     counts_.fw_commands++;
-    std::vector<const CommandStage*> stages;
-    for (const CommandStage& st : c.stages)
-      stages.push_back(&st);
-    std::stable_sort(stages.begin(), stages.end(),
-                     [](const CommandStage* a, const CommandStage* b) { return a->begin < b->begin; });
-    for (const CommandStage* st : stages) {
+    for (const CommandStage* st : c.StagesByBegin()) {
       const FwTime b = clocks_.Convert(c.dev, gen, st->begin);
       const FwTime f = clocks_.Convert(c.dev, gen, st->end);
       if (!b.converted() || !f.converted())
