@@ -203,7 +203,8 @@ def main(argv):
     return 0 if c.failed == 0 else 1
 
 
-def open_page(b, c, path):
+def open_page(b, c, path, label=None):
+    """Opens `path` in a new target and checks that the page drew itself."""
     target = b.call('Target.createTarget', {'url': 'about:blank'}, session=False)['targetId']
     b.session = b.call('Target.attachToTarget', {'targetId': target, 'flatten': True},
                        session=False)['sessionId']
@@ -217,7 +218,7 @@ def open_page(b, c, path):
         if ready:
             break
         time.sleep(0.05)
-    c.check(ready == '1', f'{os.path.basename(path)}: the page drew every section')
+    c.check(ready == '1', label or f'{os.path.basename(path)}: the page drew every section')
 
 
 def check_causes(b, c, path, stat, outdir):
@@ -263,21 +264,8 @@ def check_causes(b, c, path, stat, outdir):
 
 
 def check_page(b, c, report, stat, cmds, tool, capture, outdir, netns):
-    target = b.call('Target.createTarget', {'url': 'about:blank'}, session=False)['targetId']
-    b.session = b.call('Target.attachToTarget', {'targetId': target, 'flatten': True},
-                       session=False)['sessionId']
-    for domain in ('Page', 'Runtime', 'Network', 'Log'):
-        b.call(domain + '.enable')
+    open_page(b, c, report, 'the page drew every section')
     url = 'file://' + report
-    b.call('Page.navigate', {'url': url})
-    b.wait_event('Page.loadEventFired')
-    ready = None
-    for _ in range(200):  # a bound on tries, not a timed assertion
-        ready = b.eval('document.body.dataset.ready || null')
-        if ready:
-            break
-        time.sleep(0.05)
-    c.check(ready == '1', 'the page drew every section')
 
     # Nothing but the file itself was asked for, and nothing failed.
     requests = [e['params']['request']['url'] for e in b.events
