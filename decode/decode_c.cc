@@ -3,8 +3,6 @@
 #include "decode_c.h"
 
 #include <climits>
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <new>
 #include <span>
@@ -192,35 +190,14 @@ int hmb_dict_set_use_file(struct hmb_dict_set* set, const char* path, char* err,
     return -1;
   }
   try {
-    std::FILE* f = std::fopen(path, "rb");
-    if (!f) {
-      CopyOut(std::string(path) + ": " + std::strerror(errno), err, errlen);
-      return -1;
-    }
-    // Bounded: at most kMaxDictFileBytes + 1 bytes are ever held.
     std::vector<uint8_t> bytes;
-    uint8_t buf[65536];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) {
-      bytes.insert(bytes.end(), buf, buf + n);
-      if (bytes.size() > hmbtrace::kMaxDictFileBytes)
-        break;
-    }
-    const bool read_error = std::ferror(f);
-    std::fclose(f);
-    if (read_error) {
-      CopyOut(std::string(path) + ": read error", err, errlen);
-      return -1;
-    }
-    if (bytes.size() > hmbtrace::kMaxDictFileBytes) {
-      CopyOut(std::string(path) + ": too large (over " +
-                  std::to_string(hmbtrace::kMaxDictFileBytes) + " bytes)",
-              err, errlen);
+    std::string error;
+    if (!hmbtrace::ReadFileBounded(path, hmbtrace::kMaxDictFileBytes, &bytes, &error)) {
+      CopyOut(error, err, errlen);
       return -1;
     }
     hmbtrace::BuildId id{};
     std::span<const uint8_t> dict;
-    std::string error;
     if (!hmbtrace::ParseDictFile(bytes, &id, &dict, &error)) {
       CopyOut(std::string(path) + ": " + error, err, errlen);
       return -1;

@@ -4,6 +4,8 @@
 #include "dictionary_file.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -56,6 +58,36 @@ std::optional<std::vector<Entry>> Entries(std::span<const uint8_t> d) {
 }
 
 }  // namespace
+
+bool ReadFileBounded(const std::string& path,
+                     uint64_t max_bytes,
+                     std::vector<uint8_t>* out,
+                     std::string* error) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    *error = path + ": " + std::strerror(errno);
+    return false;
+  }
+  out->clear();
+  uint8_t buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) {
+    out->insert(out->end(), buf, buf + n);
+    if (out->size() > max_bytes)
+      break;
+  }
+  const bool read_error = std::ferror(f);
+  std::fclose(f);
+  if (read_error) {
+    *error = path + ": read error";
+    return false;
+  }
+  if (out->size() > max_bytes) {
+    *error = path + ": too large (over " + std::to_string(max_bytes) + " bytes)";
+    return false;
+  }
+  return true;
+}
 
 bool ParseDictFile(std::span<const uint8_t> bytes,
                    std::array<uint8_t, kDictFileBuildIdLen>* build_id,

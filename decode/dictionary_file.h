@@ -45,6 +45,16 @@ inline constexpr size_t kDictFileBuildIdLen = 20;
 // adds to it.
 inline constexpr uint64_t kMaxDictFileBytes = 16ull << 20;
 
+// The whole file at `path` into `out`; false, with `error` naming the
+// file and the reason (cannot open, a read error, "too large (over N
+// bytes)"), if it cannot be read or holds more than `max_bytes`: a
+// dictionary file or a firmware ELF, read before it is parsed. At most
+// max_bytes + 64 KiB are ever held.
+bool ReadFileBounded(const std::string& path,
+                     uint64_t max_bytes,
+                     std::vector<uint8_t>* out,
+                     std::string* error);
+
 // The header of `bytes` checked, and that dict_len bytes follow it; not
 // the dictionary's own content (Dictionary::Parse validates that, as for a
 // trace's). On success `dict` points into `bytes`; on failure `error` says

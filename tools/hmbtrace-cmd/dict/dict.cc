@@ -52,7 +52,7 @@ Result<DictFile> DictOfElf(const std::string& path, std::span<const uint8_t> byt
 }  // namespace
 
 Result<DictFile> MakeDictFile(const std::string& path, bool quiet) {
-  auto bytes = ReadFileBounded(path, kMaxElfBytes);
+  auto bytes = ReadFile(path, kMaxElfBytes);
   if (!bytes.ok()) return bytes.status();
   return DictOfElf(path, bytes.value(), quiet);
 }

@@ -2,12 +2,6 @@
 // dict_file.h: the dictionary file read and written, bounded reads.
 #include "dict/dict_file.h"
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
-
 namespace hmbtrace {
 
 std::string BuildIdHex(std::span<const uint8_t> id) {
@@ -33,20 +27,15 @@ Result<DictFile> DecodeDictFile(std::span<const uint8_t> bytes) {
   return f;
 }
 
-Result<std::vector<uint8_t>> ReadFileBounded(const std::string& path, uint64_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error(path + ": " + std::strerror(errno));
+Result<std::vector<uint8_t>> ReadFile(const std::string& path, uint64_t max_bytes) {
   std::vector<uint8_t> bytes;
-  std::vector<char> buf(1 << 16);
-  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
-    bytes.insert(bytes.end(), buf.data(), buf.data() + in.gcount());
-    if (bytes.size() > max_bytes) return Status::Error(path + ": too large");
-  }
+  std::string error;
+  if (!ReadFileBounded(path, max_bytes, &bytes, &error)) return Status::Error(error);
   return bytes;
 }
 
 Result<DictFile> ReadDictFile(const std::string& path) {
-  auto bytes = ReadFileBounded(path, kMaxDictFileBytes);
+  auto bytes = ReadFile(path, kMaxDictFileBytes);
   if (!bytes.ok()) return bytes.status();
   auto f = DecodeDictFile(bytes.value());
   if (!f.ok()) return Status::Error(path + ": " + f.message());

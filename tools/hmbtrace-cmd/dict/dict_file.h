@@ -26,9 +26,8 @@ std::vector<uint8_t> EncodeDictFile(const DictFile& f);
 // Checks the header and that dict_len bytes follow it; not the
 // dictionary's own content (the decoder validates that, as for a trace).
 Result<DictFile> DecodeDictFile(std::span<const uint8_t> bytes);
-// The whole of `path`, refused ("PATH: too large") past `max_bytes`: a
-// dictionary file or a firmware ELF, read before it is parsed.
-Result<std::vector<uint8_t>> ReadFileBounded(const std::string& path, uint64_t max_bytes);
+// ReadFileBounded() (dictionary_file.h) as a Result.
+Result<std::vector<uint8_t>> ReadFile(const std::string& path, uint64_t max_bytes);
 // Reads and decodes; errors name the path.
 Result<DictFile> ReadDictFile(const std::string& path);
 
