@@ -441,9 +441,16 @@ static size_t hmb_trace_dump_fill(struct hmb_trace_dump *p,
 	h->area_index = a->index;
 	strscpy(h->name, a->name, sizeof(h->name));
 
-	/* The geometry every drain validated; the first one's copy. */
+	/*
+	 * The geometry every drain validated; the first one's copy. Its poll
+	 * may notice a reset the drain has not (a firmware restart while
+	 * nobody traces) and report the ended generation's tail as lost:
+	 * this copy stores nothing (no core's state is set up yet), each
+	 * core's passes below copy the drain again and report it there.
+	 */
 	mutex_lock(&d0->lock);
 	p->cur = 0;
+	p->count_only = true;
 	if (hmb_trace_dump_copy(p, d0) != HMB_CONSUMER_ATTACHED) {
 		mutex_unlock(&d0->lock);
 		return 0;	/* never READY, or broken: nothing to decode */
