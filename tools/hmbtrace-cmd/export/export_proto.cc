@@ -8,6 +8,9 @@
 #include <vector>
 
 #include <zlib.h>
+#ifdef HMBTRACE_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 #include "capture/capture.h"
 #include "export/perfetto_fields.h"
@@ -44,8 +47,26 @@ uint32_t TypeOf(ExportEvent::Type t) {
   return pf::TrackEvent::TYPE_INSTANT;
 }
 
-// Names are a few bytes: a loop beats a call to memcmp.
+// Names are a few bytes: two word loads (overlapping) beat a call to
+// memcmp and a byte loop, whose exit the branch predictor misses as the
+// lengths change from one argument to the next.
+template <typename W>
+W Word(const char* p) {
+  W w;
+  std::memcpy(&w, p, sizeof(w));
+  return w;
+}
+template <typename W>
+bool SameWords(const char* a, const char* b, size_t n) {
+  return Word<W>(a) == Word<W>(b) && Word<W>(a + n - sizeof(W)) == Word<W>(b + n - sizeof(W));
+}
 bool SameBytes(const char* a, const char* b, size_t n) {
+  if (n > 16)
+    return std::memcmp(a, b, n) == 0;
+  if (n >= 8)
+    return SameWords<uint64_t>(a, b, n);
+  if (n >= 4)
+    return SameWords<uint32_t>(a, b, n);
   for (size_t i = 0; i < n; i++)
     if (a[i] != b[i])
       return false;
@@ -53,6 +74,22 @@ bool SameBytes(const char* a, const char* b, size_t n) {
 }
 
 }  // namespace
+
+ProtoTraceWriter::ProtoTraceWriter(std::FILE* out, bool compress)
+    : out_(out), compress_(compress) {
+#ifdef HMBTRACE_HAVE_LIBDEFLATE
+  if (compress_)
+    deflater_.reset(libdeflate_alloc_compressor(kDeflateLevel));  // NULL: zlib below
+#endif
+}
+
+ProtoTraceWriter::~ProtoTraceWriter() = default;
+
+#ifdef HMBTRACE_HAVE_LIBDEFLATE
+void ProtoTraceWriter::FreeCompressor::operator()(libdeflate_compressor* c) const {
+  libdeflate_free_compressor(c);
+}
+#endif
 
 uint64_t ProtoTraceWriter::Intern(InternTable* table, std::string_view s) {
   const size_t slot =
@@ -128,14 +165,31 @@ void ProtoTraceWriter::FlushOut() {
   out_buf_.clear();
 }
 
+size_t ProtoTraceWriter::Deflate(std::string_view in) {
+#ifdef HMBTRACE_HAVE_LIBDEFLATE
+  if (deflater_) {
+    const size_t bound = libdeflate_zlib_compress_bound(deflater_.get(), in.size());
+    if (compressed_.size() < bound)
+      compressed_.resize(bound);
+    // 0 only if it did not fit in the bound, which cannot happen.
+    return libdeflate_zlib_compress(deflater_.get(), in.data(), in.size(), compressed_.data(),
+                                    compressed_.size());
+  }
+#endif
+  uLongf len = compressBound(in.size());
+  if (compressed_.size() < len)
+    compressed_.resize(len);
+  if (compress2(reinterpret_cast<Bytef*>(compressed_.data()), &len,
+                reinterpret_cast<const Bytef*>(in.data()), in.size(), Z_BEST_SPEED) != Z_OK)
+    return 0;
+  return len;
+}
+
 void ProtoTraceWriter::FlushCompressed() {
   if (pending_.empty())
     return;
-  uLongf len = compressBound(pending_.size());
-  compressed_.resize(len);
-  if (compress2(reinterpret_cast<Bytef*>(compressed_.data()), &len,
-                reinterpret_cast<const Bytef*>(pending_.data()), pending_.size(),
-                Z_BEST_SPEED) != Z_OK) {
+  const size_t len = Deflate(pending_.view());
+  if (len == 0) {
     failed_ = true;
     pending_.clear();
     return;
