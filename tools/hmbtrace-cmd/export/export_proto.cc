@@ -25,6 +25,7 @@ namespace pw = proto_wire;
 // Interned tables stay small (names and enum values of the dictionaries);
 // past this, hostile input could grow them: values are written inline.
 constexpr size_t kMaxInterned = 1u << 16;
+static_assert(kMaxInterned <= UINT32_MAX, "InternTable::Recent keeps an iid in 32 bits");
 // Output is written in pieces of this size.
 constexpr size_t kOutChunk = 1u << 18;
 // The window's slab is compacted past this size.
@@ -95,8 +96,7 @@ uint64_t ProtoTraceWriter::Intern(InternTable* table, std::string_view s) {
   const size_t slot =
       ((reinterpret_cast<uintptr_t>(s.data()) >> 3) ^ s.size()) % table->recent.size();
   InternTable::Recent& r = table->recent[slot];
-  if (r.key && r.data == s.data() && r.size == s.size() &&
-      SameBytes(r.key->data(), s.data(), s.size()))
+  if (r.iid && r.data == s.data() && r.size == s.size() && SameBytes(r.text, s.data(), s.size()))
     return r.iid;
   auto it = table->ids.find(s);
   if (it == table->ids.end()) {
@@ -108,7 +108,12 @@ uint64_t ProtoTraceWriter::Intern(InternTable* table, std::string_view s) {
     interned_.Bytes(pf::InternedEntry::kNameFieldNumber, s);
     interned_.EndNested(body);
   }
-  r = {s.data(), s.size(), &it->first, it->second};
+  if (s.size() <= InternTable::kRecentText) {
+    r.data = s.data();
+    r.size = static_cast<uint32_t>(s.size());
+    r.iid = static_cast<uint32_t>(it->second);
+    std::memcpy(r.text, s.data(), s.size());
+  }
   return it->second;
 }
 

@@ -126,12 +126,16 @@ class ProtoTraceWriter : public ExportSink {
     std::unordered_map<std::string, uint64_t, Hash, std::equal_to<>> ids;
     // The strings of an event mostly live in the dictionaries (and
     // constants) at the same address event after event: a small cache by
-    // address (checked by content) saves hashing them again.
+    // address (checked by content) saves hashing them again. It holds a
+    // copy of the string (up to kRecentText bytes; longer ones are looked
+    // up in `ids`), so that a hit reads one line of memory and chases no
+    // pointer to the map's node.
+    static constexpr size_t kRecentText = 16;
     struct Recent {
       const char* data = nullptr;
-      size_t size = 0;
-      const std::string* key = nullptr;
-      uint64_t iid = 0;
+      uint32_t size = 0;
+      uint32_t iid = 0;  // 0: empty (iids start at 1; at most kMaxInterned)
+      char text[kRecentText] = {};
     };
     std::array<Recent, 256> recent{};
   };
