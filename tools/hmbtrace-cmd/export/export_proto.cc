@@ -11,6 +11,11 @@
 #ifdef HMBTRACE_HAVE_LIBDEFLATE
 #include <libdeflate.h>
 #endif
+// libzstd-dev ships the header with the library meson links (export/meson.build).
+#if __has_include(<zstd.h>)
+#define HMBTRACE_HAVE_ZSTD 1
+#include <zstd.h>
+#endif
 
 #include "capture/capture.h"
 #include "export/perfetto_fields.h"
@@ -76,11 +81,38 @@ bool SameBytes(const char* a, const char* b, size_t n) {
 
 }  // namespace
 
-ProtoTraceWriter::ProtoTraceWriter(std::FILE* out, bool compress)
+bool ProtoTraceWriter::HasZstd() {
+#ifdef HMBTRACE_HAVE_ZSTD
+  return true;
+#else
+  return false;
+#endif
+}
+
+ProtoTraceWriter::ProtoTraceWriter(std::FILE* out, bool compress, Codec codec)
     : out_(out), compress_(compress) {
+#ifdef HMBTRACE_HAVE_ZSTD
+  if (compress_ && codec == Codec::kZstd) {
+    zstd_.reset(ZSTD_createCCtx());
+    if (!zstd_)
+      failed_ = true;  // reported by Finish()
+    return;
+  }
+#else
+  if (compress_ && codec == Codec::kZstd)
+    failed_ = true;  // RunExport() refuses --zstd first (HasZstd())
+#endif
 #ifdef HMBTRACE_HAVE_LIBDEFLATE
   if (compress_)
     deflater_.reset(libdeflate_alloc_compressor(kDeflateLevel));  // NULL: zlib below
+#endif
+}
+
+void ProtoTraceWriter::FreeZstd::operator()(ZSTD_CCtx_s* c) const {
+#ifdef HMBTRACE_HAVE_ZSTD
+  ZSTD_freeCCtx(c);
+#else
+  (void)c;
 #endif
 }
 
@@ -190,21 +222,37 @@ size_t ProtoTraceWriter::Deflate(std::string_view in) {
   return len;
 }
 
+size_t ProtoTraceWriter::ZstdCompress(std::string_view in) {
+#ifdef HMBTRACE_HAVE_ZSTD
+  const size_t bound = ZSTD_compressBound(in.size());
+  if (compressed_.size() < bound)
+    compressed_.resize(bound);
+  const size_t len = ZSTD_compressCCtx(zstd_.get(), compressed_.data(), compressed_.size(),
+                                       in.data(), in.size(), kZstdLevel);
+  return ZSTD_isError(len) ? 0 : len;
+#else
+  (void)in;
+  return 0;
+#endif
+}
+
 void ProtoTraceWriter::FlushCompressed() {
   if (pending_.empty())
     return;
-  const size_t len = Deflate(pending_.view());
+  const size_t len = zstd_ ? ZstdCompress(pending_.view()) : Deflate(pending_.view());
   if (len == 0) {
     failed_ = true;
     pending_.clear();
     return;
   }
   pending_.clear();
-  // A packet whose compressed_packets is the deflate stream.
+  // A packet whose compressed_packets (zstd_compressed_packets) is the stream.
   const std::string_view deflated(compressed_.data(), len);
   out_buf_.Tag(pf::Trace::kPacketFieldNumber, pw::kLengthDelimited);
-  out_buf_.Varint(pw::BytesFieldSize(pf::TracePacket::kCompressedPacketsFieldNumber, len));
-  out_buf_.Bytes(pf::TracePacket::kCompressedPacketsFieldNumber, deflated);
+  const uint32_t field = zstd_ ? pf::TracePacket::kZstdCompressedPacketsFieldNumber
+                               : pf::TracePacket::kCompressedPacketsFieldNumber;
+  out_buf_.Varint(pw::BytesFieldSize(field, len));
+  out_buf_.Bytes(field, deflated);
   FlushOut();
 }
 
