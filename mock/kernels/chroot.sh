@@ -74,7 +74,7 @@ if ((tools)); then
 	# man-db, lintian, fakeroot: what the install check uses besides.
 	pkgs+=(meson ninja-build pkg-config g++ libgtest-dev libgmock-dev libbenchmark-dev
 		nlohmann-json3-dev libcli11-dev libtraceevent-dev libtracefs-dev libtracecmd-dev
-		trace-cmd protobuf-compiler libprotobuf-dev zlib1g-dev asciidoctor bash-completion
+		trace-cmd protobuf-compiler libprotobuf-dev zlib1g-dev libdeflate-dev libzstd-dev asciidoctor bash-completion
 		dpkg-dev debhelper dh-dkms fakeroot lintian man-db)
 fi
 mirror=$(hmbk_archive) || hmbk_die "no Debian archive address in the host's apt configuration"

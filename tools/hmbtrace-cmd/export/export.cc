@@ -219,8 +219,13 @@ int RunExport(const ExportOptions& options) {
                  options.format.c_str());
     return 2;
   }
-  if (options.compress && *format != ExportFormat::kProto) {
-    std::fprintf(stderr, "hmbtrace-cmd export: --compress is for the protobuf format only\n");
+  if ((options.compress || options.zstd) && *format != ExportFormat::kProto) {
+    std::fprintf(stderr,
+                 "hmbtrace-cmd export: --compress and --zstd are for the protobuf format only\n");
+    return 2;
+  }
+  if (options.zstd && !ProtoTraceWriter::HasZstd()) {
+    std::fprintf(stderr, "hmbtrace-cmd export: --zstd: this build has no zstd (libzstd-dev)\n");
     return 2;
   }
   DictionaryStore dicts;  // filled by the first pass of the read below
@@ -236,7 +241,9 @@ int RunExport(const ExportOptions& options) {
   std::unique_ptr<ExportSink> sink;
   const ProtoTraceWriter* proto_writer = nullptr;
   if (*format == ExportFormat::kProto) {
-    auto writer = std::make_unique<ProtoTraceWriter>(file.get(), options.compress);
+    auto writer = std::make_unique<ProtoTraceWriter>(
+        file.get(), options.compress || options.zstd,
+        options.zstd ? ProtoTraceWriter::Codec::kZstd : ProtoTraceWriter::Codec::kZlib);
     proto_writer = writer.get();
     sink = std::move(writer);
   } else {

@@ -32,6 +32,7 @@ struct ExportOptions {
   std::string output = "trace.pftrace";
   std::string format = "auto";
   bool compress = false;  // proto: zlib-compressed packets
+  bool zstd = false;      // proto: zstd-compressed packets (Perfetto v58+)
   bool quiet = false;     // no summary line
 };
 

@@ -8,6 +8,14 @@
 #include <vector>
 
 #include <zlib.h>
+#ifdef HMBTRACE_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
+// libzstd-dev ships the header with the library meson links (export/meson.build).
+#if __has_include(<zstd.h>)
+#define HMBTRACE_HAVE_ZSTD 1
+#include <zstd.h>
+#endif
 
 #include "capture/capture.h"
 #include "export/perfetto_fields.h"
@@ -22,6 +30,7 @@ namespace pw = proto_wire;
 // Interned tables stay small (names and enum values of the dictionaries);
 // past this, hostile input could grow them: values are written inline.
 constexpr size_t kMaxInterned = 1u << 16;
+static_assert(kMaxInterned <= UINT32_MAX, "InternTable::Recent keeps an iid in 32 bits");
 // Output is written in pieces of this size.
 constexpr size_t kOutChunk = 1u << 18;
 // The window's slab is compacted past this size.
@@ -44,8 +53,26 @@ uint32_t TypeOf(ExportEvent::Type t) {
   return pf::TrackEvent::TYPE_INSTANT;
 }
 
-// Names are a few bytes: a loop beats a call to memcmp.
+// Names are a few bytes: two word loads (overlapping) beat a call to
+// memcmp and a byte loop, whose exit the branch predictor misses as the
+// lengths change from one argument to the next.
+template <typename W>
+W Word(const char* p) {
+  W w;
+  std::memcpy(&w, p, sizeof(w));
+  return w;
+}
+template <typename W>
+bool SameWords(const char* a, const char* b, size_t n) {
+  return Word<W>(a) == Word<W>(b) && Word<W>(a + n - sizeof(W)) == Word<W>(b + n - sizeof(W));
+}
 bool SameBytes(const char* a, const char* b, size_t n) {
+  if (n > 16)
+    return std::memcmp(a, b, n) == 0;
+  if (n >= 8)
+    return SameWords<uint64_t>(a, b, n);
+  if (n >= 4)
+    return SameWords<uint32_t>(a, b, n);
   for (size_t i = 0; i < n; i++)
     if (a[i] != b[i])
       return false;
@@ -54,12 +81,54 @@ bool SameBytes(const char* a, const char* b, size_t n) {
 
 }  // namespace
 
+bool ProtoTraceWriter::HasZstd() {
+#ifdef HMBTRACE_HAVE_ZSTD
+  return true;
+#else
+  return false;
+#endif
+}
+
+ProtoTraceWriter::ProtoTraceWriter(std::FILE* out, bool compress, Codec codec)
+    : out_(out), compress_(compress) {
+#ifdef HMBTRACE_HAVE_ZSTD
+  if (compress_ && codec == Codec::kZstd) {
+    zstd_.reset(ZSTD_createCCtx());
+    if (!zstd_)
+      failed_ = true;  // reported by Finish()
+    return;
+  }
+#else
+  if (compress_ && codec == Codec::kZstd)
+    failed_ = true;  // RunExport() refuses --zstd first (HasZstd())
+#endif
+#ifdef HMBTRACE_HAVE_LIBDEFLATE
+  if (compress_)
+    deflater_.reset(libdeflate_alloc_compressor(kDeflateLevel));  // NULL: zlib below
+#endif
+}
+
+void ProtoTraceWriter::FreeZstd::operator()(ZSTD_CCtx_s* c) const {
+#ifdef HMBTRACE_HAVE_ZSTD
+  ZSTD_freeCCtx(c);
+#else
+  (void)c;
+#endif
+}
+
+ProtoTraceWriter::~ProtoTraceWriter() = default;
+
+#ifdef HMBTRACE_HAVE_LIBDEFLATE
+void ProtoTraceWriter::FreeCompressor::operator()(libdeflate_compressor* c) const {
+  libdeflate_free_compressor(c);
+}
+#endif
+
 uint64_t ProtoTraceWriter::Intern(InternTable* table, std::string_view s) {
   const size_t slot =
       ((reinterpret_cast<uintptr_t>(s.data()) >> 3) ^ s.size()) % table->recent.size();
   InternTable::Recent& r = table->recent[slot];
-  if (r.key && r.data == s.data() && r.size == s.size() &&
-      SameBytes(r.key->data(), s.data(), s.size()))
+  if (r.iid && r.data == s.data() && r.size == s.size() && SameBytes(r.text, s.data(), s.size()))
     return r.iid;
   auto it = table->ids.find(s);
   if (it == table->ids.end()) {
@@ -71,7 +140,12 @@ uint64_t ProtoTraceWriter::Intern(InternTable* table, std::string_view s) {
     interned_.Bytes(pf::InternedEntry::kNameFieldNumber, s);
     interned_.EndNested(body);
   }
-  r = {s.data(), s.size(), &it->first, it->second};
+  if (s.size() <= InternTable::kRecentText) {
+    r.data = s.data();
+    r.size = static_cast<uint32_t>(s.size());
+    r.iid = static_cast<uint32_t>(it->second);
+    std::memcpy(r.text, s.data(), s.size());
+  }
   return it->second;
 }
 
@@ -128,24 +202,57 @@ void ProtoTraceWriter::FlushOut() {
   out_buf_.clear();
 }
 
+size_t ProtoTraceWriter::Deflate(std::string_view in) {
+#ifdef HMBTRACE_HAVE_LIBDEFLATE
+  if (deflater_) {
+    const size_t bound = libdeflate_zlib_compress_bound(deflater_.get(), in.size());
+    if (compressed_.size() < bound)
+      compressed_.resize(bound);
+    // 0 only if it did not fit in the bound, which cannot happen.
+    return libdeflate_zlib_compress(deflater_.get(), in.data(), in.size(), compressed_.data(),
+                                    compressed_.size());
+  }
+#endif
+  uLongf len = compressBound(in.size());
+  if (compressed_.size() < len)
+    compressed_.resize(len);
+  if (compress2(reinterpret_cast<Bytef*>(compressed_.data()), &len,
+                reinterpret_cast<const Bytef*>(in.data()), in.size(), Z_BEST_SPEED) != Z_OK)
+    return 0;
+  return len;
+}
+
+size_t ProtoTraceWriter::ZstdCompress(std::string_view in) {
+#ifdef HMBTRACE_HAVE_ZSTD
+  const size_t bound = ZSTD_compressBound(in.size());
+  if (compressed_.size() < bound)
+    compressed_.resize(bound);
+  const size_t len = ZSTD_compressCCtx(zstd_.get(), compressed_.data(), compressed_.size(),
+                                       in.data(), in.size(), kZstdLevel);
+  return ZSTD_isError(len) ? 0 : len;
+#else
+  (void)in;
+  return 0;
+#endif
+}
+
 void ProtoTraceWriter::FlushCompressed() {
   if (pending_.empty())
     return;
-  uLongf len = compressBound(pending_.size());
-  compressed_.resize(len);
-  if (compress2(reinterpret_cast<Bytef*>(compressed_.data()), &len,
-                reinterpret_cast<const Bytef*>(pending_.data()), pending_.size(),
-                Z_BEST_SPEED) != Z_OK) {
+  const size_t len = zstd_ ? ZstdCompress(pending_.view()) : Deflate(pending_.view());
+  if (len == 0) {
     failed_ = true;
     pending_.clear();
     return;
   }
   pending_.clear();
-  // A packet whose compressed_packets is the deflate stream.
+  // A packet whose compressed_packets (zstd_compressed_packets) is the stream.
   const std::string_view deflated(compressed_.data(), len);
   out_buf_.Tag(pf::Trace::kPacketFieldNumber, pw::kLengthDelimited);
-  out_buf_.Varint(pw::BytesFieldSize(pf::TracePacket::kCompressedPacketsFieldNumber, len));
-  out_buf_.Bytes(pf::TracePacket::kCompressedPacketsFieldNumber, deflated);
+  const uint32_t field = zstd_ ? pf::TracePacket::kZstdCompressedPacketsFieldNumber
+                               : pf::TracePacket::kCompressedPacketsFieldNumber;
+  out_buf_.Varint(pw::BytesFieldSize(field, len));
+  out_buf_.Bytes(field, deflated);
   FlushOut();
 }
 

@@ -15,6 +15,9 @@
 #include <vector>
 
 #include <zlib.h>
+#if __has_include(<zstd.h>)
+#include <zstd.h>
+#endif
 
 #include "capture/count_records_testutil.h"
 #include "capture/fixture_testutil.h"
@@ -484,6 +487,39 @@ TEST(ExportProto, CompressedPacketsInflateToTheSamePackets) {
   }
   EXPECT_EQ(inflated, plain_bytes);
   EXPECT_GT(plain.packet_size(), 1000);
+}
+
+// export --zstd: the same packets, in zstd_compressed_packets pieces.
+TEST(ExportProto, ZstdPacketsDecompressToTheSamePackets) {
+  if (!ProtoTraceWriter::HasZstd())
+    GTEST_SKIP() << "built without libzstd";
+#if __has_include(<zstd.h>)
+  for (const std::string& path : {FixturePath(), CmdJoinFixturePath()}) {
+    ExportSummary summary;
+    const std::string plain_bytes = ExportBytes(path, false, &summary);
+    DictionaryStore dicts;
+    std::string error;
+    MemoryFile file;
+    ProtoTraceWriter writer(file.get(), true, ProtoTraceWriter::Codec::kZstd);
+    ASSERT_TRUE(StatusOk(ExportCapture(path, &dicts, &writer, &summary), &error)) << error;
+    ASSERT_TRUE(StatusOk(writer.Finish(), &error)) << error;
+    const std::string zstd_bytes = file.Close();
+    EXPECT_LT(zstd_bytes.size() * 2, plain_bytes.size()) << path;
+    std::string out;
+    const pp::Trace trace = ParseRaw(zstd_bytes);
+    ASSERT_GT(trace.packet_size(), 0);
+    for (const pp::TracePacket& p : trace.packet()) {
+      ASSERT_TRUE(p.has_zstd_compressed_packets());
+      EXPECT_FALSE(p.has_compressed_packets());
+      const std::string& z = p.zstd_compressed_packets();
+      std::string piece(kCompressPiece * 2, '\0');
+      const size_t len = ZSTD_decompress(piece.data(), piece.size(), z.data(), z.size());
+      ASSERT_FALSE(ZSTD_isError(len)) << ZSTD_getErrorName(len);
+      out.append(piece.data(), len);
+    }
+    EXPECT_EQ(out, plain_bytes) << path;
+  }
+#endif
 }
 
 TEST(ExportProto, BeginsWithoutEndsEndUnfinishedInsteadOfGrowingTracksForEver) {
@@ -1146,6 +1182,7 @@ HMBTRACE_SAME_FIELD(TracePacket, kTrackEventFieldNumber);
 HMBTRACE_SAME_FIELD(TracePacket, kInternedDataFieldNumber);
 HMBTRACE_SAME_FIELD(TracePacket, kSequenceFlagsFieldNumber);
 HMBTRACE_SAME_FIELD(TracePacket, kCompressedPacketsFieldNumber);
+HMBTRACE_SAME_FIELD(TracePacket, kZstdCompressedPacketsFieldNumber);
 HMBTRACE_SAME_FIELD(TracePacket, kTimestampClockIdFieldNumber);
 HMBTRACE_SAME_FIELD(TracePacket, kTracePacketDefaultsFieldNumber);
 HMBTRACE_SAME_FIELD(TracePacket, kTrackDescriptorFieldNumber);

@@ -31,6 +31,7 @@ struct TracePacket {
   static constexpr uint32_t kTimestampClockIdFieldNumber = 58;
   static constexpr uint32_t kTracePacketDefaultsFieldNumber = 59;
   static constexpr uint32_t kTrackDescriptorFieldNumber = 60;
+  static constexpr uint32_t kZstdCompressedPacketsFieldNumber = 133;
   // enum SequenceFlags
   static constexpr uint32_t SEQ_INCREMENTAL_STATE_CLEARED = 1;
 };
