@@ -314,12 +314,64 @@ struct page_walk_cpu {
 };
 
 /*
+ * What page_walk() calls for each event: with the walk's cpu c (its
+ * cursor tells the page, the event's offset in it and its buffer) and
+ * its number `next` as hmb_tracecmd_walk() counts cpus.
+ */
+typedef int (*page_walk_emit_fn)(struct hmb_tracecmd_file *f, struct page_walk_cpu *c, int next,
+				 void *data);
+
+/* A caller of hmb_tracecmd_walk(): the event as libtracecmd's record. */
+struct record_emit {
+	hmb_tracecmd_event_fn fn;
+	void *data;
+};
+
+static int emit_record(struct hmb_tracecmd_file *f, struct page_walk_cpu *c, int next, void *data)
+{
+	struct record_emit *e = data;
+	struct tep_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.ts = c->ev.ts;
+	rec.offset = c->cursor.page + c->ev.offset;
+	rec.missed_events = c->ev.missed_events;
+	rec.size = (int)c->ev.size;
+	rec.record_size = (int)(c->ev.data - (c->cursor.page_bytes + c->ev.offset)) + rec.size;
+	rec.data = (void *)c->ev.data;
+	rec.cpu = f->pages->cpus[c->cursor.buffer][c->cursor.cpu_index].cpu;
+	rec.ref_count = 1;
+	return e->fn(f->handles[c->cursor.buffer], &rec, next, e->data);
+}
+
+/* A caller of hmb_tracecmd_walk_events(): the event's bytes. */
+struct event_emit {
+	hmb_walk_event_fn fn;
+	void *data;
+};
+
+static int emit_event(struct hmb_tracecmd_file *f, struct page_walk_cpu *c, int next, void *data)
+{
+	struct event_emit *e = data;
+	struct hmb_walk_event ev;
+
+	ev.buffer = c->cursor.buffer;
+	ev.cpu = f->pages->cpus[c->cursor.buffer][c->cursor.cpu_index].cpu;
+	ev.walk_cpu = next;
+	ev.ts = c->ev.ts;
+	ev.data = c->ev.data;
+	ev.size = c->ev.size;
+	ev.missed_events = c->ev.missed_events;
+	return e->fn(&ev, e->data);
+}
+
+/*
  * The walk over buffers [first, first + nr) read from their pages, in
  * tracecmd_iterate_events_multi()'s order: it picks the earliest next
  * record over every cpu (buffer by buffer, cpus counted across them) with
  * a strict "<", so a tie goes to the lowest; so does this.
  */
-static int page_walk(struct hmb_tracecmd_file *f, int first, int nr, hmb_tracecmd_event_fn fn,
+static int page_walk(struct hmb_tracecmd_file *f, int first, int nr, page_walk_emit_fn emit,
 		     void *data, char *err, size_t err_len)
 {
 	struct ftrace_file_pages *fp = f->pages;
@@ -345,7 +397,6 @@ static int page_walk(struct hmb_tracecmd_file *f, int first, int nr, hmb_tracecm
 	}
 	for (;;) {
 		struct page_walk_cpu *c;
-		struct tep_record rec;
 		int next = -1;
 
 		for (i = 0; i < n; i++) {
@@ -355,16 +406,7 @@ static int page_walk(struct hmb_tracecmd_file *f, int first, int nr, hmb_tracecm
 		if (next < 0)
 			break;
 		c = &cpus[next];
-		memset(&rec, 0, sizeof(rec));
-		rec.ts = c->ev.ts;
-		rec.offset = c->cursor.page + c->ev.offset;
-		rec.missed_events = c->ev.missed_events;
-		rec.size = (int)c->ev.size;
-		rec.record_size = (int)(c->ev.data - (c->cursor.page_bytes + c->ev.offset)) + rec.size;
-		rec.data = (void *)c->ev.data;
-		rec.cpu = fp->cpus[c->cursor.buffer][c->cursor.cpu_index].cpu;
-		rec.ref_count = 1;
-		if (fn(f->handles[c->cursor.buffer], &rec, next, data))
+		if (emit(f, c, next, data))
 			break;
 		c->have = ftrace_cpu_cursor_next(&c->cursor, &c->ev) == 1;
 	}
@@ -391,10 +433,11 @@ static int walk_range(struct hmb_tracecmd_file *f, int first, int nr, hmb_tracec
 		      void *data, char *err, size_t err_len)
 {
 	struct walk w = { fn, data, 0, { 0 } };
+	struct record_emit e = { fn, data };
 	int ret;
 
 	if (f->pages)
-		return page_walk(f, first, nr, fn, data, err, err_len);
+		return page_walk(f, first, nr, emit_record, &e, err, err_len);
 	trace_pageout_init(&w.pageout, f->handles + first, nr, f->st.st_dev, f->st.st_ino);
 	ret = tracecmd_iterate_events_multi(f->handles + first, nr, walk_one, &w);
 	trace_pageout_flush(&w.pageout);
@@ -412,6 +455,18 @@ int hmb_tracecmd_walk(struct hmb_tracecmd_file *f, int nr, hmb_tracecmd_event_fn
 	if (nr > f->nr_handles)
 		nr = f->nr_handles;
 	return walk_range(f, 0, nr, fn, data, err, err_len);
+}
+
+int hmb_tracecmd_walk_events(struct hmb_tracecmd_file *f, int nr, hmb_walk_event_fn fn,
+			     void *data, char *err, size_t err_len)
+{
+	struct event_emit e = { fn, data };
+
+	if (!f->pages)
+		return 1;
+	if (nr > f->nr_handles)
+		nr = f->nr_handles;
+	return page_walk(f, 0, nr, emit_event, &e, err, err_len);
 }
 
 int hmb_tracecmd_walk_buffer(struct hmb_tracecmd_file *f, int buffer, hmb_tracecmd_event_fn fn,

@@ -16,6 +16,7 @@
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_TRACECMD_WALK_C_H_
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 struct tracecmd_input;
@@ -101,6 +102,30 @@ typedef int (*hmb_tracecmd_event_fn)(struct tracecmd_input *handle, struct tep_r
  */
 int hmb_tracecmd_walk(struct hmb_tracecmd_file *f, int nr, hmb_tracecmd_event_fn fn, void *data,
 		      char *err, size_t err_len);
+/*
+ * One event of a walk read from the pages, without a tep_record: what
+ * hmb_tracecmd_walk() would give `fn`, valid during the call.
+ */
+struct hmb_walk_event {
+	int buffer;		/* 0: the top buffer, i + 1: instance i */
+	int cpu;		/* as libtracecmd's records name it */
+	int walk_cpu;		/* as hmb_tracecmd_walk() counts it */
+	uint64_t ts;
+	const uint8_t *data;
+	uint32_t size;		/* of data, a multiple of 4 */
+	int64_t missed_events;	/* 0, a count, or -1 (not stored) */
+};
+typedef int (*hmb_walk_event_fn)(const struct hmb_walk_event *ev, void *data);
+
+/*
+ * hmb_tracecmd_walk() for a reader of every event's bytes (the fast lane
+ * of capture_c.c): the same events in the same order. Returns what
+ * hmb_tracecmd_walk() does, or 1 without walking when f is not read by
+ * pages (f->pages NULL: the caller walks with hmb_tracecmd_walk()).
+ */
+int hmb_tracecmd_walk_events(struct hmb_tracecmd_file *f, int nr, hmb_walk_event_fn fn,
+			     void *data, char *err, size_t err_len);
+
 /* The same over buffer `buffer` alone (its cpus counted from 0). */
 int hmb_tracecmd_walk_buffer(struct hmb_tracecmd_file *f, int buffer, hmb_tracecmd_event_fn fn,
 			     void *data, char *err, size_t err_len);
