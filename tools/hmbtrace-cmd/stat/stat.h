@@ -145,10 +145,31 @@ class StatCollector {
     uint64_t lost_count = 0;
   };
 
+  // What AddRecord() looks up for a record of (dev, core) on a cpu: its
+  // statistics, its generation (the tracker is at it), its dictionary and
+  // clock rate. Only events of other kinds change them (hmb_state,
+  // hmb_lost, hmb_clock, ...: each starts a new epoch), so a route found
+  // once serves every record of its key until the next one.
+  struct RecordRoute {
+    uint64_t epoch = 0;  // 0: empty
+    uint16_t dev = 0;
+    uint16_t core = 0;
+    int cpu = 0;
+    CoreStat* cs = nullptr;
+    SeqTracker* t = nullptr;
+    ClockStat* clock = nullptr;  // found at its first converted record
+    uint32_t gen = 0;
+    const Dictionary* dict = nullptr;
+    bool attributing = false;
+    uint64_t hz = 0;
+  };
+  static constexpr size_t kRoutes = 64;  // a power of two
+  RecordRoute& Route(const CaptureEvent& ev);
+
   void AddRecord(const CaptureEvent& ev);
   void AddLost(const CaptureEvent& ev);
   void AddClock(const CaptureEvent& ev);
-  void ConvertRecord(const CaptureEvent& ev);
+  void ConvertRecord(const CaptureEvent& ev, RecordRoute& r);
   // Text()'s parts: the capture's totals and warnings; a device's line,
   // clock and histograms; a core's lines (hz: its device's clock rate).
   std::string SummaryText(const std::string& file) const;
@@ -182,6 +203,8 @@ class StatCollector {
   bool any_ = false;
   bool span_set_ = false;
   uint64_t span_first_ = 0, span_last_ = 0;
+  std::array<RecordRoute, kRoutes> routes_{};
+  uint64_t route_epoch_ = 1;
 };
 
 // Both passes over `input` into `stat` (which holds `dicts`), with the
