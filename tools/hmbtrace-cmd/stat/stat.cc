@@ -251,12 +251,19 @@ void StatCollector::AddRecord(const CaptureEvent& ev) {
   t.expected = ev.seq + 1;
 
   const Dictionary* dict = r.dict;
-  const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
-  if (!desc) {
-    cs.events[EventName(desc, ev.event_id)]++;
-    return;
+  RecordRoute::EventCache& cached = r.events[ev.event_id & (RecordRoute::kEventCache - 1)];
+  if (!cached.desc || cached.id != ev.event_id) {
+    const EventDesc* found = dict ? dict->Find(ev.event_id) : nullptr;
+    if (!found) {
+      cs.events[EventName(found, ev.event_id)]++;
+      return;
+    }
+    cached.desc = found;
+    cached.id = ev.event_id;
+    cached.slot = &cs.slots[found];  // unordered_map: its elements stay put
   }
-  CoreStat::EventSlot& slot = cs.slots[desc];
+  const EventDesc* desc = cached.desc;
+  CoreStat::EventSlot& slot = *cached.slot;
   if (!slot.count)
     slot.count = &cs.events[desc->name];
   ++*slot.count;
