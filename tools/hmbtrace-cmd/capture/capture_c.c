@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "capture/capture_c.h"
 #include "capture/c_error.h"
+#include "capture/ftrace_file_pages_c.h"
 #include "capture/tracecmd_walk_c.h"
 
 #include <errno.h>
@@ -273,7 +274,21 @@ int hmb_capture_iterate(struct hmb_capture *cap,
 		set_err(err, err_len, "no event formats in the file");
 		return -1;
 	}
-	if (cap->walked_once) {
+	if (cap->walked_once && cap->file.pages) {
+		/*
+		 * Another pass over the pages: the page walk keeps no
+		 * position in the handles, so the file stays open; it is
+		 * counted afresh, as when it was opened again (below).
+		 */
+		struct stat st;
+
+		if (stat(cap->path, &st) != 0 || !hmb_tracecmd_same_file(&st, &cap->st)) {
+			set_err(err, err_len, "the file changed while it was being read; read it again");
+			return -1;
+		}
+		cap->file.pages->page_errors = 0;
+		memset(&cap->file.pages->first_error, 0, sizeof(cap->file.pages->first_error));
+	} else if (cap->walked_once) {
 		/*
 		 * Another pass: the file is opened again (cheap without
 		 * kallsyms). libtracecmd 1.3.1 has no public rewind, and its

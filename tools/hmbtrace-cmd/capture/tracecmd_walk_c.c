@@ -85,7 +85,7 @@ struct tracecmd_input *hmb_tracecmd_open(const char *path)
 static struct stat probed;	/* the last file that passed */
 static int probed_valid;
 
-static int same_file(const struct stat *a, const struct stat *b)
+int hmb_tracecmd_same_file(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
 	       a->st_size == b->st_size &&
@@ -100,7 +100,7 @@ static int probe_instances(struct tracecmd_input *top, const struct stat *st)
 	int status;
 	pid_t pid;
 
-	if (n <= 0 || (probed_valid && same_file(&probed, st)))
+	if (n <= 0 || (probed_valid && hmb_tracecmd_same_file(&probed, st)))
 		return 0;
 	fflush(NULL);	/* nothing buffered is written twice */
 	pid = fork();
@@ -172,7 +172,7 @@ static int open_handles(struct hmb_tracecmd_file *f, const char *path, int insta
 	memset(f, 0, sizeof(*f));
 	if (stat(path, &f->st) != 0)
 		memset(&f->st, 0, sizeof(f->st));
-	if (same_as && !same_file(&f->st, same_as)) {
+	if (same_as && !hmb_tracecmd_same_file(&f->st, same_as)) {
 		set_err(err, err_len, "the file changed while it was being read; read it again");
 		return -1;
 	}

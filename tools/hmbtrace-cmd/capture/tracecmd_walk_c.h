@@ -71,6 +71,9 @@ struct tracecmd_input *hmb_tracecmd_open(const char *path);
  */
 int hmb_tracecmd_file_open(struct hmb_tracecmd_file *f, const char *path, int instances,
 			   const struct stat *same_as, char *err, size_t err_len);
+/* Whether a and b are the same file, unchanged: inode, size and modification time. */
+int hmb_tracecmd_same_file(const struct stat *a, const struct stat *b);
+
 /* Closes every handle (instances first: they hold the top one). */
 void hmb_tracecmd_file_close(struct hmb_tracecmd_file *f);
 
