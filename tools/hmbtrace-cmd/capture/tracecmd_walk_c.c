@@ -369,10 +369,12 @@ static int emit_event(struct hmb_tracecmd_file *f, struct page_walk_cpu *c, int 
  * The walk over buffers [first, first + nr) read from their pages, in
  * tracecmd_iterate_events_multi()'s order: it picks the earliest next
  * record over every cpu (buffer by buffer, cpus counted across them) with
- * a strict "<", so a tie goes to the lowest; so does this.
+ * a strict "<", so a tie goes to the lowest; so does this. Inlined into
+ * each caller, so that `emit` is a direct call there (once per event).
  */
-static int page_walk(struct hmb_tracecmd_file *f, int first, int nr, page_walk_emit_fn emit,
-		     void *data, char *err, size_t err_len)
+static inline __attribute__((always_inline))
+int page_walk(struct hmb_tracecmd_file *f, int first, int nr, page_walk_emit_fn emit, void *data,
+	      char *err, size_t err_len)
 {
 	struct ftrace_file_pages *fp = f->pages;
 	uint64_t errors_before = fp->page_errors;
