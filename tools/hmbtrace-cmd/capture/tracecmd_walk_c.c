@@ -67,6 +67,16 @@ struct tracecmd_input *hmb_tracecmd_open(const char *path)
 	return handle;
 }
 
+struct tracecmd_input *hmb_tracecmd_open_head(const char *path)
+{
+	struct tracecmd_input *handle;
+
+	skip_kallsyms = 1;
+	handle = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	skip_kallsyms = 0;
+	return handle;
+}
+
 /*
  * libtracecmd 1.3.1 crashes (a double free in the error path of
  * tracecmd_buffer_instance_handle()) on a file cut short inside an

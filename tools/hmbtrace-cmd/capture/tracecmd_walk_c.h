@@ -62,6 +62,13 @@ struct hmb_tracecmd_file {
 struct tracecmd_input *hmb_tracecmd_open(const char *path);
 
 /*
+ * tracecmd_open_head() (the file's headers only, for a writer that copies
+ * them: hmbtrace-cmd retime) without parsing its kallsyms either; the
+ * copy takes their bytes from the file, not from the parsed symbols.
+ */
+struct tracecmd_input *hmb_tracecmd_open_head(const char *path);
+
+/*
  * Opens `path` into *f: the top buffer, and with `instances` every
  * instance's too, once a child process has shown that opening them does
  * not crash libtracecmd (a file cut short inside an instance's buffer:
