@@ -10,6 +10,54 @@
 
 #include <traceevent/event-parse.h>
 
+/*
+ * A fixed field as read_num_field() accepts it, of exactly `size` bytes:
+ * its offset into *off and its end into *end (the largest so far).
+ */
+static int fast_field(const struct tep_format_field *f, int size, uint32_t *off, uint32_t *end)
+{
+	if (!f || (f->flags & TEP_FIELD_IS_DYNAMIC) || f->size != size || f->offset < 0)
+		return -1;
+	*off = (uint32_t)f->offset;
+	if (*off + (uint32_t)size > *end)
+		*end = *off + (uint32_t)size;
+	return 0;
+}
+
+/* The offsets of the fast lane (hmb_events.h), where the formats allow one. */
+static void init_fast_lane(struct hmb_event_set *set)
+{
+	struct tep_format_field *type, *p = set->rec_payload;
+	uint32_t end = 0;
+
+	if (!set->native_order || !set->record || !tep_get_first_event(set->tep))
+		return;
+	/* Where tep_data_type() finds it: in the first event's format. */
+	type = tep_find_common_field(tep_get_first_event(set->tep), "common_type");
+	if (!type || type->offset < 0 ||
+	    (type->size != 1 && type->size != 2 && type->size != 4 && type->size != 8))
+		return;
+	if (fast_field(set->rec_seq, 8, &set->off_seq, &end) ||
+	    fast_field(set->rec_fw_ts, 8, &set->off_fw_ts, &end) ||
+	    fast_field(set->rec_dev, 2, &set->off_dev, &end) ||
+	    fast_field(set->rec_core, 2, &set->off_core, &end) ||
+	    fast_field(set->rec_event_id, 2, &set->off_event_id, &end) ||
+	    fast_field(set->rec_len, 2, &set->off_len, &end))
+		goto type_only;
+	/* As read_dynamic_field() accepts the payload's __data_loc word. */
+	if (!p || !(p->flags & TEP_FIELD_IS_DYNAMIC) || p->size != 4 || p->offset < 0)
+		goto type_only;
+	set->off_payload = (uint32_t)p->offset;
+	if (set->off_payload + 4 > end)
+		end = set->off_payload + 4;
+	set->payload_relative = (p->flags & TEP_FIELD_IS_RELATIVE) != 0;
+	set->rec_min_size = end;
+	set->rec_fast = 1;
+type_only:
+	set->type_offset = (uint32_t)type->offset;
+	set->type_size = (uint32_t)type->size;
+}
+
 void hmb_event_set_init(struct hmb_event_set *set, struct tep_handle *tep)
 {
 	memset(set, 0, sizeof(*set));
@@ -33,6 +81,7 @@ void hmb_event_set_init(struct hmb_event_set *set, struct tep_handle *tep)
 		set->rec_len = tep_find_field(set->record, "len");
 		set->rec_payload = tep_find_field(set->record, "payload");
 	}
+	init_fast_lane(set);
 }
 
 int hmb_event_set_has_hmb_events(const struct hmb_event_set *set)
@@ -213,19 +262,17 @@ static uint64_t load_number(const struct hmb_event_set *set, const uint8_t *p, i
 	return tep_read_number(set->tep, p, size);
 }
 
-/* The mark of a retimed record (hmb_events.h), after its payload. */
-static void read_retime_mark(const struct hmb_event_set *set,
-			     const struct tep_record *record,
-			     struct hmb_capture_event *ev)
+/* The mark of a retimed record (hmb_events.h) of `size` bytes at `base`, after its payload. */
+static void read_retime_mark_bytes(const struct hmb_event_set *set, const uint8_t *base,
+				   size_t size, struct hmb_capture_event *ev)
 {
-	const uint8_t *base = (const uint8_t *)record->data;
 	size_t end = (size_t)(ev->data - base) + ev->data_len;
 	const uint8_t *m;
 
 	end = (end + 3) & ~(size_t)3;
-	if ((size_t)record->size < end + HMB_RETIME_MARK_LEN)
+	if (size < end + HMB_RETIME_MARK_LEN)
 		return;
-	m = base + record->size - HMB_RETIME_MARK_LEN;
+	m = base + size - HMB_RETIME_MARK_LEN;
 	if (load_number(set, m + 14, 2) != HMB_RETIME_MAGIC)
 		return;
 	ev->retimed = 1;
@@ -233,6 +280,13 @@ static void read_retime_mark(const struct hmb_event_set *set,
 	ev->retime_bound_ns = (uint32_t)load_number(set, m + 8, 4);
 	ev->retime_flags = m[12];
 	ev->retime_miss = m[13];
+}
+
+static void read_retime_mark(const struct hmb_event_set *set,
+			     const struct tep_record *record,
+			     struct hmb_capture_event *ev)
+{
+	read_retime_mark_bytes(set, (const uint8_t *)record->data, (size_t)record->size, ev);
 }
 
 void hmb_retime_mark_encode(const struct hmb_event_set *set,
@@ -370,3 +424,105 @@ int hmb_event_set_decode(const struct hmb_event_set *set,
 	return decode(set, record, ev);
 }
 
+
+int hmb_event_set_type(const struct hmb_event_set *set, const void *data, uint32_t size)
+{
+	const uint8_t *p = (const uint8_t *)data + set->type_offset;
+	struct tep_record record;
+
+	/* The fast lane reads only inside the event; tep_data_type() does not check. */
+	if (set->type_size && set->type_offset + set->type_size <= size) {
+		uint8_t u8;
+		uint16_t u16;
+		uint32_t u32;
+		uint64_t u64;
+
+		switch (set->type_size) {
+		case 1:
+			memcpy(&u8, p, 1);
+			return u8;
+		case 2:
+			memcpy(&u16, p, 2);
+			return u16;
+		case 4:
+			memcpy(&u32, p, 4);
+			return (int)u32;
+		default:
+			memcpy(&u64, p, 8);
+			return (int)u64;
+		}
+	}
+	memset(&record, 0, sizeof(record));
+	record.data = (void *)data;
+	record.size = (int)size;
+	return tep_data_type(set->tep, &record);
+}
+
+/*
+ * An hmb_record of at least rec_min_size bytes, in the file's (native)
+ * order: decode()'s checks of the fixed fields hold by construction, the
+ * payload's location is checked here. 1, or 0 when the payload is outside
+ * the record (decode() then says so).
+ */
+static int decode_record_fast(const struct hmb_event_set *set, const uint8_t *d, uint32_t size,
+			      struct hmb_capture_event *ev)
+{
+	uint32_t loc, off, n;
+	uint16_t u16;
+
+	memcpy(&loc, d + set->off_payload, 4);
+	off = loc & 0xffff;
+	n = loc >> 16;
+	if (set->payload_relative)
+		off += set->off_payload + 4;
+	if ((uint64_t)off + n > size)
+		return 0;
+	ev->kind = HMB_CAPTURE_RECORD;
+	memcpy(&ev->seq, d + set->off_seq, 8);
+	memcpy(&ev->fw_ts, d + set->off_fw_ts, 8);
+	memcpy(&u16, d + set->off_dev, 2);
+	ev->dev = u16;
+	memcpy(&u16, d + set->off_core, 2);
+	ev->core = u16;
+	memcpy(&u16, d + set->off_event_id, 2);
+	ev->event_id = u16;
+	memcpy(&u16, d + set->off_len, 2);
+	ev->len = u16;
+	ev->data = d + off;
+	ev->data_len = n;
+	ev->retimed = 0;
+	ev->retime_flags = 0;
+	ev->retime_miss = 0;
+	ev->retime_bound_ns = 0;
+	ev->drain_ts = 0;
+	read_retime_mark_bytes(set, d, size, ev);
+	return 1;
+}
+
+int hmb_event_set_decode_bytes(const struct hmb_event_set *set, const void *data, uint32_t size,
+			       uint64_t ts, int cpu, int64_t missed_events,
+			       struct hmb_capture_event *ev)
+{
+	struct tep_record record;
+
+	/*
+	 * Invariant (hmb_events.h): an ev of kind RECORD has every member
+	 * of the other kinds zero, so a record needs only its own written.
+	 */
+	if (set->rec_fast && ev->kind == HMB_CAPTURE_RECORD && size >= set->rec_min_size &&
+	    hmb_event_set_type(set, data, size) == set->record->id) {
+		ev->ts = ts;
+		ev->cpu = cpu;
+		ev->missed_events = missed_events > 0 ? (uint64_t)missed_events : 0;
+		ev->clock_format = set->clock != NULL;
+		if (decode_record_fast(set, data, size, ev))
+			return 1;
+	}
+	memset(&record, 0, sizeof(record));
+	record.ts = ts;
+	record.cpu = cpu;
+	record.missed_events = missed_events;
+	record.data = (void *)data;
+	record.size = (int)size;
+	return hmb_event_set_decode(set, &record, cpu, ev);
+}

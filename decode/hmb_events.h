@@ -155,6 +155,18 @@ struct hmb_event_set {
 		*rec_event_id, *rec_len, *rec_payload;
 	/* The file's byte order is the host's: numbers are loaded directly. */
 	int native_order;
+	/*
+	 * The fast lane of hmb_event_set_decode_bytes(), resolved once from
+	 * the formats: where common_type is (0 size: no fast lane), and
+	 * hmb_record's fields where decode() reads them, each found with the
+	 * size it requires (rec_fast: all of them). A record of at least
+	 * rec_min_size bytes holds every fixed field.
+	 */
+	uint32_t type_offset, type_size;
+	int rec_fast;
+	uint32_t rec_min_size;
+	uint32_t off_seq, off_fw_ts, off_dev, off_core, off_event_id, off_len, off_payload;
+	int payload_relative;
 };
 
 void hmb_event_set_init(struct hmb_event_set *set, struct tep_handle *tep);
@@ -173,6 +185,24 @@ int hmb_event_set_is_ours(const struct hmb_event_set *set, int type);
 int hmb_event_set_decode(const struct hmb_event_set *set,
 			 const struct tep_record *record, int cpu,
 			 struct hmb_capture_event *ev);
+
+/*
+ * The type id of an event of `size` bytes at `data` (a ring-buffer
+ * event's data), as tep_data_type() reads it.
+ */
+int hmb_event_set_type(const struct hmb_event_set *set, const void *data, uint32_t size);
+
+/*
+ * hmb_event_set_decode() of the event of `size` bytes at `data`, read
+ * from a page without a tep_record (capture/ftrace_page_c.h): the same
+ * result for every input, a malformed one included. An hmb_record is
+ * read at the offsets resolved once (struct hmb_event_set) and only its
+ * members are written: ev must be zeroed before the first call and hold
+ * what the previous call left (non-record kinds zero it again).
+ */
+int hmb_event_set_decode_bytes(const struct hmb_event_set *set, const void *data, uint32_t size,
+			       uint64_t ts, int cpu, int64_t missed_events,
+			       struct hmb_capture_event *ev);
 
 /*
  * Writes `mark` into out[0..HMB_RETIME_MARK_LEN) in the byte order of the

@@ -41,22 +41,68 @@ CaptureKind KindOf(hmb_capture_kind kind) {
   return CaptureKind::kMalformed;
 }
 
+// The members of a kRecord that ToCaptureEvent() takes from `c`: the
+// others of a record are their defaults.
+void UpdateRecord(const hmb_capture_event& c, CaptureEvent* ev) {
+  ev->ts = c.ts;
+  ev->cpu = c.cpu;
+  ev->missed_events = c.missed_events;
+  ev->dev = c.dev;
+  ev->core = c.core;
+  ev->seq = c.seq;
+  ev->fw_ts = c.fw_ts;
+  ev->event_id = c.event_id;
+  ev->len = c.len;
+  ev->clock_format = c.clock_format != 0;
+  ev->data = c.data ? std::span<const uint8_t>(c.data, c.data_len) : std::span<const uint8_t>();
+  ev->retimed = c.retimed != 0;
+  ev->retime_flags = c.retime_flags;
+  ev->retime_miss = c.retime_miss;
+  ev->retime_bound_ns = c.retime_bound_ns;
+  ev->drain_ts = c.drain_ts;
+}
+
+// One CaptureEvent per walk: a record that follows a record has only its
+// own members copied in (the C decoder leaves the other kinds' zero), not
+// the whole event. The reference walk copies every event whole.
+class EventCopy {
+ public:
+  explicit EventCopy(const hmb_capture* cap) : fast_(hmb_capture_read_by_pages(cap) != 0) {}
+
+  const CaptureEvent& From(const hmb_capture_event& c) {
+    if (c.kind == HMB_CAPTURE_RECORD && last_record_ && fast_) {
+      UpdateRecord(c, &ev_);
+    } else {
+      ev_ = ToCaptureEvent(c);
+      last_record_ = c.kind == HMB_CAPTURE_RECORD;
+    }
+    return ev_;
+  }
+
+ private:
+  CaptureEvent ev_;
+  bool last_record_ = false;
+  const bool fast_;
+};
+
 struct Walk {
   const CaptureCallback* fn;
   const CaptureFile::Tick* tick;
+  EventCopy copy;
 };
 
 int OnEvent(const hmb_capture_event* c, void* data) {
-  const Walk* walk = static_cast<const Walk*>(data);
-  return (*walk->fn)(ToCaptureEvent(*c)) ? 0 : 1;
+  Walk* walk = static_cast<Walk*>(data);
+  return (*walk->fn)(walk->copy.From(*c)) ? 0 : 1;
 }
 
 struct RawWalk {
   const RawCallback* fn;
+  EventCopy copy;
 };
 
 int OnRaw(const hmb_capture_raw* r, const hmb_capture_event* c, void* data) {
-  const RawWalk* walk = static_cast<const RawWalk*>(data);
+  RawWalk* walk = static_cast<RawWalk*>(data);
   RawRecord rec;
   rec.buffer = r->buffer;
   rec.cpu = r->cpu;
@@ -65,8 +111,7 @@ int OnRaw(const hmb_capture_raw* r, const hmb_capture_event* c, void* data) {
   rec.missed_events = r->missed_events;
   if (!c)
     return (*walk->fn)(rec, nullptr) ? 0 : 1;
-  const CaptureEvent ev = ToCaptureEvent(*c);
-  return (*walk->fn)(rec, &ev) ? 0 : 1;
+  return (*walk->fn)(rec, &walk->copy.From(*c)) ? 0 : 1;
 }
 
 void OnTick(uint64_t walked, void* data) {
@@ -205,7 +250,7 @@ Status CaptureFile::ReadPass(const CaptureCallback& fn, CaptureFilter filter, co
     return handle_->dump->Read(fn, filter == CaptureFilter::kMetadata, tick, kTickEvents, &scan_);
   hmb_capture* cap = handle_->cap.get();
   hmb_capture_set_metadata_only(cap, filter == CaptureFilter::kMetadata);
-  Walk walk{&fn, &tick};
+  Walk walk{&fn, &tick, EventCopy(cap)};
   hmb_capture_set_tick(cap, tick ? OnTick : nullptr, kTickEvents);
   return Iterate(&walk);
 }
@@ -230,7 +275,7 @@ Status CaptureFile::ReadRaw(const RawCallback& fn) {
   hmb_capture_set_metadata_only(cap, 0);
   hmb_capture_set_tick(cap, nullptr, kTickEvents);
   hmb_capture_set_raw(cap, OnRaw);
-  RawWalk walk{&fn};
+  RawWalk walk{&fn, EventCopy(cap)};
   Status status = Iterate(&walk);
   hmb_capture_set_raw(cap, nullptr);
   return status;

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "capture/capture_c.h"
 #include "capture/c_error.h"
+#include "capture/ftrace_file_pages_c.h"
 #include "capture/tracecmd_walk_c.h"
 
 #include <errno.h>
@@ -201,6 +202,67 @@ static int walk_one(struct tracecmd_input *handle, struct tep_record *record,
 	return w->cb(&ev, w->data);
 }
 
+/*
+ * The fast lane of a walk read from the pages (tracecmd_walk_c.h): each
+ * event decoded from its bytes (hmb_event_set_decode_bytes()) into one
+ * hmb_capture_event kept across the walk. What walk_one() and walk_raw()
+ * do with a tep_record, the same events delivered the same way.
+ */
+struct fast_walk {
+	struct walk w;
+	struct hmb_capture_event ev;	/* zeroed, then what the last decode left */
+};
+
+static int fast_raw(struct fast_walk *fw, const struct hmb_walk_event *e, int cpu)
+{
+	struct hmb_capture *cap = fw->w.cap;
+	struct hmb_capture_raw raw;
+	int decoded;
+
+	raw.buffer = e->buffer;
+	raw.cpu = e->cpu;
+	raw.ts = e->ts;
+	raw.data = e->data;
+	raw.size = e->size;
+	raw.missed_events = e->missed_events > 0 ? (uint64_t)e->missed_events : 0;
+	decoded = hmb_event_set_decode_bytes(&cap->events, e->data, e->size, e->ts, cpu,
+					     e->missed_events, &fw->ev);
+	if (decoded)
+		scan_event(cap, fw->ev.ts);
+	return cap->raw(&raw, decoded ? &fw->ev : NULL, fw->w.data);
+}
+
+static int fast_one(const struct hmb_walk_event *e, void *data)
+{
+	struct fast_walk *fw = data;
+	struct hmb_capture *cap = fw->w.cap;
+	const struct hmb_event_set *set = &cap->events;
+	/* hmb_event_set_decode(): the record's cpu unless libtracecmd left it unset */
+	int cpu = e->cpu >= 0 ? e->cpu : e->walk_cpu;
+
+	if (cap->tick && ++cap->walked % cap->tick_every == 0)
+		cap->tick(cap->walked, fw->w.data);
+	if (cap->raw)
+		return fast_raw(fw, e, cpu);
+	if (cap->metadata_only) {
+		/* As walk_one(): only hmb_state and hmb_dict are decoded. */
+		int type = hmb_event_set_type(set, e->data, e->size);
+
+		if (!hmb_event_set_is_ours(set, type))
+			return 0;
+		scan_event(cap, e->ts);
+		if (!(set->state && type == set->state->id) &&
+		    !(set->dict && type == set->dict->id))
+			return 0;
+	}
+	if (!hmb_event_set_decode_bytes(set, e->data, e->size, e->ts, cpu, e->missed_events,
+					&fw->ev))
+		return 0;
+	if (!cap->metadata_only)
+		scan_event(cap, fw->ev.ts);
+	return fw->w.cb(&fw->ev, fw->w.data);
+}
+
 int hmb_capture_iterate(struct hmb_capture *cap,
 			int (*cb)(const struct hmb_capture_event *ev,
 				  void *data),
@@ -212,7 +274,21 @@ int hmb_capture_iterate(struct hmb_capture *cap,
 		set_err(err, err_len, "no event formats in the file");
 		return -1;
 	}
-	if (cap->walked_once) {
+	if (cap->walked_once && cap->file.pages) {
+		/*
+		 * Another pass over the pages: the page walk keeps no
+		 * position in the handles, so the file stays open; it is
+		 * counted afresh, as when it was opened again (below).
+		 */
+		struct stat st;
+
+		if (stat(cap->path, &st) != 0 || !hmb_tracecmd_same_file(&st, &cap->st)) {
+			set_err(err, err_len, "the file changed while it was being read; read it again");
+			return -1;
+		}
+		cap->file.pages->page_errors = 0;
+		memset(&cap->file.pages->first_error, 0, sizeof(cap->file.pages->first_error));
+	} else if (cap->walked_once) {
 		/*
 		 * Another pass: the file is opened again (cheap without
 		 * kallsyms). libtracecmd 1.3.1 has no public rewind, and its
@@ -226,6 +302,20 @@ int hmb_capture_iterate(struct hmb_capture *cap,
 	cap->walked_once = 1;
 	cap->walked = 0;
 	memset(&cap->scan, 0, sizeof(cap->scan));
+	if (cap->file.pages) {
+		struct fast_walk *fw = calloc(1, sizeof(*fw));
+		int ret;
+
+		if (!fw) {
+			set_err(err, err_len, "out of memory");
+			return -1;
+		}
+		fw->w = w;
+		ret = hmb_tracecmd_walk_events(&cap->file, cap->file.nr_handles, fast_one, fw, err,
+					       err_len);
+		free(fw);
+		return ret;
+	}
 	return hmb_tracecmd_walk(&cap->file, cap->file.nr_handles, walk_one, &w, err, err_len);
 }
 
@@ -234,6 +324,11 @@ void hmb_capture_set_raw(struct hmb_capture *cap,
 				    const struct hmb_capture_event *ev, void *data))
 {
 	cap->raw = raw;
+}
+
+int hmb_capture_read_by_pages(const struct hmb_capture *cap)
+{
+	return cap->file.pages != NULL;
 }
 
 int hmb_capture_nr_buffers(const struct hmb_capture *cap)

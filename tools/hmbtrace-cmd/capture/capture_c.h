@@ -92,6 +92,14 @@ void hmb_capture_set_raw(struct hmb_capture *cap,
 			 int (*raw)(const struct hmb_capture_raw *rec,
 				    const struct hmb_capture_event *ev, void *data));
 
+/*
+ * Whether the walks read the file's pages themselves (the fast lane), not
+ * through libtracecmd's iteration (HMBTRACE_REFERENCE_WALK, a compressed
+ * or version 7 file): the reference walk keeps every step of the old
+ * path, for the tests that compare the two.
+ */
+int hmb_capture_read_by_pages(const struct hmb_capture *cap);
+
 /* The buffers of the capture: 0 is the top buffer, i + 1 instance i. */
 int hmb_capture_nr_buffers(const struct hmb_capture *cap);
 const char *hmb_capture_buffer_name(const struct hmb_capture *cap, int buffer); /* "" for top */

@@ -67,6 +67,16 @@ struct tracecmd_input *hmb_tracecmd_open(const char *path)
 	return handle;
 }
 
+struct tracecmd_input *hmb_tracecmd_open_head(const char *path)
+{
+	struct tracecmd_input *handle;
+
+	skip_kallsyms = 1;
+	handle = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	skip_kallsyms = 0;
+	return handle;
+}
+
 /*
  * libtracecmd 1.3.1 crashes (a double free in the error path of
  * tracecmd_buffer_instance_handle()) on a file cut short inside an
@@ -85,7 +95,7 @@ struct tracecmd_input *hmb_tracecmd_open(const char *path)
 static struct stat probed;	/* the last file that passed */
 static int probed_valid;
 
-static int same_file(const struct stat *a, const struct stat *b)
+int hmb_tracecmd_same_file(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
 	       a->st_size == b->st_size &&
@@ -100,7 +110,7 @@ static int probe_instances(struct tracecmd_input *top, const struct stat *st)
 	int status;
 	pid_t pid;
 
-	if (n <= 0 || (probed_valid && same_file(&probed, st)))
+	if (n <= 0 || (probed_valid && hmb_tracecmd_same_file(&probed, st)))
 		return 0;
 	fflush(NULL);	/* nothing buffered is written twice */
 	pid = fork();
@@ -172,7 +182,7 @@ static int open_handles(struct hmb_tracecmd_file *f, const char *path, int insta
 	memset(f, 0, sizeof(*f));
 	if (stat(path, &f->st) != 0)
 		memset(&f->st, 0, sizeof(f->st));
-	if (same_as && !same_file(&f->st, same_as)) {
+	if (same_as && !hmb_tracecmd_same_file(&f->st, same_as)) {
 		set_err(err, err_len, "the file changed while it was being read; read it again");
 		return -1;
 	}
@@ -314,13 +324,67 @@ struct page_walk_cpu {
 };
 
 /*
+ * What page_walk() calls for each event: with the walk's cpu c (its
+ * cursor tells the page, the event's offset in it and its buffer) and
+ * its number `next` as hmb_tracecmd_walk() counts cpus.
+ */
+typedef int (*page_walk_emit_fn)(struct hmb_tracecmd_file *f, struct page_walk_cpu *c, int next,
+				 void *data);
+
+/* A caller of hmb_tracecmd_walk(): the event as libtracecmd's record. */
+struct record_emit {
+	hmb_tracecmd_event_fn fn;
+	void *data;
+};
+
+static int emit_record(struct hmb_tracecmd_file *f, struct page_walk_cpu *c, int next, void *data)
+{
+	struct record_emit *e = data;
+	struct tep_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.ts = c->ev.ts;
+	rec.offset = c->cursor.page + c->ev.offset;
+	rec.missed_events = c->ev.missed_events;
+	rec.size = (int)c->ev.size;
+	rec.record_size = (int)(c->ev.data - (c->cursor.page_bytes + c->ev.offset)) + rec.size;
+	rec.data = (void *)c->ev.data;
+	rec.cpu = f->pages->cpus[c->cursor.buffer][c->cursor.cpu_index].cpu;
+	rec.ref_count = 1;
+	return e->fn(f->handles[c->cursor.buffer], &rec, next, e->data);
+}
+
+/* A caller of hmb_tracecmd_walk_events(): the event's bytes. */
+struct event_emit {
+	hmb_walk_event_fn fn;
+	void *data;
+};
+
+static int emit_event(struct hmb_tracecmd_file *f, struct page_walk_cpu *c, int next, void *data)
+{
+	struct event_emit *e = data;
+	struct hmb_walk_event ev;
+
+	ev.buffer = c->cursor.buffer;
+	ev.cpu = f->pages->cpus[c->cursor.buffer][c->cursor.cpu_index].cpu;
+	ev.walk_cpu = next;
+	ev.ts = c->ev.ts;
+	ev.data = c->ev.data;
+	ev.size = c->ev.size;
+	ev.missed_events = c->ev.missed_events;
+	return e->fn(&ev, e->data);
+}
+
+/*
  * The walk over buffers [first, first + nr) read from their pages, in
  * tracecmd_iterate_events_multi()'s order: it picks the earliest next
  * record over every cpu (buffer by buffer, cpus counted across them) with
- * a strict "<", so a tie goes to the lowest; so does this.
+ * a strict "<", so a tie goes to the lowest; so does this. Inlined into
+ * each caller, so that `emit` is a direct call there (once per event).
  */
-static int page_walk(struct hmb_tracecmd_file *f, int first, int nr, hmb_tracecmd_event_fn fn,
-		     void *data, char *err, size_t err_len)
+static inline __attribute__((always_inline))
+int page_walk(struct hmb_tracecmd_file *f, int first, int nr, page_walk_emit_fn emit, void *data,
+	      char *err, size_t err_len)
 {
 	struct ftrace_file_pages *fp = f->pages;
 	uint64_t errors_before = fp->page_errors;
@@ -345,7 +409,6 @@ static int page_walk(struct hmb_tracecmd_file *f, int first, int nr, hmb_tracecm
 	}
 	for (;;) {
 		struct page_walk_cpu *c;
-		struct tep_record rec;
 		int next = -1;
 
 		for (i = 0; i < n; i++) {
@@ -355,16 +418,7 @@ static int page_walk(struct hmb_tracecmd_file *f, int first, int nr, hmb_tracecm
 		if (next < 0)
 			break;
 		c = &cpus[next];
-		memset(&rec, 0, sizeof(rec));
-		rec.ts = c->ev.ts;
-		rec.offset = c->cursor.page + c->ev.offset;
-		rec.missed_events = c->ev.missed_events;
-		rec.size = (int)c->ev.size;
-		rec.record_size = (int)(c->ev.data - (c->cursor.page_bytes + c->ev.offset)) + rec.size;
-		rec.data = (void *)c->ev.data;
-		rec.cpu = fp->cpus[c->cursor.buffer][c->cursor.cpu_index].cpu;
-		rec.ref_count = 1;
-		if (fn(f->handles[c->cursor.buffer], &rec, next, data))
+		if (emit(f, c, next, data))
 			break;
 		c->have = ftrace_cpu_cursor_next(&c->cursor, &c->ev) == 1;
 	}
@@ -391,10 +445,11 @@ static int walk_range(struct hmb_tracecmd_file *f, int first, int nr, hmb_tracec
 		      void *data, char *err, size_t err_len)
 {
 	struct walk w = { fn, data, 0, { 0 } };
+	struct record_emit e = { fn, data };
 	int ret;
 
 	if (f->pages)
-		return page_walk(f, first, nr, fn, data, err, err_len);
+		return page_walk(f, first, nr, emit_record, &e, err, err_len);
 	trace_pageout_init(&w.pageout, f->handles + first, nr, f->st.st_dev, f->st.st_ino);
 	ret = tracecmd_iterate_events_multi(f->handles + first, nr, walk_one, &w);
 	trace_pageout_flush(&w.pageout);
@@ -412,6 +467,18 @@ int hmb_tracecmd_walk(struct hmb_tracecmd_file *f, int nr, hmb_tracecmd_event_fn
 	if (nr > f->nr_handles)
 		nr = f->nr_handles;
 	return walk_range(f, 0, nr, fn, data, err, err_len);
+}
+
+int hmb_tracecmd_walk_events(struct hmb_tracecmd_file *f, int nr, hmb_walk_event_fn fn,
+			     void *data, char *err, size_t err_len)
+{
+	struct event_emit e = { fn, data };
+
+	if (!f->pages)
+		return 1;
+	if (nr > f->nr_handles)
+		nr = f->nr_handles;
+	return page_walk(f, 0, nr, emit_event, &e, err, err_len);
 }
 
 int hmb_tracecmd_walk_buffer(struct hmb_tracecmd_file *f, int buffer, hmb_tracecmd_event_fn fn,

@@ -16,6 +16,7 @@
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_CAPTURE_TRACECMD_WALK_C_H_
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 struct tracecmd_input;
@@ -61,6 +62,13 @@ struct hmb_tracecmd_file {
 struct tracecmd_input *hmb_tracecmd_open(const char *path);
 
 /*
+ * tracecmd_open_head() (the file's headers only, for a writer that copies
+ * them: hmbtrace-cmd retime) without parsing its kallsyms either; the
+ * copy takes their bytes from the file, not from the parsed symbols.
+ */
+struct tracecmd_input *hmb_tracecmd_open_head(const char *path);
+
+/*
  * Opens `path` into *f: the top buffer, and with `instances` every
  * instance's too, once a child process has shown that opening them does
  * not crash libtracecmd (a file cut short inside an instance's buffer:
@@ -70,6 +78,9 @@ struct tracecmd_input *hmb_tracecmd_open(const char *path);
  */
 int hmb_tracecmd_file_open(struct hmb_tracecmd_file *f, const char *path, int instances,
 			   const struct stat *same_as, char *err, size_t err_len);
+/* Whether a and b are the same file, unchanged: inode, size and modification time. */
+int hmb_tracecmd_same_file(const struct stat *a, const struct stat *b);
+
 /* Closes every handle (instances first: they hold the top one). */
 void hmb_tracecmd_file_close(struct hmb_tracecmd_file *f);
 
@@ -101,6 +112,30 @@ typedef int (*hmb_tracecmd_event_fn)(struct tracecmd_input *handle, struct tep_r
  */
 int hmb_tracecmd_walk(struct hmb_tracecmd_file *f, int nr, hmb_tracecmd_event_fn fn, void *data,
 		      char *err, size_t err_len);
+/*
+ * One event of a walk read from the pages, without a tep_record: what
+ * hmb_tracecmd_walk() would give `fn`, valid during the call.
+ */
+struct hmb_walk_event {
+	int buffer;		/* 0: the top buffer, i + 1: instance i */
+	int cpu;		/* as libtracecmd's records name it */
+	int walk_cpu;		/* as hmb_tracecmd_walk() counts it */
+	uint64_t ts;
+	const uint8_t *data;
+	uint32_t size;		/* of data, a multiple of 4 */
+	int64_t missed_events;	/* 0, a count, or -1 (not stored) */
+};
+typedef int (*hmb_walk_event_fn)(const struct hmb_walk_event *ev, void *data);
+
+/*
+ * hmb_tracecmd_walk() for a reader of every event's bytes (the fast lane
+ * of capture_c.c): the same events in the same order. Returns what
+ * hmb_tracecmd_walk() does, or 1 without walking when f is not read by
+ * pages (f->pages NULL: the caller walks with hmb_tracecmd_walk()).
+ */
+int hmb_tracecmd_walk_events(struct hmb_tracecmd_file *f, int nr, hmb_walk_event_fn fn,
+			     void *data, char *err, size_t err_len);
+
 /* The same over buffer `buffer` alone (its cpus counted from 0). */
 int hmb_tracecmd_walk_buffer(struct hmb_tracecmd_file *f, int buffer, hmb_tracecmd_event_fn fn,
 			     void *data, char *err, size_t err_len);

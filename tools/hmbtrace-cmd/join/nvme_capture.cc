@@ -221,6 +221,8 @@ Status CommandCaptureReader::Begin() {
 }
 
 void CommandCaptureReader::Add(const CaptureEvent& ev, const DictionaryStore& dicts) {
+  if (ev.kind != CaptureKind::kRecord)
+    epoch_++;
   switch (ev.kind) {
     case CaptureKind::kState:
       clocks_.AddState(ev.dev, ev.producer_gen, ev.clock_hz);
@@ -233,9 +235,13 @@ void CommandCaptureReader::Add(const CaptureEvent& ev, const DictionaryStore& di
         join_->FwLost(ev.dev, ev.core, ev.ts);
       break;
     case CaptureKind::kRecord: {
-      const uint32_t gen = dicts.GenerationFor(ev.dev, ev.cpu);
+      Route& route = routes_[(static_cast<size_t>(ev.cpu) * 7u + ev.dev) & (kRoutes - 1)];
+      if (route.epoch != epoch_ || route.dev != ev.dev || route.cpu != ev.cpu)
+        route = Route{epoch_, ev.dev, ev.cpu, dicts.GenerationFor(ev.dev, ev.cpu),
+                      dicts.For(ev.dev, ev.cpu)};
+      const uint32_t gen = route.gen;
       const FwTime t = RecordFwTime(clocks_, gen, ev);
-      const Dictionary* dict = dicts.For(ev.dev, ev.cpu);
+      const Dictionary* dict = route.dict;
       const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
       if (story_ && t.converted())
         for (StoryWindow& w : *story_) {

@@ -105,6 +105,19 @@ class CommandCaptureReader {
   CommandJoin* join_ = nullptr;
   ClockSet clocks_;
   bool own_clock_ = false;
+  // A record's generation and dictionary by (dev, cpu): only an event of
+  // another kind changes them (hmb_state, hmb_dict: each starts a new
+  // epoch), so they are looked up once per key and epoch.
+  struct Route {
+    uint64_t epoch = 0;  // 0: empty
+    uint16_t dev = 0;
+    int cpu = 0;
+    uint32_t gen = 0;
+    const Dictionary* dict = nullptr;
+  };
+  static constexpr size_t kRoutes = 16;  // a power of two
+  std::array<Route, kRoutes> routes_{};
+  uint64_t epoch_ = 1;
 };
 
 // The four phases of a joined command, in ns; a phase that the bound

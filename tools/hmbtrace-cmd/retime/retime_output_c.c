@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "retime/retime_output_c.h"
 #include "capture/c_error.h"
+#include "capture/tracecmd_walk_c.h"
 
 #include <stdio.h>
 #include <unistd.h>
@@ -18,7 +19,7 @@
 
 int retime_input_file_version(const char *in)
 {
-	struct tracecmd_input *ih = tracecmd_open_head(in, TRACECMD_FL_LOAD_NO_PLUGINS);
+	struct tracecmd_input *ih = hmb_tracecmd_open_head(in);
 	int version;
 
 	if (!ih)
@@ -38,7 +39,7 @@ int retime_output_write(const char *in, const char *out, int file_version,
 	int i, ret = -1;
 
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	ih = tracecmd_open_head(in, TRACECMD_FL_LOAD_NO_PLUGINS);
+	ih = hmb_tracecmd_open_head(in);
 	if (!ih) {
 		set_err(err, err_len, "cannot read the headers of the input again");
 		return -1;

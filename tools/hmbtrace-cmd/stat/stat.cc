@@ -113,6 +113,8 @@ void StatCollector::Add(const CaptureEvent& ev) {
   any_ = true;
   last_ts_ = ev.ts;
   clock_format_ = clock_format_ || ev.clock_format;
+  if (ev.kind != CaptureKind::kRecord)
+    route_epoch_++;  // it may change what a record's route holds
   if (ev.missed_events)
     missed_[ev.cpu] += ev.missed_events;
   switch (ev.kind) {
@@ -168,11 +170,39 @@ void StatCollector::AddClock(const CaptureEvent& ev) {
     cs.generations.push_back(ev.producer_gen);
 }
 
-void StatCollector::ConvertRecord(const CaptureEvent& ev) {
+StatCollector::RecordRoute& StatCollector::Route(const CaptureEvent& ev) {
+  const size_t slot =
+      (static_cast<size_t>(ev.core) * 7u + static_cast<size_t>(ev.cpu) * 31u + ev.dev * 131u) &
+      (kRoutes - 1);
+  RecordRoute& r = routes_[slot];
+  if (r.epoch == route_epoch_ && r.dev == ev.dev && r.core == ev.core && r.cpu == ev.cpu)
+    return r;
+  r = RecordRoute{};
+  r.epoch = route_epoch_;
+  r.dev = ev.dev;
+  r.core = ev.core;
+  r.cpu = ev.cpu;
+  r.gen = dicts_->GenerationFor(ev.dev, ev.cpu);
+  r.cs = &cores_[{ev.dev, ev.core}];
+  r.t = &Track(ev, *r.cs);
+  r.dict = dicts_->For(ev.dev, ev.cpu);
+  if (r.dict) {
+    auto [att, fresh] = attributing_.try_emplace(r.dict, false);
+    if (fresh)
+      att->second = HasCommandAttribution(*r.dict);
+    r.attributing = att->second;
+  }
+  r.hz = ClockHz(ev.dev);
+  return r;
+}
+
+void StatCollector::ConvertRecord(const CaptureEvent& ev, RecordRoute& r) {
   if (!ev.clock_format && !ev.retimed)
     return;
-  ClockStat& cs = clock_stats_[ev.dev];
-  const FwTime t = RecordFwTime(clocks_, dicts_->GenerationFor(ev.dev, ev.cpu), ev);
+  if (!r.clock)
+    r.clock = &clock_stats_[ev.dev];
+  ClockStat& cs = *r.clock;
+  const FwTime t = RecordFwTime(clocks_, r.gen, ev);
   if (!t.converted()) {
     cs.not_converted[static_cast<size_t>(t.miss)]++;
     return;
@@ -192,9 +222,10 @@ void StatCollector::ConvertRecord(const CaptureEvent& ev) {
 
 void StatCollector::AddRecord(const CaptureEvent& ev) {
   records_++;
-  ConvertRecord(ev);
-  CoreStat& cs = cores_[{ev.dev, ev.core}];
-  SeqTracker& t = Track(ev, cs);
+  RecordRoute& r = Route(ev);
+  ConvertRecord(ev, r);
+  CoreStat& cs = *r.cs;
+  SeqTracker& t = *r.t;
   FlushLost(t, cs);
   if (cs.records == 0)
     cs.first_seq = ev.seq;
@@ -219,22 +250,26 @@ void StatCollector::AddRecord(const CaptureEvent& ev) {
   t.have = true;
   t.expected = ev.seq + 1;
 
-  const Dictionary* dict = dicts_->For(ev.dev, ev.cpu);
-  const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
-  if (!desc) {
-    cs.events[EventName(desc, ev.event_id)]++;
-    return;
+  const Dictionary* dict = r.dict;
+  RecordRoute::EventCache& cached = r.events[ev.event_id & (RecordRoute::kEventCache - 1)];
+  if (!cached.desc || cached.id != ev.event_id) {
+    const EventDesc* found = dict ? dict->Find(ev.event_id) : nullptr;
+    if (!found) {
+      cs.events[EventName(found, ev.event_id)]++;
+      return;
+    }
+    cached.desc = found;
+    cached.id = ev.event_id;
+    cached.slot = &cs.slots[found];  // unordered_map: its elements stay put
   }
-  CoreStat::EventSlot& slot = cs.slots[desc];
+  const EventDesc* desc = cached.desc;
+  CoreStat::EventSlot& slot = *cached.slot;
   if (!slot.count)
     slot.count = &cs.events[desc->name];
   ++*slot.count;
-  auto [att, fresh] = attributing_.try_emplace(dict, false);
-  if (fresh)
-    att->second = HasCommandAttribution(*dict);
-  if (att->second)
+  if (r.attributing)
     paths_.Add(ev.dev, ev.fw_ts, *desc, ev.data);
-  const uint64_t hz = ClockHz(ev.dev);
+  const uint64_t hz = r.hz;
   if (auto lat = RoleFieldValue(*desc, desc->latency_field, ev.data)) {
     if (!slot.latency)
       slot.latency = &cs.latencies[desc->name + "." + desc->fields[desc->latency_field].name];

@@ -135,8 +135,16 @@ class StatCollector {
     uint32_t gen = 0;
     bool have = false;  // `expected` is known
     uint64_t expected = 0;
-    // open spans: (begin event id, key, qid) -> fw_ts
-    std::map<std::tuple<uint16_t, uint64_t, uint64_t>, uint64_t> open;
+    // open spans: (begin event id, key, qid) -> fw_ts (only counted, never
+    // listed: their order does not matter)
+    struct SpanKeyHash {
+      size_t operator()(const std::tuple<uint16_t, uint64_t, uint64_t>& k) const {
+        const uint64_t h = (std::get<1>(k) * 0x9e3779b97f4a7c15ull) ^
+                           (std::get<2>(k) * 0xc2b2ae3d27d4eb4full) ^ std::get<0>(k);
+        return static_cast<size_t>(h ^ (h >> 29));
+      }
+    };
+    std::unordered_map<std::tuple<uint16_t, uint64_t, uint64_t>, uint64_t, SpanKeyHash> open;
     // hmb_lost events of one gap: the module reports a gap split by reason
     // (torn, invalid, overwritten) as events with the same at_seq that
     // together cover [at_seq - sum of counts, at_seq).
@@ -145,10 +153,40 @@ class StatCollector {
     uint64_t lost_count = 0;
   };
 
+  // What AddRecord() looks up for a record of (dev, core) on a cpu: its
+  // statistics, its generation (the tracker is at it), its dictionary and
+  // clock rate. Only events of other kinds change them (hmb_state,
+  // hmb_lost, hmb_clock, ...: each starts a new epoch), so a route found
+  // once serves every record of its key until the next one.
+  struct RecordRoute {
+    uint64_t epoch = 0;  // 0: empty
+    uint16_t dev = 0;
+    uint16_t core = 0;
+    int cpu = 0;
+    CoreStat* cs = nullptr;
+    SeqTracker* t = nullptr;
+    ClockStat* clock = nullptr;  // found at its first converted record
+    uint32_t gen = 0;
+    const Dictionary* dict = nullptr;
+    bool attributing = false;
+    uint64_t hz = 0;
+    // The last events seen by this route, by event id (direct-mapped):
+    // the dictionary's description and the core's slot for it.
+    struct EventCache {
+      const EventDesc* desc = nullptr;  // nullptr: empty
+      CoreStat::EventSlot* slot = nullptr;
+      uint16_t id = 0;
+    };
+    static constexpr size_t kEventCache = 32;  // a power of two
+    std::array<EventCache, kEventCache> events{};
+  };
+  static constexpr size_t kRoutes = 64;  // a power of two
+  RecordRoute& Route(const CaptureEvent& ev);
+
   void AddRecord(const CaptureEvent& ev);
   void AddLost(const CaptureEvent& ev);
   void AddClock(const CaptureEvent& ev);
-  void ConvertRecord(const CaptureEvent& ev);
+  void ConvertRecord(const CaptureEvent& ev, RecordRoute& r);
   // Text()'s parts: the capture's totals and warnings; a device's line,
   // clock and histograms; a core's lines (hz: its device's clock rate).
   std::string SummaryText(const std::string& file) const;
@@ -182,6 +220,8 @@ class StatCollector {
   bool any_ = false;
   bool span_set_ = false;
   uint64_t span_first_ = 0, span_last_ = 0;
+  std::array<RecordRoute, kRoutes> routes_{};
+  uint64_t route_epoch_ = 1;
 };
 
 // Both passes over `input` into `stat` (which holds `dicts`), with the
