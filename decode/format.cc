@@ -308,14 +308,33 @@ std::string RenderField(const FieldDesc& field,
 
 namespace {
 
-// The common conversion, "%u" / "%d" / "%i" / "%x" with no flag, width or
-// precision of an integer field shown in decimal (or hex for %x), written
-// straight into `out`: what RenderField() gives, without its strings.
+// The common conversions, written straight into `out`: what RenderField()
+// gives, without its strings. "%u" / "%d" / "%i" / "%x" with no flag, width
+// or precision of an integer field shown in decimal (or hex for %x), and an
+// ENUM field's name with no width or precision.
 // False if the conversion is not that plain.
 bool AppendPlainInteger(std::string* out,
                         const FieldDesc& field,
                         std::span<const uint8_t> payload,
                         const Spec& spec) {
+  if (field.display == HMB_TRACE_DISPLAY_ENUM && !spec.width && !spec.has_precision &&
+      field.type != HMB_TRACE_TYPE_STRING && field.type != HMB_TRACE_TYPE_BYTES) {
+    // RenderField()'s EnumName() with nothing to pad, for any conversion.
+    const auto bytes = FieldBytes(field, payload);
+    if (!bytes) {
+      *out += "<truncated>";
+      return true;
+    }
+    const uint64_t v = LoadLe(*bytes);
+    for (const ValueDesc& value : field.values) {
+      if (value.value == v) {
+        *out += value.name;
+        return true;
+      }
+    }
+    *out += HexNumber(v);
+    return true;
+  }
   if (spec.left || spec.plus || spec.space || spec.zero || spec.alt || spec.width ||
       spec.has_precision || !field.is_integer() || field.display != HMB_TRACE_DISPLAY_DEC)
     return false;
