@@ -16,20 +16,7 @@ constexpr size_t kMaxWidth = 256;
 constexpr char kHexLower[] = "0123456789abcdef";
 constexpr char kHexUpper[] = "0123456789ABCDEF";
 
-// One parsed conversion specification.
-struct Spec {
-  bool left = false;   // '-'
-  bool plus = false;   // '+'
-  bool space = false;  // ' '
-  bool zero = false;   // '0'
-  bool alt = false;    // '#'
-  size_t width = 0;
-  bool has_precision = false;
-  size_t precision = 0;
-  // One of "diuxXs%", or 0 when the text after '%' is not a conversion we
-  // support (it is then copied verbatim).
-  char conv = 0;
-};
+using Spec = FormatSpec;
 
 // Reads a decimal number, saturating at kMaxWidth.
 size_t ParseNumber(std::string_view fmt, size_t* pos) {
@@ -376,9 +363,22 @@ bool AppendPlainInteger(std::string* out,
 
 }  // namespace
 
-void AppendFormatEvent(std::string* out,
-                       const EventDesc& event,
-                       std::span<const uint8_t> payload) {
+namespace {
+
+// A field's conversion, appended.
+void AppendConversion(std::string* out,
+                      const FieldDesc& field,
+                      std::span<const uint8_t> payload,
+                      const Spec& spec) {
+  if (!AppendPlainInteger(out, field, payload, spec))
+    *out += RenderField(field, payload, spec);
+}
+
+// Walks `event`'s format: text that does not depend on the payload to
+// `text(string_view)`, each conversion of a field to `field(field, spec)`.
+// The one reading of a format, for AppendFormatEvent() and FormatPlan.
+template <typename Text, typename Field>
+void WalkFormat(const EventDesc& event, Text&& text, Field&& field) {
   const std::string_view fmt = event.format;
   size_t next_field = 0;
   size_t pos = 0;
@@ -386,23 +386,52 @@ void AppendFormatEvent(std::string* out,
     size_t pct = pos;  // formats are short: a loop, not memchr
     while (pct < fmt.size() && fmt[pct] != '%')
       pct++;
-    out->append(fmt.data() + pos, pct - pos);
+    text(fmt.substr(pos, pct - pos));
     if (pct == fmt.size())
       break;
     Spec spec;
     const size_t len = ParseSpec(fmt, pct, &spec);
     if (spec.conv == '%') {
-      *out += '%';
+      text("%");
     } else if (spec.conv == 0) {
-      *out += fmt.substr(pct, len);
+      text(fmt.substr(pct, len));
     } else if (next_field < event.fields.size()) {
-      const FieldDesc& field = event.fields[next_field++];
-      if (!AppendPlainInteger(out, field, payload, spec))
-        *out += RenderField(field, payload, spec);
+      field(event.fields[next_field++], spec);
     } else {
-      *out += "<?>";
+      text("<?>");
     }
     pos = pct + len;
+  }
+}
+
+}  // namespace
+
+void AppendFormatEvent(std::string* out,
+                       const EventDesc& event,
+                       std::span<const uint8_t> payload) {
+  WalkFormat(
+      event, [out](std::string_view text) { out->append(text); },
+      [out, payload](const FieldDesc& field, const Spec& spec) {
+        AppendConversion(out, field, payload, spec);
+      });
+}
+
+FormatPlan::FormatPlan(const EventDesc& event) {
+  steps_.emplace_back();
+  WalkFormat(
+      event, [this](std::string_view text) { steps_.back().text.append(text); },
+      [this](const FieldDesc& field, const Spec& spec) {
+        steps_.back().field = &field;
+        steps_.back().spec = spec;
+        steps_.emplace_back();
+      });
+}
+
+void FormatPlan::Append(std::string* out, std::span<const uint8_t> payload) const {
+  for (const Step& step : steps_) {
+    out->append(step.text);
+    if (step.field)
+      AppendConversion(out, *step.field, payload, step.spec);
   }
 }
 

@@ -38,6 +38,17 @@ bool Reporter::Wanted(const std::string& name) const {
   return options_.events.empty() || options_.events.count(name);
 }
 
+const FormatPlan& Reporter::PlanFor(const EventDesc& desc) {
+  if (plans_epoch_ != epoch_) {
+    plans_.clear();
+    plans_epoch_ = epoch_;
+  }
+  auto it = plans_.find(&desc);
+  if (it == plans_.end())
+    it = plans_.emplace(&desc, FormatPlan(desc)).first;
+  return it->second;
+}
+
 bool Reporter::FormatRecord(const CaptureEvent& ev, TimelineLine* line) {
   hmb_events_++;
   const DictionaryStore& gens = lookahead_ ? *lookahead_ : dicts_;
@@ -80,7 +91,7 @@ bool Reporter::FormatRecord(const CaptureEvent& ev, TimelineLine* line) {
   if (desc) {
     text += desc->name;
     text += ": ";
-    AppendFormatEvent(&text, *desc, ev.data);
+    PlanFor(*desc).Append(&text, ev.data);
   } else {
     AppendRecordText(&text, dict, ev.event_id, ev.data);
   }
@@ -119,7 +130,8 @@ bool Reporter::Format(const CaptureEvent& ev, TimelineLine* line) {
   line->dev = ev.dev;
   if (ev.kind == CaptureKind::kRecord)
     return FormatRecord(ev, line);
-  epoch_++;  // it may change a dictionary store (Place)
+  if (ev.kind == CaptureKind::kState || ev.kind == CaptureKind::kDict)
+    epoch_++;  // it may change a dictionary store (Place)
   const std::string dev = "dev=" + std::to_string(ev.dev);
   std::string& text = line->body;
   switch (ev.kind) {

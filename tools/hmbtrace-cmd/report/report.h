@@ -23,11 +23,13 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "capture/capture.h"
 #include "capture/dictionaries.h"
 #include "clock_set.h"
+#include "format.h"
 #include "hmbtrace/status.h"
 #include "report/timeline.h"
 
@@ -76,7 +78,8 @@ class Reporter {
   // The generation and dictionary of records of `dev` on a CPU, as the
   // store gave them in `epoch`. A store changes only through the events
   // Format() and Seed() feed it (hmb_state, hmb_dict; `lookahead_` is
-  // complete before the first record), and each of those starts an epoch.
+  // complete before the first record), and each of those starts an epoch:
+  // until then its dictionaries, and the EventDescs in them, stay put.
   struct Place {
     uint64_t epoch = 0;
     uint16_t dev = 0;
@@ -90,6 +93,10 @@ class Reporter {
   DictionaryStore* lookahead_;
   std::vector<Place> places_;  // by CPU, below kPlaceCpus
   uint64_t epoch_ = 1;
+  // Each event's format read once, for the dictionaries of plans_epoch_.
+  const FormatPlan& PlanFor(const EventDesc& desc);
+  std::unordered_map<const EventDesc*, FormatPlan> plans_;
+  uint64_t plans_epoch_ = 0;
   ClockSet clocks_;  // in stream order, always: no look-ahead for time
   uint64_t hmb_events_ = 0;
   uint64_t not_converted_ = 0;
