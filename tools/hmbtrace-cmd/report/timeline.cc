@@ -69,12 +69,18 @@ void Timeline::Add(const TimelineLine& line) {
   held.cpu = line.cpu;
   bool pinned = false;
   PinKey pin{};
+  uint32_t lane = 0;
   switch (line.kind) {
     case TimelineLine::Kind::kHost:
       break;
     case TimelineLine::Kind::kRecord: {
       at = std::min(line.at, line.ts);
-      uint64_t& core_at = core_at_[uint32_t{line.dev} << 16 | line.core];
+      const auto [lane_of, added] = core_lane_.try_emplace(
+          uint32_t{line.dev} << 16 | line.core, static_cast<uint32_t>(lanes_.size()));
+      if (added)
+        lanes_.emplace_back();
+      lane = lane_of->second;
+      uint64_t& core_at = lanes_[lane].core_at;
       at = std::max(at, core_at);
       bool any_released = any_released_;
       uint64_t released = released_;
@@ -114,14 +120,31 @@ void Timeline::Add(const TimelineLine& line) {
     pinned_.emplace(held.key, Pinned{held, true, pin});
     return;
   }
-  if (queue_head_ == queue_.size() || !(held.key < queue_.back().key)) {
-    queue_.push_back(held);
+  lanes_[lane].Push(held);
+  lined_++;
+}
+
+void Timeline::Lane::Push(const Held& held) {
+  if (empty() || !(held.key < lines.back().key)) {
+    lines.push_back(held);
     return;
   }
-  const auto at_key = std::upper_bound(
-      queue_.begin() + static_cast<ptrdiff_t>(queue_head_), queue_.end(), held.key,
-      [](const Key& k, const Held& h) { return k < h.key; });
-  queue_.insert(at_key, held);
+  const auto at_key =
+      std::upper_bound(lines.begin() + static_cast<ptrdiff_t>(head), lines.end(), held.key,
+                       [](const Key& k, const Held& h) { return k < h.key; });
+  lines.insert(at_key, held);
+}
+
+void Timeline::Lane::Pop() {
+  head++;
+  // The released front goes once it is most of the lane (amortized O(1)).
+  if (head == lines.size()) {
+    lines.clear();
+    head = 0;
+  } else if (head >= 4096 && head * 2 >= lines.size()) {
+    lines.erase(lines.begin(), lines.begin() + static_cast<ptrdiff_t>(head));
+    head = 0;
+  }
 }
 
 void Timeline::Settle(const PinKey& pin, uint64_t at) {
@@ -161,14 +184,18 @@ void Timeline::Finish(const Sink& sink) {
 template <typename Out>
 void Timeline::ReleaseUntil(uint64_t until, Out&& out, bool notes) {
   for (;;) {
-    const bool from_queue =
-        queue_head_ < queue_.size() &&
-        (pinned_.empty() || queue_[queue_head_].key < pinned_.begin()->first);
+    Lane* first = nullptr;
+    for (Lane& lane : lanes_) {
+      if (!lane.empty() && (!first || lane.front() < first->front()))
+        first = &lane;
+    }
     Held h;
-    if (from_queue) {
-      if (queue_[queue_head_].key.first > until)
+    if (first && (pinned_.empty() || first->front() < pinned_.begin()->first)) {
+      if (first->front().first > until)
         break;
-      h = queue_[queue_head_++];
+      h = first->lines[first->head];
+      first->Pop();
+      lined_--;
     } else {
       if (pinned_.empty() || pinned_.begin()->first.first > until)
         break;
@@ -210,14 +237,6 @@ void Timeline::ReleaseUntil(uint64_t until, Out&& out, bool notes) {
     any_released_ = true;
     if (late_per_cpu_)
       cpu_released_[h.cpu] = std::max(cpu_released_[h.cpu], at);
-  }
-  // The released front goes once it is most of the queue (amortized O(1)).
-  if (queue_head_ == queue_.size()) {
-    queue_.clear();
-    queue_head_ = 0;
-  } else if (queue_head_ >= 4096 && queue_head_ * 2 >= queue_.size()) {
-    queue_.erase(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(queue_head_));
-    queue_head_ = 0;
   }
 }
 

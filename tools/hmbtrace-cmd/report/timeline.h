@@ -91,7 +91,7 @@ class Timeline {
   void Release(const Sink& sink);
   void Finish(const Sink& sink);
   // Lines held, waiting for their place to be final.
-  size_t held() const { return queue_.size() - queue_head_ + pinned_.size(); }
+  size_t held() const { return lined_ + pinned_.size(); }
 
   uint64_t late() const { return late_; }
   uint64_t late_max_ns() const { return late_max_; }
@@ -141,17 +141,28 @@ class Timeline {
   bool late_per_cpu_ = false;
   std::map<int, uint64_t> cpu_released_;  // late_per_cpu_: per CPU
   uint64_t arrival_ = 0;
-  // Lines that never waited for a record (most of them: records), in key
-  // order from queue_[queue_head_] on; and those that are or were pinned
-  // (rare), whose key Settle() moves. The two are released merged, in key
-  // order. Lines come in nearly in key order (a record drained a little
-  // after the records drained before it happened): a queue in which a line
-  // goes at the end, or a few places before it, not a tree.
-  std::vector<Held> queue_;
-  size_t queue_head_ = 0;
+  // Lines that never waited for a record (most of them), in lanes whose
+  // keys only grow: one per (dev, core) for records (a core's places
+  // never go back: core_at) and one for host lines (at their ftrace time,
+  // which the capture gives in order). A line that would break its lane's
+  // order is inserted in place, so the order holds whatever comes.
+  struct Lane {
+    std::vector<Held> lines;  // in key order from lines[head] on
+    size_t head = 0;
+    uint64_t core_at = 0;  // a record lane: its last record's place
+    bool empty() const { return head == lines.size(); }
+    const Key& front() const { return lines[head].key; }
+    void Push(const Held& held);
+    void Pop();
+  };
+  // Lines that are or were pinned (rare), whose key Settle() moves, stay
+  // in a map. Release merges the lanes and the map in key order (a scan of
+  // the lanes per line: a capture has a few cores).
+  std::vector<Lane> lanes_{1};  // lanes_[0]: host lines
+  std::unordered_map<uint32_t, uint32_t> core_lane_;  // (dev << 16 | core) -> lane
+  size_t lined_ = 0;  // lines in lanes_
   std::map<Key, Pinned> pinned_;
   std::map<PinKey, std::vector<Key>> pins_;
-  std::unordered_map<uint32_t, uint64_t> core_at_;  // (dev << 16 | core): last record's place
   std::vector<Chunk> chunks_;
   std::vector<uint32_t> free_chunks_;
   uint32_t current_chunk_ = UINT32_MAX;
