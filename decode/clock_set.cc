@@ -2,8 +2,10 @@
 #include "clock_set.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 #include "dictionary_set.h"  // kMaxDevices
 #include "hmb_events.h"       // HMB_RETIME_*
@@ -47,21 +49,24 @@ bool ToHost(const struct hmb_clock_fit& f, uint64_t tick, uint64_t* host, uint64
 // Decimal digits of `v`, appended (the hot path of report: no snprintf).
 void AppendUnsigned(std::string* out, uint64_t v) {
   char buf[24];
-  size_t n = sizeof(buf);
-  do {
-    buf[--n] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v);
-  out->append(buf + n, sizeof(buf) - n);
+  const char* end = std::to_chars(buf, buf + sizeof(buf), v).ptr;
+  out->append(buf, static_cast<size_t>(end - buf));
 }
 
-// `v` < 10^digits, zero-padded to `digits` places.
+// `v` < 10^digits, zero-padded to `digits` places (digits <= 20).
 void AppendPadded(std::string* out, uint64_t v, int digits) {
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
   char buf[24];
-  for (int i = digits - 1; i >= 0; i--) {
-    buf[i] = static_cast<char>('0' + v % 10);
-    v /= 10;
+  int i = digits;
+  for (; i >= 2; i -= 2) {
+    std::memcpy(buf + i - 2, kPairs + 2 * (v % 100), 2);
+    v /= 100;
   }
+  if (i)
+    buf[0] = static_cast<char>('0' + v % 10);
   out->append(buf, static_cast<size_t>(digits));
 }
 

@@ -3,6 +3,7 @@
 #include "format.h"
 
 #include <bit>
+#include <charconv>
 #include <cstring>
 #include <string_view>
 
@@ -335,29 +336,25 @@ bool AppendPlainInteger(std::string* out,
   }
   uint64_t v = LoadLe(*bytes);
   char buf[24];
-  size_t n = sizeof(buf);
   if (hex) {
+    size_t n = sizeof(buf);
     do {
       buf[--n] = kHexLower[v & 0xf];
       v >>= 4;
     } while (v);
-  } else {
-    bool negative = false;
-    if (field.is_signed()) {
-      const uint64_t s = SignExtend(v, field.size);
-      if (s >> 63) {
-        negative = true;
-        v = 0 - s;
-      }
-    }
-    do {
-      buf[--n] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v);
-    if (negative)
-      buf[--n] = '-';
+    out->append(buf + n, sizeof(buf) - n);
+    return true;
   }
-  out->append(buf + n, sizeof(buf) - n);
+  char* p = buf;
+  if (field.is_signed()) {
+    const uint64_t s = SignExtend(v, field.size);
+    if (s >> 63) {
+      *p++ = '-';
+      v = 0 - s;
+    }
+  }
+  p = std::to_chars(p, buf + sizeof(buf), v).ptr;  // two digits a step
+  out->append(buf, static_cast<size_t>(p - buf));
   return true;
 }
 
