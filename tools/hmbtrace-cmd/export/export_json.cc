@@ -88,10 +88,14 @@ void JsonTraceWriter::Release(Where& w) {
 void JsonTraceWriter::CutOutBegins() {
   std::sort(open_b_.begin(), open_b_.end(),
             [](const Where* a, const Where* b) { return a->b_at < b->b_at; });
-  std::string kept;
+  // What is between them is written out as it is (no copy of the buffer).
+  auto write = [this](std::string_view text) {
+    if (!text.empty() && std::fwrite(text.data(), 1, text.size(), out_) != text.size())
+      failed_ = true;
+  };
   size_t from = 0;
   for (Where* w : open_b_) {
-    kept.append(out_buf_.view(from, w->b_at - from));
+    write(out_buf_.view(from, w->b_at - from));
     std::string_view b = out_buf_.view(w->b_at, w->b_end - w->b_at);
     // Every event but the file's first begins with ",\n" (Begin()), and
     // the first is a track's "M".
@@ -102,10 +106,9 @@ void JsonTraceWriter::CutOutBegins() {
     from = w->b_end;
     begins_moved_++;
   }
-  kept.append(out_buf_.view(from, out_buf_.size() - from));
+  write(out_buf_.view(from, out_buf_.size() - from));
   open_b_.clear();
   out_buf_.clear();
-  out_buf_.Append(kept);
 }
 
 void JsonTraceWriter::PutCutBegin(Where& w) {
