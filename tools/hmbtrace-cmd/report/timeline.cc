@@ -120,8 +120,17 @@ void Timeline::Add(const TimelineLine& line) {
     pinned_.emplace(held.key, Pinned{held, true, pin});
     return;
   }
-  lanes_[lane].Push(held);
+  Lane& to = lanes_[lane];
+  const bool was_empty = to.empty();
+  const bool new_front = !was_empty && held.key < to.front();
+  to.Push(held);
   lined_++;
+  if (was_empty) {
+    lane_heap_.push_back(lane);
+    std::push_heap(lane_heap_.begin(), lane_heap_.end(), LaneLater{&lanes_});
+  } else if (new_front) {
+    std::make_heap(lane_heap_.begin(), lane_heap_.end(), LaneLater{&lanes_});  // rare
+  }
 }
 
 void Timeline::Lane::Push(const Held& held) {
@@ -184,18 +193,22 @@ void Timeline::Finish(const Sink& sink) {
 template <typename Out>
 void Timeline::ReleaseUntil(uint64_t until, Out&& out, bool notes) {
   for (;;) {
-    Lane* first = nullptr;
-    for (Lane& lane : lanes_) {
-      if (!lane.empty() && (!first || lane.front() < first->front()))
-        first = &lane;
-    }
+    Lane* first = lane_heap_.empty() ? nullptr : &lanes_[lane_heap_.front()];
     Held h;
     if (first && (pinned_.empty() || first->front() < pinned_.begin()->first)) {
       if (first->front().first > until)
         break;
+      // Out of the heap while its first line changes, back in after.
+      const uint32_t lane = lane_heap_.front();
+      std::pop_heap(lane_heap_.begin(), lane_heap_.end(), LaneLater{&lanes_});
+      lane_heap_.pop_back();
       h = first->lines[first->head];
       first->Pop();
       lined_--;
+      if (!first->empty()) {
+        lane_heap_.push_back(lane);
+        std::push_heap(lane_heap_.begin(), lane_heap_.end(), LaneLater{&lanes_});
+      }
     } else {
       if (pinned_.empty() || pinned_.begin()->first.first > until)
         break;

@@ -156,9 +156,16 @@ class Timeline {
     void Pop();
   };
   // Lines that are or were pinned (rare), whose key Settle() moves, stay
-  // in a map. Release merges the lanes and the map in key order (a scan of
-  // the lanes per line: a capture has a few cores).
+  // in a map. Release merges the lanes and the map in key order.
   std::vector<Lane> lanes_{1};  // lanes_[0]: host lines
+  // The lanes with lines, a min-heap by their first line's key.
+  struct LaneLater {
+    const std::vector<Lane>* lanes;
+    bool operator()(uint32_t a, uint32_t b) const {
+      return (*lanes)[b].front() < (*lanes)[a].front();
+    }
+  };
+  std::vector<uint32_t> lane_heap_;
   std::unordered_map<uint32_t, uint32_t> core_lane_;  // (dev << 16 | core) -> lane
   size_t lined_ = 0;  // lines in lanes_
   std::map<Key, Pinned> pinned_;
