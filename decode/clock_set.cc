@@ -2,8 +2,10 @@
 #include "clock_set.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 #include "dictionary_set.h"  // kMaxDevices
 #include "hmb_events.h"       // HMB_RETIME_*
@@ -44,10 +46,41 @@ bool ToHost(const struct hmb_clock_fit& f, uint64_t tick, uint64_t* host, uint64
   return true;
 }
 
+// Decimal digits of `v`, appended (the hot path of report: no snprintf).
+void AppendUnsigned(std::string* out, uint64_t v) {
+  char buf[24];
+  const char* end = std::to_chars(buf, buf + sizeof(buf), v).ptr;
+  out->append(buf, static_cast<size_t>(end - buf));
+}
+
+// `v` < 10^digits, zero-padded to `digits` places (digits <= 20).
+void AppendPadded(std::string* out, uint64_t v, int digits) {
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  char buf[24];
+  int i = digits;
+  for (; i >= 2; i -= 2) {
+    std::memcpy(buf + i - 2, kPairs + 2 * (v % 100), 2);
+    v /= 100;
+  }
+  if (i)
+    buf[0] = static_cast<char>('0' + v % 10);
+  out->append(buf, static_cast<size_t>(digits));
+}
+
+// "%llu.%09llu" of ns / 10^9 and ns % 10^9.
+void AppendSeconds(std::string* out, uint64_t ns) {
+  AppendUnsigned(out, ns / 1000000000u);
+  *out += '.';
+  AppendPadded(out, ns % 1000000000u, 9);
+}
+
 std::string Seconds(uint64_t ns) {
-  char buf[48];
-  std::snprintf(buf, sizeof(buf), "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
-  return buf;
+  std::string out;
+  AppendSeconds(&out, ns);
+  return out;
 }
 
 }  // namespace
@@ -254,31 +287,61 @@ FwTime ClockSet::Convert(uint16_t dev, uint32_t gen, uint64_t fw_ts) const {
   return t;
 }
 
-std::string BoundText(uint64_t ns) {
-  char buf[48];
+void AppendBoundText(std::string* out, uint64_t ns) {
   if (ns < 1000) {
-    std::snprintf(buf, sizeof(buf), "%" PRIu64 "ns", ns);
-    return buf;
+    AppendUnsigned(out, ns);
+    *out += "ns";
+    return;
   }
   const uint64_t us = ns / 1000 + (ns % 1000 != 0);  // a bound rounds up
   if (us < 1000) {
-    std::snprintf(buf, sizeof(buf), "%" PRIu64 "us", us);
+    AppendUnsigned(out, us);
+    *out += "us";
   } else if (us < 1000000) {
-    std::snprintf(buf, sizeof(buf), "%" PRIu64 ".%03" PRIu64 "ms", us / 1000, us % 1000);
+    AppendUnsigned(out, us / 1000);
+    *out += '.';
+    AppendPadded(out, us % 1000, 3);
+    *out += "ms";
   } else {
     const uint64_t ms = ns / 1000000 + (ns % 1000000 != 0);
-    std::snprintf(buf, sizeof(buf), "%" PRIu64 ".%03" PRIu64 "s", ms / 1000, ms % 1000);
+    AppendUnsigned(out, ms / 1000);
+    *out += '.';
+    AppendPadded(out, ms % 1000, 3);
+    *out += 's';
   }
-  return buf;
+}
+
+std::string BoundText(uint64_t ns) {
+  std::string out;
+  AppendBoundText(&out, ns);
+  return out;
+}
+
+void AppendFwTimeText(std::string* out, const FwTime& t) {
+  if (t.converted()) {
+    *out += "fw_time=";
+    AppendSeconds(out, t.host_ns);
+    *out += " \u00b1";
+    AppendBoundText(out, t.bound_ns);
+    if (t.stale)
+      *out += " (stale fit)";
+    return;
+  }
+  if (t.miss == ClockMiss::kNoFitOfGeneration) {
+    *out += "fw_time=? (no clock fit of producer_gen ";
+    AppendUnsigned(out, t.producer_gen);
+    *out += ')';
+    return;
+  }
+  *out += "fw_time=? (";
+  *out += ClockMissName(t.miss);
+  *out += ')';
 }
 
 std::string FwTimeText(const FwTime& t) {
-  if (t.converted())
-    return "fw_time=" + Seconds(t.host_ns) + " \u00b1" + BoundText(t.bound_ns) +
-           (t.stale ? " (stale fit)" : "");
-  if (t.miss == ClockMiss::kNoFitOfGeneration)
-    return "fw_time=? (no clock fit of producer_gen " + std::to_string(t.producer_gen) + ")";
-  return "fw_time=? (" + std::string(ClockMissName(t.miss)) + ")";
+  std::string out;
+  AppendFwTimeText(&out, t);
+  return out;
 }
 
 FwTime RetimedFwTime(uint64_t ts, uint8_t retime_flags, uint8_t retime_miss, uint32_t bound_ns) {
@@ -297,13 +360,25 @@ FwTime RetimedFwTime(uint64_t ts, uint8_t retime_flags, uint8_t retime_miss, uin
   return t;
 }
 
-std::string RetimedTimeText(const FwTime& t, uint64_t ts, uint64_t drain_ts) {
-  if (!t.converted())
-    return "fw_time=? (" + std::string(ClockMissName(t.miss)) + "), at its drain time";
-  std::string out = "retimed \u00b1" + BoundText(t.bound_ns) + " drain=";
-  out += drain_ts >= ts ? "+" + BoundText(drain_ts - ts) : "-" + BoundText(ts - drain_ts);
+void AppendRetimedTimeText(std::string* out, const FwTime& t, uint64_t ts, uint64_t drain_ts) {
+  if (!t.converted()) {
+    *out += "fw_time=? (";
+    *out += ClockMissName(t.miss);
+    *out += "), at its drain time";
+    return;
+  }
+  *out += "retimed \u00b1";
+  AppendBoundText(out, t.bound_ns);
+  *out += " drain=";
+  *out += drain_ts >= ts ? '+' : '-';
+  AppendBoundText(out, drain_ts >= ts ? drain_ts - ts : ts - drain_ts);
   if (t.stale)
-    out += " (stale fit)";
+    *out += " (stale fit)";
+}
+
+std::string RetimedTimeText(const FwTime& t, uint64_t ts, uint64_t drain_ts) {
+  std::string out;
+  AppendRetimedTimeText(&out, t, ts, drain_ts);
   return out;
 }
 

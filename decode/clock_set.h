@@ -167,11 +167,14 @@ std::string ClockFitProblem(const struct hmb_clock_fit& fit);
 
 // A bound, rounded up: "850ns", "45us", "1.250ms", "2.000s".
 std::string BoundText(uint64_t ns);
+void AppendBoundText(std::string* out, uint64_t ns);
 
 // What follows a record's decoded text: "fw_time=1234.567890123 ±45us",
 // "... ±45us (stale fit)", "fw_time=? (no clock fit)". Seconds on the
 // capture's trace clock, like trace-cmd's own timestamps.
 std::string FwTimeText(const FwTime& t);
+// The same, appended (no string per record: a reader's hot path).
+void AppendFwTimeText(std::string* out, const FwTime& t);
 
 // A record of a retimed capture (hmbtrace-cmd retime; the mark of
 // hmb_events.h): its ftrace timestamp `ts` is already its converted time,
@@ -183,6 +186,7 @@ FwTime RetimedFwTime(uint64_t ts, uint8_t retime_flags, uint8_t retime_miss, uin
 // stale fit), or "fw_time=? (no clock fit), at its drain time". The drain
 // delay is how long after its converted time the module drained it.
 std::string RetimedTimeText(const FwTime& t, uint64_t ts, uint64_t drain_ts);
+void AppendRetimedTimeText(std::string* out, const FwTime& t, uint64_t ts, uint64_t drain_ts);
 
 // An hmb_clock event, readable: "dev=0 producer_gen=1 offset=-12.345678901
 // ns_per_tick=1.000012000 rate=-12.000ppm bound=1.2us slope_err=0.500ppm

@@ -3,6 +3,7 @@
 #include "format.h"
 
 #include <bit>
+#include <charconv>
 #include <cstring>
 #include <string_view>
 
@@ -16,20 +17,7 @@ constexpr size_t kMaxWidth = 256;
 constexpr char kHexLower[] = "0123456789abcdef";
 constexpr char kHexUpper[] = "0123456789ABCDEF";
 
-// One parsed conversion specification.
-struct Spec {
-  bool left = false;   // '-'
-  bool plus = false;   // '+'
-  bool space = false;  // ' '
-  bool zero = false;   // '0'
-  bool alt = false;    // '#'
-  size_t width = 0;
-  bool has_precision = false;
-  size_t precision = 0;
-  // One of "diuxXs%", or 0 when the text after '%' is not a conversion we
-  // support (it is then copied verbatim).
-  char conv = 0;
-};
+using Spec = FormatSpec;
 
 // Reads a decimal number, saturating at kMaxWidth.
 size_t ParseNumber(std::string_view fmt, size_t* pos) {
@@ -308,14 +296,33 @@ std::string RenderField(const FieldDesc& field,
 
 namespace {
 
-// The common conversion, "%u" / "%d" / "%i" / "%x" with no flag, width or
-// precision of an integer field shown in decimal (or hex for %x), written
-// straight into `out`: what RenderField() gives, without its strings.
+// The common conversions, written straight into `out`: what RenderField()
+// gives, without its strings. "%u" / "%d" / "%i" / "%x" with no flag, width
+// or precision of an integer field shown in decimal (or hex for %x), and an
+// ENUM field's name with no width or precision.
 // False if the conversion is not that plain.
 bool AppendPlainInteger(std::string* out,
                         const FieldDesc& field,
                         std::span<const uint8_t> payload,
                         const Spec& spec) {
+  if (field.display == HMB_TRACE_DISPLAY_ENUM && !spec.width && !spec.has_precision &&
+      field.type != HMB_TRACE_TYPE_STRING && field.type != HMB_TRACE_TYPE_BYTES) {
+    // RenderField()'s EnumName() with nothing to pad, for any conversion.
+    const auto bytes = FieldBytes(field, payload);
+    if (!bytes) {
+      *out += "<truncated>";
+      return true;
+    }
+    const uint64_t v = LoadLe(*bytes);
+    for (const ValueDesc& value : field.values) {
+      if (value.value == v) {
+        *out += value.name;
+        return true;
+      }
+    }
+    *out += HexNumber(v);
+    return true;
+  }
   if (spec.left || spec.plus || spec.space || spec.zero || spec.alt || spec.width ||
       spec.has_precision || !field.is_integer() || field.display != HMB_TRACE_DISPLAY_DEC)
     return false;
@@ -329,37 +336,46 @@ bool AppendPlainInteger(std::string* out,
   }
   uint64_t v = LoadLe(*bytes);
   char buf[24];
-  size_t n = sizeof(buf);
   if (hex) {
+    size_t n = sizeof(buf);
     do {
       buf[--n] = kHexLower[v & 0xf];
       v >>= 4;
     } while (v);
-  } else {
-    bool negative = false;
-    if (field.is_signed()) {
-      const uint64_t s = SignExtend(v, field.size);
-      if (s >> 63) {
-        negative = true;
-        v = 0 - s;
-      }
-    }
-    do {
-      buf[--n] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v);
-    if (negative)
-      buf[--n] = '-';
+    out->append(buf + n, sizeof(buf) - n);
+    return true;
   }
-  out->append(buf + n, sizeof(buf) - n);
+  char* p = buf;
+  if (field.is_signed()) {
+    const uint64_t s = SignExtend(v, field.size);
+    if (s >> 63) {
+      *p++ = '-';
+      v = 0 - s;
+    }
+  }
+  p = std::to_chars(p, buf + sizeof(buf), v).ptr;  // two digits a step
+  out->append(buf, static_cast<size_t>(p - buf));
   return true;
 }
 
 }  // namespace
 
-void AppendFormatEvent(std::string* out,
-                       const EventDesc& event,
-                       std::span<const uint8_t> payload) {
+namespace {
+
+// A field's conversion, appended.
+void AppendConversion(std::string* out,
+                      const FieldDesc& field,
+                      std::span<const uint8_t> payload,
+                      const Spec& spec) {
+  if (!AppendPlainInteger(out, field, payload, spec))
+    *out += RenderField(field, payload, spec);
+}
+
+// Walks `event`'s format: text that does not depend on the payload to
+// `text(string_view)`, each conversion of a field to `field(field, spec)`.
+// The one reading of a format, for AppendFormatEvent() and FormatPlan.
+template <typename Text, typename Field>
+void WalkFormat(const EventDesc& event, Text&& text, Field&& field) {
   const std::string_view fmt = event.format;
   size_t next_field = 0;
   size_t pos = 0;
@@ -367,23 +383,52 @@ void AppendFormatEvent(std::string* out,
     size_t pct = pos;  // formats are short: a loop, not memchr
     while (pct < fmt.size() && fmt[pct] != '%')
       pct++;
-    out->append(fmt.data() + pos, pct - pos);
+    text(fmt.substr(pos, pct - pos));
     if (pct == fmt.size())
       break;
     Spec spec;
     const size_t len = ParseSpec(fmt, pct, &spec);
     if (spec.conv == '%') {
-      *out += '%';
+      text("%");
     } else if (spec.conv == 0) {
-      *out += fmt.substr(pct, len);
+      text(fmt.substr(pct, len));
     } else if (next_field < event.fields.size()) {
-      const FieldDesc& field = event.fields[next_field++];
-      if (!AppendPlainInteger(out, field, payload, spec))
-        *out += RenderField(field, payload, spec);
+      field(event.fields[next_field++], spec);
     } else {
-      *out += "<?>";
+      text("<?>");
     }
     pos = pct + len;
+  }
+}
+
+}  // namespace
+
+void AppendFormatEvent(std::string* out,
+                       const EventDesc& event,
+                       std::span<const uint8_t> payload) {
+  WalkFormat(
+      event, [out](std::string_view text) { out->append(text); },
+      [out, payload](const FieldDesc& field, const Spec& spec) {
+        AppendConversion(out, field, payload, spec);
+      });
+}
+
+FormatPlan::FormatPlan(const EventDesc& event) {
+  steps_.emplace_back();
+  WalkFormat(
+      event, [this](std::string_view text) { steps_.back().text.append(text); },
+      [this](const FieldDesc& field, const Spec& spec) {
+        steps_.back().field = &field;
+        steps_.back().spec = spec;
+        steps_.emplace_back();
+      });
+}
+
+void FormatPlan::Append(std::string* out, std::span<const uint8_t> payload) const {
+  for (const Step& step : steps_) {
+    out->append(step.text);
+    if (step.field)
+      AppendConversion(out, *step.field, payload, step.spec);
   }
 }
 

@@ -37,6 +37,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "dictionary.h"
 
@@ -56,6 +57,39 @@ std::string FormatEvent(const EventDesc& event,
 void AppendFormatEvent(std::string* out,
                        const EventDesc& event,
                        std::span<const uint8_t> payload);
+
+// One conversion specification of a format, parsed.
+struct FormatSpec {
+  bool left = false;   // '-'
+  bool plus = false;   // '+'
+  bool space = false;  // ' '
+  bool zero = false;   // '0'
+  bool alt = false;    // '#'
+  size_t width = 0;
+  bool has_precision = false;
+  size_t precision = 0;
+  // One of "diuxXs%", or 0 when the text after '%' is not a conversion we
+  // support (it is then copied verbatim).
+  char conv = 0;
+};
+
+// An event's format read once, for a reader that renders many records of
+// the event: Append() gives what AppendFormatEvent() gives. It points
+// into `event`, which must outlive it.
+class FormatPlan {
+ public:
+  explicit FormatPlan(const EventDesc& event);
+  void Append(std::string* out, std::span<const uint8_t> payload) const;
+
+ private:
+  // Text, then the conversion of `field` if any.
+  struct Step {
+    std::string text;
+    const FieldDesc* field = nullptr;
+    FormatSpec spec;
+  };
+  std::vector<Step> steps_;
+};
 
 inline constexpr size_t kUnknownEventHexBytes = 64;
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -112,6 +113,8 @@ Payload SmallInts() {
   return Ints(7, 42, 0, 255, -5, 5, 0x1234, 1);
 }
 
+Payload Command(uint8_t opcode, uint8_t flags);
+
 class FormatTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -126,17 +129,43 @@ class FormatTest : public ::testing::Test {
     realistic_.emplace(std::move(*dict));
   }
 
+  // FormatRecord(), checked against a FormatPlan of the event (a reader's
+  // cache), which must print the same.
+  static std::string Checked(const Dictionary& dict,
+                             uint16_t id,
+                             std::span<const uint8_t> payload) {
+    std::string text = FormatRecord(dict, id, payload);
+    if (const EventDesc* event = dict.Find(id)) {
+      std::string planned;
+      FormatPlan(*event).Append(&planned, payload);
+      EXPECT_EQ(planned, text) << event->format;
+    }
+    return text;
+  }
+
   std::string Format(uint16_t id, std::span<const uint8_t> payload) {
-    return FormatRecord(*formats_, id, payload);
+    return Checked(*formats_, id, payload);
   }
 
   std::string Realistic(uint16_t id, std::span<const uint8_t> payload) {
-    return FormatRecord(*realistic_, id, payload);
+    return Checked(*realistic_, id, payload);
   }
 
   std::optional<Dictionary> formats_;
   std::optional<Dictionary> realistic_;
 };
+
+TEST_F(FormatTest, APlanPrintsWhatTheFormatPrintsForEveryEventAndPayload) {
+  const Payload payloads[] = {ExtremeInts(), SmallInts(), Command(2, 0x0d), Command(0x7f, 0)};
+  for (const Dictionary* dict : {&*formats_, &*realistic_}) {
+    for (const EventDesc& event : dict->events()) {
+      for (const Payload& p : payloads) {
+        for (size_t len : {size_t{0}, size_t{3}, size_t{8}, p.span().size()})
+          Checked(*dict, event.id, p.first(std::min(len, p.span().size())));
+      }
+    }
+  }
+}
 
 TEST_F(FormatTest, DecimalConversionsFollowFieldSignedness) {
   EXPECT_EQ(Format(kDec, ExtremeInts().span()),

@@ -19,6 +19,59 @@ std::string Hex64(uint64_t v) {
   std::snprintf(buf, sizeof(buf), "%llx", static_cast<unsigned long long>(v));
   return buf;
 }
+
+// Writers into room already reserved (Buffer::Room()): the hot path of
+// every event, with no bounds check per piece. Each returns the new end.
+
+// A literal, its length known at compile time (no call to memcpy).
+template <size_t N>
+char* Lit(char* p, const char (&s)[N]) {
+  std::memcpy(p, s, N - 1);
+  return p + N - 1;
+}
+
+// The most a JSON string of n characters takes (String()).
+constexpr size_t StringRoom(size_t n) {
+  return 6 * n + 2;  // an escaped control character: 6 bytes; the quotes
+}
+
+char* String(char* p, std::string_view s) {
+  *p++ = '"';
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c != '"' && c != '\\' && c >= 0x20) [[likely]] {
+      *p++ = ch;
+    } else if (c >= 0x20) {
+      *p++ = '\\';
+      *p++ = ch;
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      const char esc[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+      std::memcpy(p, esc, sizeof(esc));
+      p += sizeof(esc);
+    }
+  }
+  *p++ = '"';
+  return p;
+}
+
+constexpr size_t kNumberRoom = 24;
+
+template <typename T>
+char* Number(char* p, T v) {
+  return std::to_chars(p, p + kNumberRoom, v).ptr;
+}
+
+// µs with three decimals: the ns.
+char* Ts(char* p, uint64_t ts) {
+  p = Number(p, ts / 1000);
+  const unsigned ns = static_cast<unsigned>(ts % 1000);
+  p[0] = '.';
+  p[1] = static_cast<char>('0' + ns / 100);
+  p[2] = static_cast<char>('0' + ns / 10 % 10);
+  p[3] = static_cast<char>('0' + ns % 10);
+  return p + 4;
+}
 }  // namespace
 
 JsonTraceWriter::JsonTraceWriter(std::FILE* out) : out_(out) {
@@ -35,10 +88,14 @@ void JsonTraceWriter::Release(Where& w) {
 void JsonTraceWriter::CutOutBegins() {
   std::sort(open_b_.begin(), open_b_.end(),
             [](const Where* a, const Where* b) { return a->b_at < b->b_at; });
-  std::string kept;
+  // What is between them is written out as it is (no copy of the buffer).
+  auto write = [this](std::string_view text) {
+    if (!text.empty() && std::fwrite(text.data(), 1, text.size(), out_) != text.size())
+      failed_ = true;
+  };
   size_t from = 0;
   for (Where* w : open_b_) {
-    kept.append(out_buf_.view(from, w->b_at - from));
+    write(out_buf_.view(from, w->b_at - from));
     std::string_view b = out_buf_.view(w->b_at, w->b_end - w->b_at);
     // Every event but the file's first begins with ",\n" (Begin()), and
     // the first is a track's "M".
@@ -49,10 +106,9 @@ void JsonTraceWriter::CutOutBegins() {
     from = w->b_end;
     begins_moved_++;
   }
-  kept.append(out_buf_.view(from, out_buf_.size() - from));
+  write(out_buf_.view(from, out_buf_.size() - from));
   open_b_.clear();
   out_buf_.clear();
-  out_buf_.Append(kept);
 }
 
 void JsonTraceWriter::PutCutBegin(Where& w) {
@@ -91,56 +147,38 @@ void JsonTraceWriter::Flush(bool all) {
 }
 
 void JsonTraceWriter::PutString(std::string_view s) {
-  // At most 6 bytes per character (\u00XX) and the quotes.
-  char* const start = out_buf_.Room(6 * s.size() + 2);
-  char* p = start;
-  *p++ = '"';
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c != '"' && c != '\\' && c >= 0x20) {
-      *p++ = ch;
-    } else if (c >= 0x20) {
-      *p++ = '\\';
-      *p++ = ch;
-    } else {
-      static constexpr char kHex[] = "0123456789abcdef";
-      const char esc[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
-      std::memcpy(p, esc, sizeof(esc));
-      p += sizeof(esc);
-    }
-  }
-  *p++ = '"';
-  out_buf_.Advance(static_cast<size_t>(p - start));
+  char* const start = out_buf_.Room(StringRoom(s.size()));
+  out_buf_.Advance(static_cast<size_t>(String(start, s) - start));
 }
 
 template <typename T>
 void JsonTraceWriter::PutNumber(T v) {
-  char* const p = out_buf_.Room(24);
-  out_buf_.Advance(static_cast<size_t>(std::to_chars(p, p + 24, v).ptr - p));
+  char* const p = out_buf_.Room(kNumberRoom);
+  out_buf_.Advance(static_cast<size_t>(Number(p, v) - p));
 }
 
 void JsonTraceWriter::PutTs(uint64_t ts) {
-  // µs with three decimals: the ns.
-  PutNumber(ts / 1000);
-  const unsigned ns = static_cast<unsigned>(ts % 1000);
-  const char frac[4] = {'.', static_cast<char>('0' + ns / 100), static_cast<char>('0' + ns / 10 % 10),
-                        static_cast<char>('0' + ns % 10)};
-  Put(std::string_view(frac, sizeof(frac)));
+  char* const p = out_buf_.Room(kNumberRoom + 4);
+  out_buf_.Advance(static_cast<size_t>(Ts(p, ts) - p));
 }
 
 void JsonTraceWriter::Begin(const char* ph, std::string_view name, int pid, int tid) {
-  Put(first_ ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
+  char* const start = out_buf_.Room(32 + StringRoom(name.size()) + 2 * kNumberRoom);
+  char* p = start;
+  p = first_ ? Lit(p, "\n{\"ph\":\"") : Lit(p, ",\n{\"ph\":\"");
   first_ = false;
-  Put(ph);
-  Put("\"");
+  while (*ph)
+    *p++ = *ph++;
+  *p++ = '"';
   if (!name.empty()) {
-    Put(",\"name\":");
-    PutString(name);
+    p = Lit(p, ",\"name\":");
+    p = String(p, name);
   }
-  Put(",\"pid\":");
-  PutNumber(pid);
-  Put(",\"tid\":");
-  PutNumber(tid);
+  p = Lit(p, ",\"pid\":");
+  p = Number(p, pid);
+  p = Lit(p, ",\"tid\":");
+  p = Number(p, tid);
+  out_buf_.Advance(static_cast<size_t>(p - start));
 }
 
 void JsonTraceWriter::Track(const ExportTrack& t) {
@@ -372,6 +410,13 @@ void JsonTraceWriter::Rest(const ExportEvent& e, const Where& w) {
 void JsonTraceWriter::PutArgs(const std::vector<ExportArg>& args,
                               bool first,
                               std::string_view skip_in) {
+  // One reservation for them all.
+  size_t room = 0;
+  for (const ExportArg& a : args)
+    room += 2 + StringRoom(a.name.size()) +
+            (a.type == ExportArg::Type::kString ? StringRoom(a.text().size()) : kNumberRoom);
+  char* const start = out_buf_.Room(room);
+  char* p = start;
   std::string key;
   for (const ExportArg& a : args) {
     if (!skip_in.empty()) {
@@ -380,25 +425,26 @@ void JsonTraceWriter::PutArgs(const std::vector<ExportArg>& args,
         continue;
     }
     if (!first)
-      Put(",");
+      *p++ = ',';
     first = false;
-    PutString(a.name);
-    Put(":");
+    p = String(p, a.name);
+    *p++ = ':';
     switch (a.type) {
       case ExportArg::Type::kUint:
-        PutNumber(a.u);
+        p = Number(p, a.u);
         break;
       case ExportArg::Type::kInt:
-        PutNumber(a.i);
+        p = Number(p, a.i);
         break;
       case ExportArg::Type::kBool:
-        Put(a.u ? "true" : "false");
+        p = a.u ? Lit(p, "true") : Lit(p, "false");
         break;
       case ExportArg::Type::kString:
-        PutString(a.text());
+        p = String(p, a.text());
         break;
     }
   }
+  out_buf_.Advance(static_cast<size_t>(p - start));
 }
 
 Status JsonTraceWriter::Finish() {

@@ -103,7 +103,8 @@ class JsonTraceWriter : public ExportSink {
   // `b`, the text of a "B" whose "ts" value ends at `ts_end`, and `end`:
   // the text of one "X" of no length.
   std::string ZeroLengthX(std::string_view b, size_t ts_end, bool b_args, const ExportEvent& end);
-  // Cuts every "B" still in out_buf_ out of it, to wait in its Where.
+  // Cuts every "B" still in out_buf_ out of it, to wait in its Where, and
+  // writes the rest out: out_buf_ is empty after.
   void CutOutBegins();
   // Writes the "B" cut out of `w` (if any) here.
   void PutCutBegin(Where& w);

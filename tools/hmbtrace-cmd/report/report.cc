@@ -17,6 +17,17 @@ std::string Prefix(uint64_t at, int cpu) {
   return out;
 }
 
+void AppendHex(std::string* out, std::span<const uint8_t> bytes) {
+  static constexpr char kHexDigits[] = "0123456789abcdef";
+  const size_t at = out->size();
+  out->resize(at + 2 * bytes.size());
+  char* p = out->data() + at;
+  for (const uint8_t b : bytes) {
+    *p++ = kHexDigits[b >> 4];
+    *p++ = kHexDigits[b & 0xf];
+  }
+}
+
 std::string_view AsText(std::span<const uint8_t> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
@@ -27,18 +38,42 @@ bool Reporter::Wanted(const std::string& name) const {
   return options_.events.empty() || options_.events.count(name);
 }
 
+const FormatPlan& Reporter::PlanFor(const EventDesc& desc) {
+  if (plans_epoch_ != epoch_) {
+    plans_.clear();
+    plans_epoch_ = epoch_;
+  }
+  auto it = plans_.find(&desc);
+  if (it == plans_.end())
+    it = plans_.emplace(&desc, FormatPlan(desc)).first;
+  return it->second;
+}
+
 bool Reporter::FormatRecord(const CaptureEvent& ev, TimelineLine* line) {
   hmb_events_++;
   const DictionaryStore& gens = lookahead_ ? *lookahead_ : dicts_;
+  Place fresh;
+  Place* place = &fresh;
+  if (ev.cpu >= 0 && ev.cpu < kPlaceCpus) {
+    if (places_.size() <= static_cast<size_t>(ev.cpu))
+      places_.resize(static_cast<size_t>(ev.cpu) + 1);
+    place = &places_[static_cast<size_t>(ev.cpu)];
+  }
+  if (place->epoch != epoch_ || place->dev != ev.dev) {
+    place->epoch = epoch_;
+    place->dev = ev.dev;
+    place->gen = gens.GenerationFor(ev.dev, ev.cpu);
+    place->dict = gens.For(ev.dev, ev.cpu);
+  }
   FwTime fw_time;
   if (ev.clock_format || ev.retimed) {
-    fw_time = RecordFwTime(clocks_, gens.GenerationFor(ev.dev, ev.cpu), ev);
+    fw_time = RecordFwTime(clocks_, place->gen, ev);
     if (!fw_time.converted())
       not_converted_++;
   }
   if (!options_.cores.empty() && !options_.cores.count(ev.core))
     return false;
-  const Dictionary* dict = gens.For(ev.dev, ev.cpu);
+  const Dictionary* dict = place->dict;
   const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
   if (desc ? !Wanted(desc->name) : !options_.events.empty())
     return false;  // an event without a name matches no --event
@@ -53,21 +88,31 @@ bool Reporter::FormatRecord(const CaptureEvent& ev, TimelineLine* line) {
   text += " fw_ts=";
   AppendDecimal(&text, ev.fw_ts);
   text += ' ';
-  AppendRecordText(&text, dict, ev.event_id, ev.data);
+  if (desc) {
+    text += desc->name;
+    text += ": ";
+    PlanFor(*desc).Append(&text, ev.data);
+  } else {
+    AppendRecordText(&text, dict, ev.event_id, ev.data);
+  }
   if (ev.retimed) {
     text += ' ';
-    text += RetimedTimeText(fw_time, ev.ts, ev.drain_ts);
+    AppendRetimedTimeText(&text, fw_time, ev.ts, ev.drain_ts);
   } else if (ev.clock_format) {
     text += ' ';
-    text += FwTimeText(fw_time);
+    AppendFwTimeText(&text, fw_time);
   }
   if (!desc || options_.raw) {
     text += " payload=";
-    text += Hex(ev.data);
+    AppendHex(&text, ev.data);
   }
-  if (ev.data.size() < ev.len)
-    text += " (len " + std::to_string(ev.len) + ", " + std::to_string(ev.data.size()) +
-            " bytes captured)";
+  if (ev.data.size() < ev.len) {
+    text += " (len ";
+    AppendDecimal(&text, ev.len);
+    text += ", ";
+    AppendDecimal(&text, ev.data.size());
+    text += " bytes captured)";
+  }
   line->kind = TimelineLine::Kind::kRecord;
   line->at = fw_time.converted() ? fw_time.host_ns : ev.ts;
   line->core = ev.core;
@@ -75,11 +120,18 @@ bool Reporter::FormatRecord(const CaptureEvent& ev, TimelineLine* line) {
 }
 
 bool Reporter::Format(const CaptureEvent& ev, TimelineLine* line) {
-  *line = TimelineLine{};
+  // Field by field, not `*line = {}`: the body keeps its capacity.
+  line->kind = TimelineLine::Kind::kHost;
+  line->core = 0;
+  line->body.clear();
   line->ts = ev.ts;
   line->at = ev.ts;
   line->cpu = ev.cpu;
   line->dev = ev.dev;
+  if (ev.kind == CaptureKind::kRecord)
+    return FormatRecord(ev, line);
+  if (ev.kind == CaptureKind::kState || ev.kind == CaptureKind::kDict)
+    epoch_++;  // it may change a dictionary store (Place)
   const std::string dev = "dev=" + std::to_string(ev.dev);
   std::string& text = line->body;
   switch (ev.kind) {
@@ -188,19 +240,19 @@ Status WriteReport(const std::string& input,
       host.kind = TimelineLine::Kind::kHost;
       host.ts = host.at = inflight[next_inflight].at;
       host.body = std::move(inflight[next_inflight].text);
-      timeline.Add(std::move(host));
+      timeline.Add(host);
     }
   };
   std::string buffer;
+  TimelineLine line;  // reused: its body keeps its capacity
   bool sink_ok = true;
   Status read = ReadCaptureWithDictionaries(
       input, &lookahead,
       [&](const CaptureEvent& ev) {
         if (ev.kind == CaptureKind::kRecord || ev.kind == CaptureKind::kLost)
           add_inflight(ev.ts);
-        TimelineLine line;
         if (reporter.Format(ev, &line))
-          timeline.Add(std::move(line));
+          timeline.Add(line);
         timeline.Release(&buffer);
         if (buffer.size() > (1u << 16)) {
           sink_ok = sink(buffer);

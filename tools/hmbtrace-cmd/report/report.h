@@ -23,11 +23,13 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "capture/capture.h"
 #include "capture/dictionaries.h"
 #include "clock_set.h"
+#include "format.h"
 #include "hmbtrace/status.h"
 #include "report/timeline.h"
 
@@ -57,7 +59,10 @@ class Reporter {
 
   // A dictionary known before the stream starts (a live stream: the
   // module's sysfs copy), as one hmb_dict chunk of the whole dictionary.
-  DictionaryStore::Update Seed(const CaptureEvent& dict) { return dicts_.Add(dict); }
+  DictionaryStore::Update Seed(const CaptureEvent& dict) {
+    epoch_++;
+    return dicts_.Add(dict);
+  }
 
   // The clock fits seen so far; set its trace clock before the first event.
   ClockSet& clocks() { return clocks_; }
@@ -70,9 +75,28 @@ class Reporter {
   bool Wanted(const std::string& name) const;
   bool FormatRecord(const CaptureEvent& ev, TimelineLine* line);
 
+  // The generation and dictionary of records of `dev` on a CPU, as the
+  // store gave them in `epoch`. A store changes only through the events
+  // Format() and Seed() feed it (hmb_state, hmb_dict; `lookahead_` is
+  // complete before the first record), and each of those starts an epoch:
+  // until then its dictionaries, and the EventDescs in them, stay put.
+  struct Place {
+    uint64_t epoch = 0;
+    uint16_t dev = 0;
+    uint32_t gen = 0;
+    const Dictionary* dict = nullptr;
+  };
+  static constexpr int kPlaceCpus = 1024;
+
   ReportOptions options_;
   DictionaryStore dicts_;  // in stream order: what the timeline says when
   DictionaryStore* lookahead_;
+  std::vector<Place> places_;  // by CPU, below kPlaceCpus
+  uint64_t epoch_ = 1;
+  // Each event's format read once, for the dictionaries of plans_epoch_.
+  const FormatPlan& PlanFor(const EventDesc& desc);
+  std::unordered_map<const EventDesc*, FormatPlan> plans_;
+  uint64_t plans_epoch_ = 0;
   ClockSet clocks_;  // in stream order, always: no look-ahead for time
   uint64_t hmb_events_ = 0;
   uint64_t not_converted_ = 0;

@@ -32,8 +32,11 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -73,21 +76,22 @@ class Timeline {
   // in order within each.
   void SetLatePerCpu(bool on) { late_per_cpu_ = on; }
 
-  // Lines must come in ftrace order (the capture's).
-  void Add(TimelineLine line);
+  // Lines must come in ftrace order (the capture's). The body is copied:
+  // a caller may reuse `line` for the next one.
+  void Add(const TimelineLine& line);
   // Appends to `out` the lines whose place is final, in order.
-  void Release(std::string* out) { ReleaseUntil(Final(), TextSink(out), true); }
+  void Release(std::string* out);
   // Appends every line still held: the capture has ended.
-  void Finish(std::string* out) { ReleaseUntil(UINT64_MAX, TextSink(out), true); }
+  void Finish(std::string* out);
 
   // The same for a reader that places something other than text
   // (hmbtrace-cmd retime): each line whose place is final, in order, as
   // (place, cpu, body); a line placed late has no "placed late" note.
   using Sink = std::function<void(uint64_t at, int cpu, std::string& body)>;
-  void Release(const Sink& sink) { ReleaseUntil(Final(), sink, false); }
-  void Finish(const Sink& sink) { ReleaseUntil(UINT64_MAX, sink, false); }
+  void Release(const Sink& sink);
+  void Finish(const Sink& sink);
   // Lines held, waiting for their place to be final.
-  size_t held() const { return held_.size(); }
+  size_t held() const { return lined_ + pinned_.size(); }
 
   uint64_t late() const { return late_; }
   uint64_t late_max_ns() const { return late_max_; }
@@ -96,20 +100,39 @@ class Timeline {
  private:
   using Key = std::pair<uint64_t, uint64_t>;       // (place, arrival)
   using PinKey = std::tuple<bool, uint16_t, int>;  // (by core, dev, cpu or core)
+  // A line held: its place and its body in the arena.
   struct Held {
+    Key key;
+    uint64_t late_by = 0;  // placed late by this much
+    uint32_t chunk = 0;    // body: chunks_[chunk].data[offset, offset + len)
+    uint32_t offset = 0;
+    uint32_t len = 0;
     int cpu = 0;
-    std::string body;
+  };
+  // A line that is or was pinned, and what it waits for.
+  struct Pinned {
+    Held held;
     bool pinned = false;
     PinKey pin{};
-    uint64_t late_by = 0;  // placed late by this much
   };
+  // Bodies of held lines, in chunks reused once every line in them is out
+  // (lines leave in about the order they came: memory stays flat).
+  struct Chunk {
+    std::unique_ptr<char[]> data;
+    size_t capacity = 0;
+    size_t used = 0;
+    size_t live = 0;  // lines held with their body here
+  };
+  static constexpr size_t kChunkBytes = 1u << 16;
 
   uint64_t Final() const { return now_ >= margin_ ? now_ - margin_ : 0; }
-  Sink TextSink(std::string* out);
   // `notes`: a line placed late says so in its body.
-  void ReleaseUntil(uint64_t until, const Sink& sink, bool notes);
+  template <typename Out>
+  void ReleaseUntil(uint64_t until, Out&& out, bool notes);
   // Moves the held lines pinned to `pin` up to `at`, and unpins them.
   void Settle(const PinKey& pin, uint64_t at);
+  void Store(std::string_view body, Held* held);
+  void Drop(uint32_t chunk);
 
   uint64_t margin_;
   uint64_t now_ = 0;       // the latest ftrace time seen
@@ -118,9 +141,39 @@ class Timeline {
   bool late_per_cpu_ = false;
   std::map<int, uint64_t> cpu_released_;  // late_per_cpu_: per CPU
   uint64_t arrival_ = 0;
-  std::map<Key, Held> held_;
+  // Lines that never waited for a record (most of them), in lanes whose
+  // keys only grow: one per (dev, core) for records (a core's places
+  // never go back: core_at) and one for host lines (at their ftrace time,
+  // which the capture gives in order). A line that would break its lane's
+  // order is inserted in place, so the order holds whatever comes.
+  struct Lane {
+    std::vector<Held> lines;  // in key order from lines[head] on
+    size_t head = 0;
+    uint64_t core_at = 0;  // a record lane: its last record's place
+    bool empty() const { return head == lines.size(); }
+    const Key& front() const { return lines[head].key; }
+    void Push(const Held& held);
+    void Pop();
+  };
+  // Lines that are or were pinned (rare), whose key Settle() moves, stay
+  // in a map. Release merges the lanes and the map in key order.
+  std::vector<Lane> lanes_{1};  // lanes_[0]: host lines
+  // The lanes with lines, a min-heap by their first line's key.
+  struct LaneLater {
+    const std::vector<Lane>* lanes;
+    bool operator()(uint32_t a, uint32_t b) const {
+      return (*lanes)[b].front() < (*lanes)[a].front();
+    }
+  };
+  std::vector<uint32_t> lane_heap_;
+  std::unordered_map<uint32_t, uint32_t> core_lane_;  // (dev << 16 | core) -> lane
+  size_t lined_ = 0;  // lines in lanes_
+  std::map<Key, Pinned> pinned_;
   std::map<PinKey, std::vector<Key>> pins_;
-  std::map<std::pair<uint16_t, uint16_t>, uint64_t> core_at_;  // last record's place
+  std::vector<Chunk> chunks_;
+  std::vector<uint32_t> free_chunks_;
+  uint32_t current_chunk_ = UINT32_MAX;
+  std::string scratch_;  // a body for a Sink
   uint64_t late_ = 0;
   uint64_t late_max_ = 0;
 };

@@ -151,5 +151,27 @@ TEST(Timeline, MetadataAndLossesStayBeforeTheRecordsTheyDescribe) {
                                       "1.200500 [001] STATE reset"}));
 }
 
+TEST(Timeline, RecordsOfManyCoresComeOutInTimeOrderAndNoneIsLost) {
+  Timeline t(100 * kMs);
+  std::string out;
+  constexpr int kCores = 64;
+  constexpr int kRecords = 20000;
+  for (int i = 0; i < kRecords; i++) {
+    const auto core = static_cast<uint16_t>(i * 7 % kCores);
+    const uint64_t drained = 1000 * kMs + static_cast<uint64_t>(i) * 10000;
+    // Each core drained a few ms after it happened, by how much per core.
+    const uint64_t happened = drained - (1 + static_cast<uint64_t>(core) % 13) * kMs;
+    t.Add(Record(drained, happened, core, "seq=" + std::to_string(i), core % 4));
+    t.Release(&out);
+  }
+  t.Finish(&out);
+  const std::vector<std::string> lines = Lines(out);
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kRecords));
+  for (size_t i = 1; i < lines.size(); i++)
+    ASSERT_LE(std::stod(lines[i - 1]), std::stod(lines[i])) << lines[i - 1] << " / " << lines[i];
+  EXPECT_EQ(t.late(), 0u);
+  EXPECT_EQ(t.held(), 0u);
+}
+
 }  // namespace
 }  // namespace hmbtrace
