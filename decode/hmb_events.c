@@ -99,6 +99,40 @@ int hmb_event_set_is_ours(const struct hmb_event_set *set, int type)
 	       (set->print && type == set->print->id);
 }
 
+/*
+ * A number of 1, 2, 4 or 8 bytes at p in this host's byte order (a file
+ * of the host's order needs no tep_read_number()): 0, or -1 for another
+ * size.
+ */
+static int native_number(const void *p, int size, unsigned long long *val)
+{
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+
+	switch (size) {
+	case 1:
+		memcpy(&u8, p, 1);
+		*val = u8;
+		return 0;
+	case 2:
+		memcpy(&u16, p, 2);
+		*val = u16;
+		return 0;
+	case 4:
+		memcpy(&u32, p, 4);
+		*val = u32;
+		return 0;
+	case 8:
+		memcpy(&u64, p, 8);
+		*val = u64;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 /* Reads an unsigned fixed-size field, checked against the record. */
 static int read_num_field(int native_order, struct tep_event *event,
 			  struct tep_format_field *f,
@@ -112,34 +146,9 @@ static int read_num_field(int native_order, struct tep_event *event,
 	    (long long)f->offset + f->size > record->size)
 		return -1;
 	p = (const char *)record->data + f->offset;
-	if (native_order) {
-		/* The file's byte order: a plain load (tep_read_number's result). */
-		uint8_t u8;
-		uint16_t u16;
-		uint32_t u32;
-		uint64_t u64;
-
-		switch (f->size) {
-		case 1:
-			memcpy(&u8, p, 1);
-			*val = u8;
-			return 0;
-		case 2:
-			memcpy(&u16, p, 2);
-			*val = u16;
-			return 0;
-		case 4:
-			memcpy(&u32, p, 4);
-			*val = u32;
-			return 0;
-		case 8:
-			memcpy(&u64, p, 8);
-			*val = u64;
-			return 0;
-		default:
-			break;
-		}
-	}
+	/* The file's byte order: a plain load (tep_read_number's result). */
+	if (native_order && native_number(p, f->size, val) == 0)
+		return 0;
 	*val = tep_read_number(event->tep, p, f->size);
 	return 0;
 }
@@ -246,19 +255,10 @@ static void malformed(struct hmb_capture_event *ev, struct tep_event *event,
 
 static uint64_t load_number(const struct hmb_event_set *set, const uint8_t *p, int size)
 {
-	uint64_t v8 = 0;
-	uint32_t v4 = 0;
-	uint16_t v2 = 0;
+	unsigned long long v;
 
-	if (set->native_order) {
-		if (size == 8)
-			memcpy(&v8, p, 8);
-		else if (size == 4)
-			memcpy(&v4, p, 4);
-		else
-			memcpy(&v2, p, 2);
-		return size == 8 ? v8 : size == 4 ? v4 : v2;
-	}
+	if (set->native_order && native_number(p, size, &v) == 0)
+		return v;
 	return tep_read_number(set->tep, p, size);
 }
 
@@ -429,29 +429,12 @@ int hmb_event_set_type(const struct hmb_event_set *set, const void *data, uint32
 {
 	const uint8_t *p = (const uint8_t *)data + set->type_offset;
 	struct tep_record record;
+	unsigned long long type;
 
 	/* The fast lane reads only inside the event; tep_data_type() does not check. */
-	if (set->type_size && set->type_offset + set->type_size <= size) {
-		uint8_t u8;
-		uint16_t u16;
-		uint32_t u32;
-		uint64_t u64;
-
-		switch (set->type_size) {
-		case 1:
-			memcpy(&u8, p, 1);
-			return u8;
-		case 2:
-			memcpy(&u16, p, 2);
-			return u16;
-		case 4:
-			memcpy(&u32, p, 4);
-			return (int)u32;
-		default:
-			memcpy(&u64, p, 8);
-			return (int)u64;
-		}
-	}
+	if (set->type_size && set->type_offset + set->type_size <= size &&
+	    native_number(p, (int)set->type_size, &type) == 0)
+		return (int)type;
 	memset(&record, 0, sizeof(record));
 	record.data = (void *)data;
 	record.size = (int)size;
