@@ -11,9 +11,8 @@
 #ifdef HMBTRACE_HAVE_LIBDEFLATE
 #include <libdeflate.h>
 #endif
-// libzstd-dev ships the header with the library meson links (export/meson.build).
-#if __has_include(<zstd.h>)
-#define HMBTRACE_HAVE_ZSTD 1
+// HMBTRACE_HAVE_*: the optional libraries meson found (export/meson.build).
+#ifdef HMBTRACE_HAVE_ZSTD
 #include <zstd.h>
 #endif
 

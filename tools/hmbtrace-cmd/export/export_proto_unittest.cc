@@ -15,7 +15,7 @@
 #include <vector>
 
 #include <zlib.h>
-#if __has_include(<zstd.h>)
+#ifdef HMBTRACE_HAVE_ZSTD
 #include <zstd.h>
 #endif
 
@@ -493,7 +493,7 @@ TEST(ExportProto, CompressedPacketsInflateToTheSamePackets) {
 TEST(ExportProto, ZstdPacketsDecompressToTheSamePackets) {
   if (!ProtoTraceWriter::HasZstd())
     GTEST_SKIP() << "built without libzstd";
-#if __has_include(<zstd.h>)
+#ifdef HMBTRACE_HAVE_ZSTD
   for (const std::string& path : {FixturePath(), CmdJoinFixturePath()}) {
     ExportSummary summary;
     const std::string plain_bytes = ExportBytes(path, false, &summary);
