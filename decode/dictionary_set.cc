@@ -108,13 +108,22 @@ void DictionarySet::SetDictionaryFile(std::string path,
   file_dict_ = std::move(dict);
 }
 
-std::string DictionarySet::FileRefusal(uint16_t dev, uint32_t gen, const BuildId& id) const {
-  if (!has_file_ || id == BuildId{} || id == file_build_id_)
+std::string DictionaryFileRefusal(std::string_view path,
+                                  const BuildId& file_id,
+                                  uint16_t dev,
+                                  uint32_t gen,
+                                  const BuildId& id) {
+  if (id == BuildId{} || id == file_id)
     return {};
-  // The text of hmbtrace-cmd --dictionary (capture/dictionary_override.cc).
-  return "dictionary file " + file_path_ + " is of build id " + Hex(file_build_id_) +
+  return "dictionary file " + std::string(path) + " is of build id " + Hex(file_id) +
          ", the trace's (dev " + std::to_string(dev) + ", producer_gen " + std::to_string(gen) +
          ") is " + Hex(id) + ": refused (a dictionary of another build decodes records wrongly)";
+}
+
+std::string DictionarySet::FileRefusal(uint16_t dev, uint32_t gen, const BuildId& id) const {
+  if (!has_file_)
+    return {};
+  return DictionaryFileRefusal(file_path_, file_build_id_, dev, gen, id);
 }
 
 DictionarySet::Update DictionarySet::AddState(const StateChange& s) {

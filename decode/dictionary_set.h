@@ -60,6 +60,16 @@ inline constexpr size_t kMaxDevices = 256;
 inline constexpr size_t kBuildIdLen = 20;
 using BuildId = std::array<uint8_t, kBuildIdLen>;
 
+// Why the dictionary file `path` (dictionary_file.h), of build id
+// `file_id`, does not go with build id `id` of generation `gen` of `dev`,
+// or "" if it does (a zero id says nothing): the one text of the refusal,
+// for every reader.
+std::string DictionaryFileRefusal(std::string_view path,
+                                  const BuildId& file_id,
+                                  uint16_t dev,
+                                  uint32_t gen,
+                                  const BuildId& id);
+
 // Why a dictionary chunk was dropped.
 enum class ChunkProblem {
   kOffsetPastTotal,  // offset + len > total_len

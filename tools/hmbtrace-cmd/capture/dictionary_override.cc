@@ -9,6 +9,7 @@
 
 #include "dict/dict_file.h"
 #include "dictionary_file.h"
+#include "dictionary_set.h"
 #include "hmb_trace_abi.h"
 
 namespace hmbtrace {
@@ -38,16 +39,8 @@ const DictionaryOverride* GetDictionaryOverride() {
 
 bool DictionaryMerger::Filter(const CaptureEvent& ev, const CaptureCallback& fn) {
   if (ev.kind == CaptureKind::kState) {
-    const bool zero = std::all_of(ev.build_id.begin(), ev.build_id.end(),
-                                  [](uint8_t b) { return b == 0; });
-    if (!zero && ev.build_id != o_.build_id) {
-      error_ = "dictionary file " + o_.path + " is of build id " + BuildIdHex(o_.build_id) +
-               ", the trace's (dev " + std::to_string(ev.dev) + ", producer_gen " +
-               std::to_string(ev.producer_gen) + ") is " + BuildIdHex(ev.build_id) +
-               ": refused (a dictionary of another build decodes records wrongly)";
-      return false;
-    }
-    return fn(ev);
+    error_ = DictionaryFileRefusal(o_.path, o_.build_id, ev.dev, ev.producer_gen, ev.build_id);
+    return error_.empty() && fn(ev);
   }
   if (ev.kind != CaptureKind::kDict) return fn(ev);
   // Chunks of one generation's dictionary, reassembled; a chunk that
