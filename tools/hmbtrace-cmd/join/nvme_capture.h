@@ -93,7 +93,8 @@ class CommandCaptureReader {
                        std::vector<StoryWindow>* story = nullptr,
                        const std::string& story_clock = "")
       : path_(path), out_(out), story_(story), story_clock_(story_clock) {}
-  Status Begin();
+  // With `file` (`path` open), the host's commands are read from that open.
+  Status Begin(CaptureFile* file = nullptr);
   void Add(const CaptureEvent& ev, const DictionaryStore& dicts);
   void Finish(const DictionaryStore& dicts);
 

@@ -661,14 +661,25 @@ Status CollectStat(const std::string& input,
                    DictionaryStore* dicts,
                    StatCollector* stat,
                    const std::function<void(const CaptureEvent&)>& also) {
+  CaptureFile file;
+  if (Status s = file.Open(input); !s.ok())
+    return s;
+  return CollectStat(file, dicts, stat, also);
+}
+
+Status CollectStat(CaptureFile& file,
+                   DictionaryStore* dicts,
+                   StatCollector* stat,
+                   const std::function<void(const CaptureEvent&)>& also) {
+  const std::string& input = file.path();
   ReadOptions options;
   options.on_scan = [stat](const CaptureScan& scan) { stat->SetSpan(scan.first_ts, scan.last_ts); };
   CaptureClocks trace_clocks;
-  if (Status s = ReadCaptureClocks(input, &trace_clocks); !s.ok())
+  if (Status s = ReadCaptureClocks(file, &trace_clocks); !s.ok())
     return s;
   SetCaptureClock(&stat->clocks(), trace_clocks.hmb, "stat", input);
   Status s = ReadCaptureWithDictionaries(
-      input, dicts,
+      file, dicts,
       [stat, &also](const CaptureEvent& ev) {
         stat->Add(ev);
         if (also)
@@ -688,16 +699,22 @@ int RunStat(const std::string& input, bool json, bool commands, const std::strin
   StatCollector stat(&dicts);
   HtmlTimeline timeline;
   CommandCapture cap;
+  // One open of the file serves every reader below.
+  CaptureFile file;
+  if (Status s = file.Open(input); !s.ok()) {
+    std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
+    return 1;
+  }
   // A crash dump holds no host events: no join to show, nor a hint to
   // record them.
-  if (IsDumpFile(input))
+  if (file.is_dump())
     commands = false;
   // The join reads the host's commands first, then takes the firmware's
   // records from the statistics' pass: one walk of the capture for both.
   std::optional<CommandCaptureReader> join;
   if (commands) {
     join.emplace(input, &cap);
-    if (Status s = join->Begin(); !s.ok()) {
+    if (Status s = join->Begin(&file); !s.ok()) {
       std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
       return 1;
     }
@@ -710,7 +727,7 @@ int RunStat(const std::string& input, bool json, bool commands, const std::strin
       if (join)
         join->Add(ev, dicts);
     };
-  if (Status s = CollectStat(input, &dicts, &stat, also); !s.ok()) {
+  if (Status s = CollectStat(file, &dicts, &stat, also); !s.ok()) {
     std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
     return 1;
   }

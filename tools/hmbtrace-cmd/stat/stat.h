@@ -233,6 +233,12 @@ Status CollectStat(const std::string& input,
                    StatCollector* stat,
                    const std::function<void(const CaptureEvent&)>& also = {});
 
+// The same over a capture already open.
+Status CollectStat(CaptureFile& file,
+                   DictionaryStore* dicts,
+                   StatCollector* stat,
+                   const std::function<void(const CaptureEvent&)>& also = {});
+
 // The subcommand: returns the exit code.
 // With `commands`, also the command join's section (join/nvme_capture.h);
 // with `html`, also the HTML report (stat/html_report.h) written there.
