@@ -228,7 +228,9 @@ Status CommandCaptureReader::Begin(CaptureFile* file) {
   return {};
 }
 
-void CommandCaptureReader::Add(const CaptureEvent& ev, const DictionaryStore& dicts) {
+void CommandCaptureReader::Add(const CaptureEvent& ev,
+                               const DictionaryStore& dicts,
+                               const FwTime* fw_time) {
   if (ev.kind != CaptureKind::kRecord)
     epoch_++;
   switch (ev.kind) {
@@ -248,7 +250,7 @@ void CommandCaptureReader::Add(const CaptureEvent& ev, const DictionaryStore& di
         route = Route{epoch_, ev.dev, ev.cpu, dicts.GenerationFor(ev.dev, ev.cpu),
                       dicts.For(ev.dev, ev.cpu)};
       const uint32_t gen = route.gen;
-      const FwTime t = RecordFwTime(clocks_, gen, ev);
+      const FwTime t = fw_time ? *fw_time : RecordFwTime(clocks_, gen, ev);
       const Dictionary* dict = route.dict;
       const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
       if (story_ && t.converted())

@@ -108,6 +108,7 @@ StatCollector::SeqTracker& StatCollector::Track(const CaptureEvent& ev, CoreStat
 }
 
 void StatCollector::Add(const CaptureEvent& ev) {
+  have_fw_time_ = false;
   if (!any_)
     first_ts_ = ev.ts;
   any_ = true;
@@ -202,7 +203,9 @@ void StatCollector::ConvertRecord(const CaptureEvent& ev, RecordRoute& r) {
   if (!r.clock)
     r.clock = &clock_stats_[ev.dev];
   ClockStat& cs = *r.clock;
-  const FwTime t = RecordFwTime(clocks_, r.gen, ev);
+  fw_time_ = RecordFwTime(clocks_, r.gen, ev);
+  have_fw_time_ = true;
+  const FwTime& t = fw_time_;
   if (!t.converted()) {
     cs.not_converted[static_cast<size_t>(t.miss)]++;
     return;
@@ -724,8 +727,11 @@ int RunStat(const std::string& input, bool json, bool commands, const std::strin
     also = [&](const CaptureEvent& ev) {
       if (!html.empty())
         timeline.Add(ev);
+      // On the same trace clock, the join takes stat's conversion of the record.
       if (join)
-        join->Add(ev, dicts);
+        join->Add(ev, dicts,
+                  join->trace_clock() == stat.clocks().trace_clock() ? stat.last_fw_time()
+                                                                     : nullptr);
     };
   if (Status s = CollectStat(file, &dicts, &stat, also); !s.ok()) {
     std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
