@@ -455,19 +455,21 @@ std::string FormatRecord(const Dictionary& dict,
   return out;
 }
 
-std::optional<uint64_t> FieldValue(const EventDesc& event,
-                                   size_t index,
-                                   std::span<const uint8_t> payload) {
+bool ReadFieldValue(const EventDesc& event,
+                    size_t index,
+                    std::span<const uint8_t> payload,
+                    uint64_t* value) {
   if (index >= event.fields.size())
-    return std::nullopt;
+    return false;
   const FieldDesc& field = event.fields[index];
   if (!field.is_integer())
-    return std::nullopt;
+    return false;
   const auto bytes = FieldBytes(field, payload);
   if (!bytes)
-    return std::nullopt;
+    return false;
   const uint64_t raw = LoadLe(*bytes);
-  return field.is_signed() ? SignExtend(raw, field.size) : raw;
+  *value = field.is_signed() ? SignExtend(raw, field.size) : raw;
+  return true;
 }
 
 std::string RecordText(const Dictionary* dict,
@@ -500,14 +502,6 @@ std::string Hex(std::span<const uint8_t> bytes) {
     out += kHexLower[b & 0xf];
   }
   return out;
-}
-
-std::optional<uint64_t> RoleFieldValue(const EventDesc& event,
-                                       uint8_t role_index,
-                                       std::span<const uint8_t> payload) {
-  if (role_index == HMB_TRACE_NO_FIELD)
-    return std::nullopt;
-  return FieldValue(event, role_index, payload);
 }
 
 }  // namespace hmbtrace

@@ -296,6 +296,26 @@ const struct hmb_event_set* CaptureFile::events() const {
   return handle_ && handle_->cap ? hmb_capture_events(handle_->cap.get()) : nullptr;
 }
 
+Result<hmb_tracecmd_file*> CaptureFile::TracecmdFile() {
+  if (!handle_)
+    return Status::Error(path_ + ": not open");
+  if (handle_->dump)
+    return NotOnDump(path_, "reading its ftrace buffers");
+  char err[256] = "";
+  hmb_tracecmd_file* f = hmb_capture_tracecmd_file(handle_->cap.get(), err, sizeof(err));
+  if (!f)
+    return Status::Error(path_ + ": " + err);
+  return f;
+}
+
+const hmb_capture* CaptureFile::capture() const {
+  return handle_ ? handle_->cap.get() : nullptr;
+}
+
+std::string CaptureFile::DumpClock() const {
+  return handle_ && handle_->dump ? handle_->dump->trace_clock() : std::string();
+}
+
 Status ReadCapture(const std::string& path, const CaptureCallback& fn, CaptureFilter filter) {
   CaptureFile file;
   if (Status s = file.Open(path); !s.ok())
@@ -364,6 +384,21 @@ Status ReadCaptureClocks(const std::string& path, CaptureClocks* out) {
     return Status::Error(path + ": " + err);
   out->top = info.top_clock;
   out->hmb = info.hmb_clock[0] ? info.hmb_clock : info.top_clock;
+  return Status();
+}
+
+Status ReadCaptureClocks(CaptureFile& file, CaptureClocks* out) {
+  if (file.is_dump()) {
+    out->hmb = out->top = file.DumpClock();
+    return Status();
+  }
+  const hmb_capture* cap = file.capture();
+  if (!cap)
+    return Status::Error(file.path() + ": not open");
+  char top[sizeof(hmb_ftrace_info::top_clock)], hmb[sizeof(hmb_ftrace_info::hmb_clock)];
+  hmb_capture_clocks(cap, top, sizeof(top), hmb, sizeof(hmb));
+  out->top = top;
+  out->hmb = hmb[0] ? hmb : top;
   return Status();
 }
 

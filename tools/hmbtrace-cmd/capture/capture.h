@@ -26,6 +26,8 @@
 
 struct hmb_capture_event;  // capture_c.h
 struct hmb_event_set;      // hmb_events.h
+struct hmb_tracecmd_file;  // tracecmd_walk_c.h
+struct hmb_capture;        // capture_c.h
 
 namespace hmbtrace {
 
@@ -156,6 +158,16 @@ class CaptureFile {
   std::vector<CaptureBuffer> buffers() const;
   // The decoder of its hmb events (decode/hmb_events.h), while open.
   const struct hmb_event_set* events() const;
+  // The open trace.dat's libtracecmd handles, every instance open
+  // (tracecmd_walk_c.h), for another reader of this one open (the join's
+  // host events, the trace clocks): its walks start from the first event,
+  // and so does the next pass. An error for a crash dump (no ftrace
+  // buffers) or a file that changed since it was opened.
+  Result<struct hmb_tracecmd_file*> TracecmdFile();
+  // The crash dump's trace clock (DumpTraceClock()), "" for a trace.dat.
+  std::string DumpClock() const;
+  // The open trace.dat (capture_c.h), nullptr for a crash dump.
+  const struct hmb_capture* capture() const;
   // Of the last pass.
   const CaptureScan& scan() const { return scan_; }
   const std::string& path() const { return path_; }
@@ -188,6 +200,8 @@ struct CaptureClocks {
   std::string top;
 };
 Status ReadCaptureClocks(const std::string& path, CaptureClocks* out);
+// The same of a capture already open.
+Status ReadCaptureClocks(CaptureFile& file, CaptureClocks* out);
 
 // Tells `clocks` the trace clock it converts to (ClockSet::SetTraceClock);
 // a problem goes to stderr as "hmbtrace-cmd CMD: PATH: ...". Returns false

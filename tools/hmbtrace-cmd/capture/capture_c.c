@@ -263,17 +263,12 @@ static int fast_one(const struct hmb_walk_event *e, void *data)
 	return fw->w.cb(&fw->ev, fw->w.data);
 }
 
-int hmb_capture_iterate(struct hmb_capture *cap,
-			int (*cb)(const struct hmb_capture_event *ev,
-				  void *data),
-			void *data, char *err, size_t err_len)
+/*
+ * cap's handles ready for a walk from the first event: 0, or -1 with a
+ * message in err.
+ */
+static int rewind_handles(struct hmb_capture *cap, char *err, size_t err_len)
 {
-	struct walk w = { cap, cb, data };
-
-	if (!cap->events.tep) {
-		set_err(err, err_len, "no event formats in the file");
-		return -1;
-	}
 	if (cap->walked_once && cap->file.pages) {
 		/*
 		 * Another pass over the pages: the page walk keeps no
@@ -300,6 +295,28 @@ int hmb_capture_iterate(struct hmb_capture *cap,
 			return -1;
 	}
 	cap->walked_once = 1;
+	return 0;
+}
+
+struct hmb_tracecmd_file *hmb_capture_tracecmd_file(struct hmb_capture *cap, char *err,
+						    size_t err_len)
+{
+	return rewind_handles(cap, err, err_len) ? NULL : &cap->file;
+}
+
+int hmb_capture_iterate(struct hmb_capture *cap,
+			int (*cb)(const struct hmb_capture_event *ev,
+				  void *data),
+			void *data, char *err, size_t err_len)
+{
+	struct walk w = { cap, cb, data };
+
+	if (!cap->events.tep) {
+		set_err(err, err_len, "no event formats in the file");
+		return -1;
+	}
+	if (rewind_handles(cap, err, err_len))
+		return -1;
 	cap->walked = 0;
 	memset(&cap->scan, 0, sizeof(cap->scan));
 	if (cap->file.pages) {
@@ -324,6 +341,12 @@ void hmb_capture_set_raw(struct hmb_capture *cap,
 				    const struct hmb_capture_event *ev, void *data))
 {
 	cap->raw = raw;
+}
+
+void hmb_capture_clocks(const struct hmb_capture *cap, char *top, size_t top_len, char *hmb,
+			size_t hmb_len)
+{
+	hmb_tracecmd_file_clocks(&cap->file, top, top_len, hmb, hmb_len);
 }
 
 int hmb_capture_read_by_pages(const struct hmb_capture *cap)

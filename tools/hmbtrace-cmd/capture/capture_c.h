@@ -100,6 +100,25 @@ void hmb_capture_set_raw(struct hmb_capture *cap,
  */
 int hmb_capture_read_by_pages(const struct hmb_capture *cap);
 
+/*
+ * The capture's libtracecmd handles (tracecmd_walk_c.h), every instance
+ * open, ready for a walk from the first event, for another reader of the
+ * same open (the host's nvme events, the trace clocks): opening the file is
+ * the costly part of a short read. The next hmb_capture_iterate() starts
+ * from the first event again. NULL with a message in err when the file
+ * changed or cannot be opened again.
+ */
+struct hmb_tracecmd_file;
+struct hmb_tracecmd_file *hmb_capture_tracecmd_file(struct hmb_capture *cap, char *err,
+						    size_t err_len);
+
+/*
+ * The trace clocks of the capture: of its top buffer into top, of its
+ * "hmb" instance into hmb ("" without one, or when the file does not say).
+ */
+void hmb_capture_clocks(const struct hmb_capture *cap, char *top, size_t top_len, char *hmb,
+			size_t hmb_len);
+
 /* The buffers of the capture: 0 is the top buffer, i + 1 instance i. */
 int hmb_capture_nr_buffers(const struct hmb_capture *cap);
 const char *hmb_capture_buffer_name(const struct hmb_capture *cap, int buffer); /* "" for top */

@@ -16,6 +16,7 @@
 #include <event-parse.h>
 
 #include "capture/count_records_testutil.h"
+#include "capture/nvme_host_c.h"
 #include "capture/fixture_testutil.h"
 #include "hmbtrace/status_testutil.h"
 
@@ -128,6 +129,72 @@ TEST(Capture, EveryPassOverOneOpenFileStartsAgainFromTheFirstEvent) {
     EXPECT_EQ(scan.last_ts, std::get<0>(fresh.back()));
     EXPECT_EQ(file.scan().events, fresh.size());
   }
+}
+
+struct HostEvents {
+  uint64_t setups = 0, completes = 0, ts_sum = 0;
+  bool operator==(const HostEvents&) const = default;
+};
+
+int CountHostEvent(const hmb_nvme_host_event* ev, void* data) {
+  auto* n = static_cast<HostEvents*>(data);
+  (ev->kind == HMB_NVME_SETUP ? n->setups : n->completes)++;
+  n->ts_sum += ev->ts;
+  return 0;
+}
+
+// stat's readers share one open: the trace clocks and the host's nvme
+// events read from it are those of a reader that opens the file itself,
+// and its passes still start from the first event; in the page walk and
+// in the reference walk (whose walks move libtracecmd's handles).
+TEST(Capture, ReadersSharingAnOpenSeeWhatTheirOwnOpenSees) {
+  for (const char* reference : {"0", "1"}) {
+    ASSERT_EQ(setenv("HMBTRACE_REFERENCE_WALK", reference, 1), 0);
+    for (const std::string& path : {CmdJoinFixturePath(), CmdJoinInstanceFixturePath(),
+                                    MarkersFixturePath(), V7FixturePath()}) {
+      std::string error;
+      std::vector<std::tuple<uint64_t, int, CaptureKind, uint64_t>> fresh;
+      for (const CaptureEvent& ev : ReadAll(path, &error))
+        fresh.emplace_back(ev.ts, ev.cpu, ev.kind, ev.seq);
+      ASSERT_TRUE(error.empty()) << error;
+      CaptureClocks own, shared;
+      ASSERT_TRUE(StatusOk(ReadCaptureClocks(path, &own), &error)) << error;
+      HostEvents own_host, shared_host;
+      uint64_t own_malformed = 0, shared_malformed = 0;
+      hmb_nvme_host_source own_src{}, shared_src{};
+      char err[256] = "";
+      const int own_rc = hmb_nvme_host_read(path.c_str(), CountHostEvent, &own_host,
+                                            &own_malformed, &own_src, err, sizeof(err));
+
+      CaptureFile file;
+      ASSERT_TRUE(StatusOk(file.Open(path), &error)) << error;
+      EXPECT_EQ(Pass(file, CaptureFilter::kAll), fresh) << path;  // moves the handles
+      ASSERT_TRUE(StatusOk(ReadCaptureClocks(file, &shared), &error)) << error;
+      Result<hmb_tracecmd_file*> f = file.TracecmdFile();
+      ASSERT_TRUE(f.ok()) << f.status().message();
+      const int shared_rc = hmb_nvme_host_read_file(f.value(), CountHostEvent, &shared_host,
+                                                    &shared_malformed, &shared_src, err,
+                                                    sizeof(err));
+      EXPECT_EQ(shared.top, own.top) << path;
+      EXPECT_EQ(shared.hmb, own.hmb) << path;
+      EXPECT_EQ(shared_rc, own_rc) << path;
+      EXPECT_TRUE(shared_host == own_host) << path;
+      EXPECT_EQ(shared_malformed, own_malformed) << path;
+      EXPECT_STREQ(shared_src.instance, own_src.instance) << path;
+      EXPECT_STREQ(shared_src.clock, own_src.clock) << path;
+      EXPECT_EQ(Pass(file, CaptureFilter::kAll), fresh) << path << " reference " << reference;
+    }
+    // The join's fixtures have host commands, in the top buffer and in an instance.
+    HostEvents n;
+    uint64_t malformed = 0;
+    char err[256] = "";
+    ASSERT_EQ(hmb_nvme_host_read(CmdJoinInstanceFixturePath().c_str(), CountHostEvent, &n,
+                                 &malformed, nullptr, err, sizeof(err)),
+              0)
+        << err;
+    EXPECT_GT(n.setups, 0u);
+  }
+  unsetenv("HMBTRACE_REFERENCE_WALK");
 }
 
 TEST(Capture, APassStoppedEarlyDoesNotShortenTheNext) {

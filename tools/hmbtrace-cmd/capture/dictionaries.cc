@@ -75,7 +75,15 @@ Status ReadCaptureWithDictionaries(const std::string& path,
   CaptureFile file;
   if (Status s = file.Open(path); !s.ok())
     return s;
-  Progress progress(path, !options.quiet && Progress::Wanted(options.streams_stdout), stderr);
+  return ReadCaptureWithDictionaries(file, store, fn, options);
+}
+
+Status ReadCaptureWithDictionaries(CaptureFile& file,
+                                   DictionaryStore* store,
+                                   const CaptureCallback& fn,
+                                   const ReadOptions& options) {
+  Progress progress(file.path(), !options.quiet && Progress::Wanted(options.streams_stdout),
+                    stderr);
   if (Status s =
           CollectFrom(file, store, [&progress](uint64_t walked) { progress.Set(1, 2, walked, 0); });
       !s.ok())

@@ -90,6 +90,12 @@ Status ReadCaptureWithDictionaries(const std::string& path,
                                    DictionaryStore* store,
                                    const CaptureCallback& fn,
                                    const ReadOptions& options);
+// The same over a capture already open (its passes start from its first
+// event).
+Status ReadCaptureWithDictionaries(CaptureFile& file,
+                                   DictionaryStore* store,
+                                   const CaptureCallback& fn,
+                                   const ReadOptions& options);
 inline Status ReadCaptureWithDictionaries(const std::string& path,
                                           DictionaryStore* store,
                                           const CaptureCallback& fn,

@@ -178,20 +178,14 @@ int hmb_ftrace_read(const char *path,
 {
 	struct hmb_tracecmd_file file;
 	struct ftrace_walk *w;
-	int i, ret = 0;
+	int ret = 0;
 
 	memset(info, 0, sizeof(*info));
 	/* No kallsyms: fields go out raw. */
 	if (hmb_tracecmd_file_open(&file, path, 1, NULL, err, err_len))
 		return -1;
-	hmb_tracecmd_clock(file.handles[0], info->top_clock, sizeof(info->top_clock));
-	for (i = 1; i < file.nr_handles; i++) {
-		const char *name = tracecmd_buffer_instance_name(file.handles[0], i - 1);
-
-		if (name && !strcmp(name, "hmb"))
-			hmb_tracecmd_clock(file.handles[i], info->hmb_clock,
-					   sizeof(info->hmb_clock));
-	}
+	hmb_tracecmd_file_clocks(&file, info->top_clock, sizeof(info->top_clock), info->hmb_clock,
+				 sizeof(info->hmb_clock));
 	if (!cb)
 		goto out;
 	w = calloc(1, sizeof(*w));

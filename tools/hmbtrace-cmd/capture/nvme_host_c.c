@@ -84,11 +84,52 @@ static int nvme_one(struct tracecmd_input *handle, struct tep_record *record,
 	return w->cb(&ev, w->data);
 }
 
-/* Walks buffer `i` of f alone. Returns what hmb_tracecmd_walk() does. */
-static int walk_buffer(struct hmb_tracecmd_file *f, int i, struct nvme_walk *w, char *err,
-		       size_t err_len)
+/*
+ * Walks the buffers of f from `first` on, one by one, up to the first that
+ * has nvme events; that one into *src. 0, or what hmb_tracecmd_walk() returns.
+ */
+static int read_buffers(struct hmb_tracecmd_file *f, int first, struct nvme_walk *w,
+			struct hmb_nvme_host_source *src, char *err, size_t err_len)
 {
-	return hmb_tracecmd_walk_buffer(f, i, nvme_one, w, err, err_len);
+	int ret = 0, i;
+
+	for (i = first; i < f->nr_handles; i++) {
+		w->seen = 0;
+		ret = hmb_tracecmd_walk_buffer(f, i, nvme_one, w, err, err_len);
+		if (ret || w->seen)
+			break;
+	}
+	if (!ret && w->seen && src) {
+		const char *name = i ? tracecmd_buffer_instance_name(f->handles[0], i - 1) : "";
+
+		snprintf(src->instance, sizeof(src->instance), "%s", name ? name : "?");
+		hmb_tracecmd_clock(f->handles[i], src->clock, sizeof(src->clock));
+	}
+	return ret;
+}
+
+/* The nvme events' formats in f's tep handle, into w: 0, or 1 without them. */
+static int find_formats(struct hmb_tracecmd_file *f, struct nvme_walk *w)
+{
+	struct tep_handle *tep = tracecmd_get_tep(f->handles[0]);
+
+	w->setup = tep ? tep_find_event_by_name(tep, "nvme", "nvme_setup_cmd") : NULL;
+	w->complete = tep ? tep_find_event_by_name(tep, "nvme", "nvme_complete_rq") : NULL;
+	return w->setup && w->complete ? 0 : 1;
+}
+
+/* The end of a read that walked with w and returned ret. */
+static int read_done(const struct nvme_walk *w, int ret, uint64_t *malformed,
+		     struct hmb_nvme_host_source *src)
+{
+	if (malformed)
+		*malformed = w->malformed;
+	if (ret)
+		return ret;
+	/* Recorded, but no command was issued: the top buffer's (none). */
+	if (!w->seen && src)
+		snprintf(src->clock, sizeof(src->clock), "%s", "");
+	return 0;
 }
 
 int hmb_nvme_host_read(const char *path,
@@ -98,13 +139,14 @@ int hmb_nvme_host_read(const char *path,
 {
 	struct nvme_walk w = { 0 };
 	struct hmb_tracecmd_file file;
-	struct tep_handle *tep;
-	int ret, i, instances = 0;
+	int ret, instances = 0;
 
 	if (malformed)
 		*malformed = 0;
 	if (src)
 		memset(src, 0, sizeof(*src));
+	w.cb = cb;
+	w.data = data;
 again:
 	/*
 	 * The top buffer first, alone: `hmbtrace-cmd record` puts the nvme
@@ -114,38 +156,35 @@ again:
 	 */
 	if (hmb_tracecmd_file_open(&file, path, instances, NULL, err, err_len))
 		return -1;
-	tep = tracecmd_get_tep(file.handles[0]);
-	w.setup = tep ? tep_find_event_by_name(tep, "nvme", "nvme_setup_cmd") : NULL;
-	w.complete = tep ? tep_find_event_by_name(tep, "nvme", "nvme_complete_rq") : NULL;
-	if (!w.setup || !w.complete) {
+	if (find_formats(&file, &w)) {
 		hmb_tracecmd_file_close(&file);
 		return 1;
 	}
-	w.cb = cb;
-	w.data = data;
-	for (i = instances; i < file.nr_handles; i++) {
-		w.seen = 0;
-		ret = walk_buffer(&file, i, &w, err, err_len);
-		if (ret || w.seen)
-			break;
-	}
-	if (!ret && w.seen && src) {
-		const char *name = i ? tracecmd_buffer_instance_name(file.handles[0], i - 1) : "";
-
-		snprintf(src->instance, sizeof(src->instance), "%s", name ? name : "?");
-		hmb_tracecmd_clock(file.handles[i], src->clock, sizeof(src->clock));
-	}
+	ret = read_buffers(&file, instances, &w, src, err, err_len);
 	hmb_tracecmd_file_close(&file);
-	if (malformed)
-		*malformed = w.malformed;
-	if (ret)
-		return ret;
-	if (!w.seen && !instances) {
+	if (!ret && !w.seen && !instances) {
 		instances = 1;
 		goto again;
 	}
-	/* Recorded, but no command was issued: the top buffer's (none). */
-	if (!w.seen && src)
-		snprintf(src->clock, sizeof(src->clock), "%s", "");
-	return 0;
+	return read_done(&w, ret, malformed, src);
+}
+
+int hmb_nvme_host_read_file(struct hmb_tracecmd_file *f,
+			    int (*cb)(const struct hmb_nvme_host_event *ev, void *data),
+			    void *data, uint64_t *malformed, struct hmb_nvme_host_source *src,
+			    char *err, size_t err_len)
+{
+	struct nvme_walk w = { 0 };
+	int ret;
+
+	if (malformed)
+		*malformed = 0;
+	if (src)
+		memset(src, 0, sizeof(*src));
+	if (find_formats(f, &w))
+		return 1;
+	w.cb = cb;
+	w.data = data;
+	ret = read_buffers(f, 0, &w, src, err, err_len);
+	return read_done(&w, ret, malformed, src);
 }

@@ -54,6 +54,17 @@ int hmb_nvme_host_read(const char *path,
 		       void *data, uint64_t *malformed, struct hmb_nvme_host_source *src,
 		       char *err, size_t err_len);
 
+/*
+ * hmb_nvme_host_read() from a file already open with every instance
+ * (tracecmd_walk_c.h; its walks start from the first event): one open
+ * serves this read and the caller's.
+ */
+struct hmb_tracecmd_file;
+int hmb_nvme_host_read_file(struct hmb_tracecmd_file *f,
+			    int (*cb)(const struct hmb_nvme_host_event *ev, void *data),
+			    void *data, uint64_t *malformed, struct hmb_nvme_host_source *src,
+			    char *err, size_t err_len);
+
 #ifdef __cplusplus
 }
 #endif

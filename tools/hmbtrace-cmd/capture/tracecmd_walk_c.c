@@ -316,6 +316,21 @@ void hmb_tracecmd_clock(struct tracecmd_input *handle, char *dst, size_t len)
 	dst[n] = '\0';
 }
 
+void hmb_tracecmd_file_clocks(const struct hmb_tracecmd_file *f, char *top, size_t top_len,
+			      char *hmb, size_t hmb_len)
+{
+	int i;
+
+	hmb_tracecmd_clock(f->handles[0], top, top_len);
+	hmb[0] = '\0';
+	for (i = 1; i < f->nr_handles; i++) {
+		const char *name = tracecmd_buffer_instance_name(f->handles[0], i - 1);
+
+		if (name && !strcmp(name, "hmb"))
+			hmb_tracecmd_clock(f->handles[i], hmb, hmb_len);
+	}
+}
+
 /* One CPU of a page walk: its cursor and its next event. */
 struct page_walk_cpu {
 	struct ftrace_cpu_cursor cursor;

@@ -91,6 +91,13 @@ void hmb_tracecmd_file_close(struct hmb_tracecmd_file *f);
 void hmb_tracecmd_clock(struct tracecmd_input *handle, char *dst, size_t len);
 
 /*
+ * The trace clocks of an open file: of its top buffer into top, of its
+ * "hmb" instance into hmb ("" without one, or when the file does not say).
+ */
+void hmb_tracecmd_file_clocks(const struct hmb_tracecmd_file *f, char *top, size_t top_len,
+			      char *hmb, size_t hmb_len);
+
+/*
  * Called for each event of a walk, with libtracecmd's cpu (counted across
  * the buffers walked). A non-zero return stops the walk.
  */

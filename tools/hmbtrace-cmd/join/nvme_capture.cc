@@ -177,9 +177,11 @@ Status ReadCommandCapture(const std::string& path,
   return {};
 }
 
-Status CommandCaptureReader::Begin() {
+Status CommandCaptureReader::Begin(CaptureFile* file) {
   CaptureClocks trace_clocks;
-  if (Status s = ReadCaptureClocks(path_, &trace_clocks); !s.ok())
+  if (Status s = file ? ReadCaptureClocks(*file, &trace_clocks)
+                      : ReadCaptureClocks(path_, &trace_clocks);
+      !s.ok())
     return s;
   // Without `out`, only the stories: no join to build again.
   join_ = out_ ? &out_->join : nullptr;
@@ -198,6 +200,12 @@ Status CommandCaptureReader::Begin() {
       // A crash dump holds no host events but its commands in flight:
       // each a host command submitted and not completed.
       rc = FeedDumpInflight(path_, trace_clocks.top, join_) ? 0 : 1;
+    } else if (file) {
+      Result<hmb_tracecmd_file*> f = file->TracecmdFile();
+      if (!f.ok())
+        return f.status();
+      rc = hmb_nvme_host_read_file(f.value(), OnHostEvent, join_, &out_->host_malformed, &src,
+                                   err, sizeof(err));
     } else {
       rc = hmb_nvme_host_read(path_.c_str(), OnHostEvent, join_, &out_->host_malformed, &src,
                               err, sizeof(err));
@@ -220,7 +228,9 @@ Status CommandCaptureReader::Begin() {
   return {};
 }
 
-void CommandCaptureReader::Add(const CaptureEvent& ev, const DictionaryStore& dicts) {
+void CommandCaptureReader::Add(const CaptureEvent& ev,
+                               const DictionaryStore& dicts,
+                               const FwTime* fw_time) {
   if (ev.kind != CaptureKind::kRecord)
     epoch_++;
   switch (ev.kind) {
@@ -240,7 +250,7 @@ void CommandCaptureReader::Add(const CaptureEvent& ev, const DictionaryStore& di
         route = Route{epoch_, ev.dev, ev.cpu, dicts.GenerationFor(ev.dev, ev.cpu),
                       dicts.For(ev.dev, ev.cpu)};
       const uint32_t gen = route.gen;
-      const FwTime t = RecordFwTime(clocks_, gen, ev);
+      const FwTime t = fw_time ? *fw_time : RecordFwTime(clocks_, gen, ev);
       const Dictionary* dict = route.dict;
       const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
       if (story_ && t.converted())

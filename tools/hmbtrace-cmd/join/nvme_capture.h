@@ -93,8 +93,14 @@ class CommandCaptureReader {
                        std::vector<StoryWindow>* story = nullptr,
                        const std::string& story_clock = "")
       : path_(path), out_(out), story_(story), story_clock_(story_clock) {}
-  Status Begin();
-  void Add(const CaptureEvent& ev, const DictionaryStore& dicts);
+  // With `file` (`path` open), the host's commands are read from that open.
+  Status Begin(CaptureFile* file = nullptr);
+  // `fw_time`: the record's firmware time as RecordFwTime() gives it on
+  // trace_clock() with a ClockSet fed the same events (the caller's
+  // conversion, made once for both), or nullptr to convert it here.
+  void Add(const CaptureEvent& ev, const DictionaryStore& dicts, const FwTime* fw_time = nullptr);
+  // The trace clock firmware times are converted to, once Begin() is done.
+  const std::string& trace_clock() const { return clocks_.trace_clock(); }
   void Finish(const DictionaryStore& dicts);
 
  private:

@@ -108,6 +108,7 @@ StatCollector::SeqTracker& StatCollector::Track(const CaptureEvent& ev, CoreStat
 }
 
 void StatCollector::Add(const CaptureEvent& ev) {
+  have_fw_time_ = false;
   if (!any_)
     first_ts_ = ev.ts;
   any_ = true;
@@ -202,7 +203,9 @@ void StatCollector::ConvertRecord(const CaptureEvent& ev, RecordRoute& r) {
   if (!r.clock)
     r.clock = &clock_stats_[ev.dev];
   ClockStat& cs = *r.clock;
-  const FwTime t = RecordFwTime(clocks_, r.gen, ev);
+  fw_time_ = RecordFwTime(clocks_, r.gen, ev);
+  have_fw_time_ = true;
+  const FwTime& t = fw_time_;
   if (!t.converted()) {
     cs.not_converted[static_cast<size_t>(t.miss)]++;
     return;
@@ -661,14 +664,25 @@ Status CollectStat(const std::string& input,
                    DictionaryStore* dicts,
                    StatCollector* stat,
                    const std::function<void(const CaptureEvent&)>& also) {
+  CaptureFile file;
+  if (Status s = file.Open(input); !s.ok())
+    return s;
+  return CollectStat(file, dicts, stat, also);
+}
+
+Status CollectStat(CaptureFile& file,
+                   DictionaryStore* dicts,
+                   StatCollector* stat,
+                   const std::function<void(const CaptureEvent&)>& also) {
+  const std::string& input = file.path();
   ReadOptions options;
   options.on_scan = [stat](const CaptureScan& scan) { stat->SetSpan(scan.first_ts, scan.last_ts); };
   CaptureClocks trace_clocks;
-  if (Status s = ReadCaptureClocks(input, &trace_clocks); !s.ok())
+  if (Status s = ReadCaptureClocks(file, &trace_clocks); !s.ok())
     return s;
   SetCaptureClock(&stat->clocks(), trace_clocks.hmb, "stat", input);
   Status s = ReadCaptureWithDictionaries(
-      input, dicts,
+      file, dicts,
       [stat, &also](const CaptureEvent& ev) {
         stat->Add(ev);
         if (also)
@@ -688,16 +702,22 @@ int RunStat(const std::string& input, bool json, bool commands, const std::strin
   StatCollector stat(&dicts);
   HtmlTimeline timeline;
   CommandCapture cap;
+  // One open of the file serves every reader below.
+  CaptureFile file;
+  if (Status s = file.Open(input); !s.ok()) {
+    std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
+    return 1;
+  }
   // A crash dump holds no host events: no join to show, nor a hint to
   // record them.
-  if (IsDumpFile(input))
+  if (file.is_dump())
     commands = false;
   // The join reads the host's commands first, then takes the firmware's
   // records from the statistics' pass: one walk of the capture for both.
   std::optional<CommandCaptureReader> join;
   if (commands) {
     join.emplace(input, &cap);
-    if (Status s = join->Begin(); !s.ok()) {
+    if (Status s = join->Begin(&file); !s.ok()) {
       std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
       return 1;
     }
@@ -707,10 +727,13 @@ int RunStat(const std::string& input, bool json, bool commands, const std::strin
     also = [&](const CaptureEvent& ev) {
       if (!html.empty())
         timeline.Add(ev);
+      // On the same trace clock, the join takes stat's conversion of the record.
       if (join)
-        join->Add(ev, dicts);
+        join->Add(ev, dicts,
+                  join->trace_clock() == stat.clocks().trace_clock() ? stat.last_fw_time()
+                                                                     : nullptr);
     };
-  if (Status s = CollectStat(input, &dicts, &stat, also); !s.ok()) {
+  if (Status s = CollectStat(file, &dicts, &stat, also); !s.ok()) {
     std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
     return 1;
   }

@@ -119,6 +119,11 @@ class StatCollector {
 
   void Add(const CaptureEvent& ev);
   void Finish();
+  // The firmware time of the record the last Add() took, as
+  // RecordFwTime() gave it on clocks(); nullptr if that Add() converted
+  // none. For a reader of the same stream that converts on the same trace
+  // clock (the command join), so that each record is converted once.
+  const FwTime* last_fw_time() const { return have_fw_time_ ? &fw_time_ : nullptr; }
 
   std::string Text(const std::string& file) const;
   nlohmann::json Json(const std::string& file) const;
@@ -220,6 +225,8 @@ class StatCollector {
   bool any_ = false;
   bool span_set_ = false;
   uint64_t span_first_ = 0, span_last_ = 0;
+  FwTime fw_time_;  // last_fw_time()
+  bool have_fw_time_ = false;
   std::array<RecordRoute, kRoutes> routes_{};
   uint64_t route_epoch_ = 1;
 };
@@ -229,6 +236,12 @@ class StatCollector {
 // `also`, every event is given to it too, after `stat` (stat --html's
 // timeline), in the same walk.
 Status CollectStat(const std::string& input,
+                   DictionaryStore* dicts,
+                   StatCollector* stat,
+                   const std::function<void(const CaptureEvent&)>& also = {});
+
+// The same over a capture already open.
+Status CollectStat(CaptureFile& file,
                    DictionaryStore* dicts,
                    StatCollector* stat,
                    const std::function<void(const CaptureEvent&)>& also = {});
