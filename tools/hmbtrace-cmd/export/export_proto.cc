@@ -372,15 +372,24 @@ void ProtoTraceWriter::Drain(bool all) {
   if (window_.empty() && in_order_.empty()) {
     slab_.clear();
   } else if (slab_.size() > kSlabCompactAt && live_ < slab_.size() / 2) {
-    // Most of the slab is events already written: keep the rest only.
-    pw::Buffer live;
-    const auto keep = [&](Pending& p) {
-      live.Append(slab_.view(p.offset, p.size));
-      p.offset = live.size() - p.size;
-    };
-    std::for_each(in_order_.begin(), in_order_.end(), keep);
-    std::for_each(window_.begin(), window_.end(), keep);
-    slab_.swap(live);
+    // Most of the slab is events already written: the others move down to
+    // its start, in the order they lie in it, within the slab's memory (a
+    // new buffer grew again by doubling: a copy and page faults per step).
+    std::vector<Pending*>& live = compacting_;
+    live.clear();
+    for (Pending& p : in_order_)
+      live.push_back(&p);
+    for (Pending& p : window_)
+      live.push_back(&p);
+    std::sort(live.begin(), live.end(),
+              [](const Pending* a, const Pending* b) { return a->offset < b->offset; });
+    size_t to = 0;
+    for (Pending* p : live) {
+      slab_.Move(to, p->offset, p->size);
+      p->offset = to;
+      to += p->size;
+    }
+    slab_.Truncate(to);
   }
 }
 

@@ -213,6 +213,7 @@ class ProtoTraceWriter : public ExportSink {
   // two fronts leaves first.
   std::deque<Pending> in_order_;
   std::vector<Pending> window_;
+  std::vector<Pending*> compacting_;  // reused by Drain()
   proto_wire::Buffer interned_;  // InternedData entries not yet written
   InternTable names_{perfetto_fields::InternedData::kEventNamesFieldNumber, {}, {}};
   InternTable arg_names_{perfetto_fields::InternedData::kDebugAnnotationNamesFieldNumber, {}, {}};
