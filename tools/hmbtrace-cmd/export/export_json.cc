@@ -427,7 +427,7 @@ void JsonTraceWriter::PutArgs(const std::vector<ExportArg>& args,
     if (!first)
       *p++ = ',';
     first = false;
-    p = String(p, a.name);
+    p = Quoted(p, a.name_id, a.name);
     *p++ = ':';
     switch (a.type) {
       case ExportArg::Type::kUint:
@@ -440,11 +440,25 @@ void JsonTraceWriter::PutArgs(const std::vector<ExportArg>& args,
         p = a.u ? Lit(p, "true") : Lit(p, "false");
         break;
       case ExportArg::Type::kString:
-        p = String(p, a.text());
+        p = Quoted(p, a.value_id, a.text());
         break;
     }
   }
   out_buf_.Advance(static_cast<size_t>(p - start));
+}
+
+char* JsonTraceWriter::Quoted(char* p, uint32_t id, std::string_view text) {
+  if (id < quoted_.size() && !quoted_[id].empty()) {
+    std::memcpy(p, quoted_[id].data(), quoted_[id].size());
+    return p + quoted_[id].size();
+  }
+  char* const end = String(p, text);
+  if (id != 0 && id < kMaxIds) {
+    if (id >= quoted_.size())
+      quoted_.resize(std::max<size_t>(id + 1, 2 * quoted_.size()));
+    quoted_[id].assign(p, static_cast<size_t>(end - p));
+  }
+  return end;
 }
 
 Status JsonTraceWriter::Finish() {

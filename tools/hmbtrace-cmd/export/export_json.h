@@ -111,6 +111,11 @@ class JsonTraceWriter : public ExportSink {
   // The arguments of `args` as "name":value pairs (no braces), those
   // named in `skip_in` (text of an "args" object) left out.
   void PutArgs(const std::vector<ExportArg>& args, bool first, std::string_view skip_in = {});
+  // `text` with id `id` (export_model.h; 0: none) as a JSON string at `p`
+  // (room for StringRoom(text.size())), escaped once per id: returns the
+  // end.
+  char* Quoted(char* p, uint32_t id, std::string_view text);
+  static constexpr uint32_t kMaxIds = 1u << 20;
   void Put(std::string_view s) { out_buf_.Append(s); }
   void PutString(std::string_view s);
   void PutTs(uint64_t ts_ns);
@@ -136,6 +141,7 @@ class JsonTraceWriter : public ExportSink {
   Where* held_where_ = nullptr;
   std::string held_name_;
   std::string trace_clock_;
+  std::vector<std::string> quoted_;  // by id: Quoted()
   bool first_ = true;
   bool failed_ = false;
   size_t flush_at_ = 0;  // Event() flushes past this size (0: kFlushAt)
