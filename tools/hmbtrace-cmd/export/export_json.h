@@ -88,7 +88,8 @@ class JsonTraceWriter : public ExportSink {
     std::string b_text;
     size_t b_text_ts_end = 0;
   };
-  void Begin(const char* ph, std::string_view name, int pid, int tid);
+  // `name_id`: the id of `name` (export_model.h), 0 for none.
+  void Begin(const char* ph, std::string_view name, int pid, int tid, uint32_t name_id = 0);
   // Writes `e` on `w` as phase `ph`: Begin(), its "ts", then Rest().
   void Write(const char* ph, const ExportEvent& e, const Where& w);
   // The rest of `e`'s JSON object: flows and arguments.
@@ -140,6 +141,7 @@ class JsonTraceWriter : public ExportSink {
   uint64_t held_track_ = 0;
   Where* held_where_ = nullptr;
   std::string held_name_;
+  uint32_t held_name_id_ = 0;
   std::string trace_clock_;
   std::vector<std::string> quoted_;  // by id: Quoted()
   bool first_ = true;
