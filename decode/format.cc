@@ -152,59 +152,9 @@ std::string EscapeString(std::span<const uint8_t> bytes) {
   return out;
 }
 
-// The bytes of `field` inside `payload`, or nullopt if any lies outside.
-std::optional<std::span<const uint8_t>> FieldBytes(
-    const FieldDesc& field,
-    std::span<const uint8_t> payload) {
-  if (field.offset > payload.size())
-    return std::nullopt;
-  // Size 0: a trailing BYTES field that takes the rest of the payload.
-  if (field.size == 0)
-    return payload.subspan(field.offset);
-  if (field.size > payload.size() - field.offset)
-    return std::nullopt;
-  return payload.subspan(field.offset, field.size);
-}
-
-uint64_t LoadLe(std::span<const uint8_t> bytes) {
-  if constexpr (std::endian::native == std::endian::little) {
-    // The integer widths, one load each (the hot path of every reader).
-    switch (bytes.size()) {
-      case 1:
-        return bytes[0];
-      case 2: {
-        uint16_t v;
-        std::memcpy(&v, bytes.data(), sizeof(v));
-        return v;
-      }
-      case 4: {
-        uint32_t v;
-        std::memcpy(&v, bytes.data(), sizeof(v));
-        return v;
-      }
-      case 8: {
-        uint64_t v;
-        std::memcpy(&v, bytes.data(), sizeof(v));
-        return v;
-      }
-      default:
-        break;
-    }
-  }
-  uint64_t v = 0;
-  for (size_t i = bytes.size(); i-- > 0;)
-    v = v << 8 | bytes[i];
-  return v;
-}
-
-uint64_t SignExtend(uint64_t raw, size_t width) {
-  // EventDesc is a plain struct a tool may build by hand; only a parsed one
-  // guarantees size == type width, so do not trust it for the shift.
-  if (width == 0 || width >= 8)
-    return raw;
-  const uint64_t sign = uint64_t{1} << (width * 8 - 1);
-  return (raw ^ sign) - sign;
-}
+using format_internal::FieldBytes;
+using format_internal::LoadLe;
+using format_internal::SignExtend;
 
 std::string EnumName(const FieldDesc& field, uint64_t v) {
   for (const ValueDesc& value : field.values) {

@@ -32,8 +32,10 @@
 #ifndef HMBTRACE_DECODE_FORMAT_H_
 #define HMBTRACE_DECODE_FORMAT_H_
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -92,6 +94,77 @@ class FormatPlan {
 };
 
 inline constexpr size_t kUnknownEventHexBytes = 64;
+
+namespace format_internal {
+
+// The bytes of `field` inside `payload`, or nullopt if any lies outside.
+inline std::optional<std::span<const uint8_t>> FieldBytes(const FieldDesc& field,
+                                                          std::span<const uint8_t> payload) {
+  if (field.offset > payload.size())
+    return std::nullopt;
+  // Size 0: a trailing BYTES field that takes the rest of the payload.
+  if (field.size == 0)
+    return payload.subspan(field.offset);
+  if (field.size > payload.size() - field.offset)
+    return std::nullopt;
+  return payload.subspan(field.offset, field.size);
+}
+
+inline uint64_t LoadLe(std::span<const uint8_t> bytes) {
+  if constexpr (std::endian::native == std::endian::little) {
+    // The integer widths, one load each (the hot path of every reader).
+    switch (bytes.size()) {
+      case 1:
+        return bytes[0];
+      case 2: {
+        uint16_t v;
+        std::memcpy(&v, bytes.data(), sizeof(v));
+        return v;
+      }
+      case 4: {
+        uint32_t v;
+        std::memcpy(&v, bytes.data(), sizeof(v));
+        return v;
+      }
+      case 8: {
+        uint64_t v;
+        std::memcpy(&v, bytes.data(), sizeof(v));
+        return v;
+      }
+      default:
+        break;
+    }
+  }
+  uint64_t v = 0;
+  for (size_t i = bytes.size(); i-- > 0;)
+    v = v << 8 | bytes[i];
+  return v;
+}
+
+inline uint64_t SignExtend(uint64_t raw, size_t width) {
+  // EventDesc is a plain struct a tool may build by hand; only a parsed one
+  // guarantees size == type width, so do not trust it for the shift.
+  if (width == 0 || width >= 8)
+    return raw;
+  const uint64_t sign = uint64_t{1} << (width * 8 - 1);
+  return (raw ^ sign) - sign;
+}
+
+}  // namespace format_internal
+
+// FieldValue() of a field already looked up, inline for a reader's hot
+// path: std::nullopt if it is not an integer or its bytes are not all
+// inside the payload.
+inline std::optional<uint64_t> IntegerFieldValue(const FieldDesc& field,
+                                                 std::span<const uint8_t> payload) {
+  if (!field.is_integer())
+    return std::nullopt;
+  const auto bytes = format_internal::FieldBytes(field, payload);
+  if (!bytes)
+    return std::nullopt;
+  const uint64_t raw = format_internal::LoadLe(*bytes);
+  return field.is_signed() ? format_internal::SignExtend(raw, field.size) : raw;
+}
 
 // A record as hmbtrace-cmd report and hmb-read --records print it after
 // "dev core seq fw_ts" (and plugin_hmb.so for an id its dictionary has):

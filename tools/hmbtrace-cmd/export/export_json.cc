@@ -162,7 +162,8 @@ void JsonTraceWriter::PutTs(uint64_t ts) {
   out_buf_.Advance(static_cast<size_t>(Ts(p, ts) - p));
 }
 
-void JsonTraceWriter::Begin(const char* ph, std::string_view name, int pid, int tid) {
+void JsonTraceWriter::Begin(const char* ph, std::string_view name, int pid, int tid,
+                            uint32_t name_id) {
   char* const start = out_buf_.Room(32 + StringRoom(name.size()) + 2 * kNumberRoom);
   char* p = start;
   p = first_ ? Lit(p, "\n{\"ph\":\"") : Lit(p, ",\n{\"ph\":\"");
@@ -172,7 +173,7 @@ void JsonTraceWriter::Begin(const char* ph, std::string_view name, int pid, int 
   *p++ = '"';
   if (!name.empty()) {
     p = Lit(p, ",\"name\":");
-    p = String(p, name);
+    p = Quoted(p, name_id, name);
   }
   p = Lit(p, ",\"pid\":");
   p = Number(p, pid);
@@ -228,7 +229,7 @@ void JsonTraceWriter::WriteHeld() {
   Release(w);
   PutCutBegin(w);
   w.b_at = out_buf_.size();
-  Begin("B", held_name_, w.pid, w.tid);
+  Begin("B", held_name_, w.pid, w.tid, held_name_id_);
   Put(",\"ts\":");
   PutTs(held_ts_);
   w.b_ts_end = out_buf_.size();
@@ -244,7 +245,7 @@ void JsonTraceWriter::WriteBegin(const ExportEvent& e, Where& w) {
   Release(w);
   PutCutBegin(w);
   w.b_at = out_buf_.size();
-  Begin("B", e.name, w.pid, w.tid);
+  Begin("B", e.name, w.pid, w.tid, e.name_id);
   Put(",\"ts\":");
   PutTs(e.ts);
   w.b_ts_end = out_buf_.size();
@@ -320,7 +321,7 @@ void JsonTraceWriter::Event(const ExportEvent& e) {
   if (held_ && e.type == ExportEvent::Type::kEnd && e.track == held_track_ && e.ts >= held_ts_) {
     // The held begin and this end: one complete event.
     held_ = false;
-    Begin("X", held_name_, w.pid, w.tid);
+    Begin("X", held_name_, w.pid, w.tid, held_name_id_);
     Put(",\"ts\":");
     PutTs(held_ts_);
     Put(",\"dur\":");
@@ -336,6 +337,7 @@ void JsonTraceWriter::Event(const ExportEvent& e) {
           held_track_ = e.track;
           held_where_ = &w;
           held_name_.assign(e.name);
+          held_name_id_ = e.name_id;
           return;
         }
         WriteBegin(e, w);
@@ -363,7 +365,7 @@ void JsonTraceWriter::Event(const ExportEvent& e) {
         }
         // Perfetto reads no flow on an "i": the same zero-length slice
         // as an "X", which carries it.
-        Begin("X", e.name, w.pid, w.tid);
+        Begin("X", e.name, w.pid, w.tid, e.name_id);
         Put(",\"ts\":");
         PutTs(e.ts);
         Put(",\"dur\":0.000");
@@ -379,8 +381,8 @@ void JsonTraceWriter::Event(const ExportEvent& e) {
 }
 
 void JsonTraceWriter::Write(const char* ph, const ExportEvent& e, const Where& w) {
-  Begin(ph, e.type == ExportEvent::Type::kCounter ? std::string_view(w.name) : e.name, w.pid,
-        w.tid);
+  const bool counter = e.type == ExportEvent::Type::kCounter;
+  Begin(ph, counter ? std::string_view(w.name) : e.name, w.pid, w.tid, counter ? 0 : e.name_id);
   Put(",\"ts\":");
   PutTs(e.ts);
   Rest(e, w);
@@ -427,7 +429,7 @@ void JsonTraceWriter::PutArgs(const std::vector<ExportArg>& args,
     if (!first)
       *p++ = ',';
     first = false;
-    p = String(p, a.name);
+    p = Quoted(p, a.name_id, a.name);
     *p++ = ':';
     switch (a.type) {
       case ExportArg::Type::kUint:
@@ -440,11 +442,25 @@ void JsonTraceWriter::PutArgs(const std::vector<ExportArg>& args,
         p = a.u ? Lit(p, "true") : Lit(p, "false");
         break;
       case ExportArg::Type::kString:
-        p = String(p, a.text());
+        p = Quoted(p, a.value_id, a.text());
         break;
     }
   }
   out_buf_.Advance(static_cast<size_t>(p - start));
+}
+
+char* JsonTraceWriter::Quoted(char* p, uint32_t id, std::string_view text) {
+  if (id < quoted_.size() && !quoted_[id].empty()) {
+    std::memcpy(p, quoted_[id].data(), quoted_[id].size());
+    return p + quoted_[id].size();
+  }
+  char* const end = String(p, text);
+  if (id != 0 && id < kMaxIds) {
+    if (id >= quoted_.size())
+      quoted_.resize(std::max<size_t>(id + 1, 2 * quoted_.size()));
+    quoted_[id].assign(p, static_cast<size_t>(end - p));
+  }
+  return end;
 }
 
 Status JsonTraceWriter::Finish() {

@@ -88,7 +88,8 @@ class JsonTraceWriter : public ExportSink {
     std::string b_text;
     size_t b_text_ts_end = 0;
   };
-  void Begin(const char* ph, std::string_view name, int pid, int tid);
+  // `name_id`: the id of `name` (export_model.h), 0 for none.
+  void Begin(const char* ph, std::string_view name, int pid, int tid, uint32_t name_id = 0);
   // Writes `e` on `w` as phase `ph`: Begin(), its "ts", then Rest().
   void Write(const char* ph, const ExportEvent& e, const Where& w);
   // The rest of `e`'s JSON object: flows and arguments.
@@ -111,6 +112,11 @@ class JsonTraceWriter : public ExportSink {
   // The arguments of `args` as "name":value pairs (no braces), those
   // named in `skip_in` (text of an "args" object) left out.
   void PutArgs(const std::vector<ExportArg>& args, bool first, std::string_view skip_in = {});
+  // `text` with id `id` (export_model.h; 0: none) as a JSON string at `p`
+  // (room for StringRoom(text.size())), escaped once per id: returns the
+  // end.
+  char* Quoted(char* p, uint32_t id, std::string_view text);
+  static constexpr uint32_t kMaxIds = 1u << 20;
   void Put(std::string_view s) { out_buf_.Append(s); }
   void PutString(std::string_view s);
   void PutTs(uint64_t ts_ns);
@@ -135,7 +141,9 @@ class JsonTraceWriter : public ExportSink {
   uint64_t held_track_ = 0;
   Where* held_where_ = nullptr;
   std::string held_name_;
+  uint32_t held_name_id_ = 0;
   std::string trace_clock_;
+  std::vector<std::string> quoted_;  // by id: Quoted()
   bool first_ = true;
   bool failed_ = false;
   size_t flush_at_ = 0;  // Event() flushes past this size (0: kFlushAt)

@@ -319,7 +319,8 @@ TEST(ExportJson, ABeginWaitingLongForItsEndIsMovedNotKeptInTheOutput) {
   ExportArg& a = e.args.emplace_back();
   a.name = "text";
   a.type = ExportArg::Type::kString;
-  a.s.assign(1000, 'x');
+  const std::string long_text(1000, 'x');
+  a.s = long_text;
   e.name = "open";
   e.type = ExportEvent::Type::kBegin;
   for (uint64_t track : {2, 4}) {

@@ -8,100 +8,58 @@
 #include <queue>
 #include <tuple>
 
+#include "export/record_plan.h"
 #include "format.h"
 #include "join/nvme_capture.h"
 
 namespace hmbtrace {
 namespace {
 
-std::string Text(std::span<const uint8_t> bytes) {
-  std::string_view s(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  while (!s.empty() && s.back() == '\0')
-    s.remove_suffix(1);
-  return Printable(s);
-}
+// Ids of the constant names of record arguments (export_model.h); the
+// plans' ids follow.
+enum : uint32_t {
+  kIdSeq = 1,
+  kIdFwTs,
+  kIdFwTimeBound,
+  kIdFwTimeStale,
+  kIdEnd,
+  kFirstPlanId,
+};
 
 // Arguments are made in place in the event's vector (reused from event to
 // event): no temporary ExportArg per field on the hot path.
-ExportArg& Add(std::vector<ExportArg>* args, std::string_view name, ExportArg::Type type) {
+ExportArg& NewArg(std::vector<ExportArg>* args, std::string_view name, ExportArg::Type type) {
   ExportArg& a = args->emplace_back();
   a.name = name;
   a.type = type;
   return a;
 }
 
-void AddUint(std::vector<ExportArg>* args, std::string_view name, uint64_t v) {
-  Add(args, name, ExportArg::Type::kUint).u = v;
+// Text the event owns (ExportEvent::texts).
+std::string_view Keep(ExportEvent* e, std::string text) {
+  return e->texts.emplace_back(std::move(text));
+}
+
+ExportArg& AddUint(std::vector<ExportArg>* args, std::string_view name, uint64_t v) {
+  ExportArg& a = NewArg(args, name, ExportArg::Type::kUint);
+  a.u = v;
+  return a;
 }
 
 // A value that outlives the event (dictionary names, constants).
-void AddView(std::vector<ExportArg>* args, std::string_view name, std::string_view v) {
-  ExportArg& a = Add(args, name, ExportArg::Type::kString);
-  a.view = v;
+ExportArg& AddView(std::vector<ExportArg>* args, std::string_view name, std::string_view v) {
+  ExportArg& a = NewArg(args, name, ExportArg::Type::kString);
+  a.s = v;
   a.interned_string = true;
+  return a;
 }
 
-void AddStr(std::vector<ExportArg>* args, std::string_view name, std::string v,
-            bool interned = false) {
-  ExportArg& a = Add(args, name, ExportArg::Type::kString);
-  a.s = std::move(v);
+// A value made for the event.
+void AddStr(ExportEvent* e, std::string_view name, std::string v, bool interned = false) {
+  ExportArg& a = NewArg(&e->args, name, ExportArg::Type::kString);
+  a.s = Keep(e, std::move(v));
   a.interned_string = interned;
 }
-
-// The fields of a record (enum fields by name), its sequence number,
-// firmware timestamp and how that was converted.
-void RecordArgs(const CaptureEvent& ev,
-                const EventDesc* desc,
-                const FwTime& fw_time,
-                std::vector<ExportArg>* args) {
-  AddUint(args, "seq", ev.seq);
-  AddUint(args, "fw_ts", ev.fw_ts);
-  if (ev.clock_format) {
-    if (fw_time.converted()) {
-      AddUint(args, "fw_time_bound_ns", fw_time.bound_ns);
-      if (fw_time.stale)
-        Add(args, "fw_time_stale_fit", ExportArg::Type::kBool).u = 1;
-    } else {
-      AddStr(args, "fw_time", "not converted: " + std::string(ClockMissName(fw_time.miss)), true);
-    }
-  }
-  if (!desc) {
-    AddUint(args, "event_id", ev.event_id);
-    AddStr(args, "payload", Hex(ev.data));
-    return;
-  }
-  for (size_t i = 0; i < desc->fields.size(); i++) {
-    const FieldDesc& f = desc->fields[i];
-    if (!f.is_integer()) {
-      if (f.type == HMB_TRACE_TYPE_STRING && f.offset <= ev.data.size()) {
-        const size_t n = f.size ? std::min<size_t>(f.size, ev.data.size() - f.offset)
-                                : ev.data.size() - f.offset;
-        AddStr(args, f.name, Text(ev.data.subspan(f.offset, n)));
-      } else if (f.offset <= ev.data.size()) {
-        const size_t n = f.size ? std::min<size_t>(f.size, ev.data.size() - f.offset)
-                                : ev.data.size() - f.offset;
-        AddStr(args, f.name, Hex(ev.data.subspan(f.offset, n)));
-      }
-      continue;
-    }
-    const auto v = FieldValue(*desc, i, ev.data);
-    if (!v)
-      continue;
-    if (f.display == HMB_TRACE_DISPLAY_ENUM) {
-      auto it = std::find_if(f.values.begin(), f.values.end(),
-                             [&](const ValueDesc& d) { return d.value == *v; });
-      if (it != f.values.end()) {
-        AddView(args, f.name, it->name);
-        continue;
-      }
-    }
-    if (f.is_signed())
-      Add(args, f.name, ExportArg::Type::kInt).i = static_cast<int64_t>(*v);
-    else
-      AddUint(args, f.name, *v);
-  }
-}
-
 
 }  // namespace
 
@@ -120,6 +78,38 @@ std::string CounterUnit(std::string_view name) {
     if (name.size() > suffix.size() && name.ends_with(suffix))
       return std::string(unit);
   return "";
+}
+
+ExportModel::ExportModel(DictionaryStore* dicts, ExportSink* sink)
+    : dicts_(dicts), sink_(sink), ids_(kFirstPlanId) {}
+
+ExportModel::~ExportModel() = default;
+
+// The fields of a record (enum fields by name), its sequence number,
+// firmware timestamp and how that was converted.
+void ExportModel::RecordArgs(const PlacedRecord& r, ExportEvent* e) const {
+  std::vector<ExportArg>* args = &e->args;
+  const CaptureEvent& ev = r.ev;
+  AddUint(args, "seq", ev.seq).name_id = kIdSeq;
+  AddUint(args, "fw_ts", ev.fw_ts).name_id = kIdFwTs;
+  if (ev.clock_format) {
+    if (r.fw_time.converted()) {
+      AddUint(args, "fw_time_bound_ns", r.fw_time.bound_ns).name_id = kIdFwTimeBound;
+      if (r.fw_time.stale) {
+        ExportArg& a = NewArg(args, "fw_time_stale_fit", ExportArg::Type::kBool);
+        a.u = 1;
+        a.name_id = kIdFwTimeStale;
+      }
+    } else {
+      AddStr(e, "fw_time", "not converted: " + std::string(ClockMissName(r.fw_time.miss)), true);
+    }
+  }
+  if (!r.plan) {
+    AddUint(args, "event_id", ev.event_id);
+    AddStr(e, "payload", Hex(ev.data));
+    return;
+  }
+  r.plan->AppendFields(ev.data, e);
 }
 
 uint64_t ExportModel::NewTrack(ExportTrack t, std::string description) {
@@ -143,7 +133,9 @@ void ExportModel::EndUnfinished(Lane& lane, uint64_t at, std::string_view why) {
 
 void ExportModel::Emit(ExportEvent& e) {
   sink_->Event(e);
+  e.name_id = 0;
   e.args.clear();
+  e.texts.clear();
   e.flow_ids.clear();
   e.terminating_flow_ids.clear();
 }
@@ -179,12 +171,15 @@ void ExportModel::InitDeviceTrack(Core* c, uint16_t dev, uint16_t core, std::str
        false, 0});
 }
 
-ExportModel::Core& ExportModel::CoreFor(uint16_t dev, uint16_t core, int cpu, uint64_t ts) {
-  auto [it, added] = cores_.try_emplace({dev, core});
-  Core& c = it->second;
-  if (added)
-    InitDeviceTrack(&c, dev, core, "core " + std::to_string(core), core * 1000);
-  const uint32_t gen = dicts_->GenerationFor(dev, cpu);
+ExportModel::Core& ExportModel::CoreFor(uint16_t dev, uint16_t core, uint32_t gen, uint64_t ts) {
+  Core*& known = core_index_[uint32_t{dev} << 16 | core];
+  if (!known) {
+    auto [it, added] = cores_.try_emplace({dev, core});
+    known = &it->second;
+    if (added)
+      InitDeviceTrack(known, dev, core, "core " + std::to_string(core), core * 1000);
+  }
+  Core& c = *known;
   if (gen != c.gen) {
     // A reset forgets commands in flight: end their spans here.
     const uint64_t at = std::max(ts, c.last_at);
@@ -259,8 +254,25 @@ void ExportModel::Add(const CaptureEvent& ev) {
   }
 }
 
+const ExportModel::Source& ExportModel::SourceFor(uint16_t dev, int cpu) {
+  auto [it, added] =
+      sources_.try_emplace(uint64_t{dev} << 32 | static_cast<uint32_t>(cpu));
+  Source& src = it->second;
+  if (added) {
+    src.gen = dicts_->GenerationFor(dev, cpu);
+    if (const Dictionary* dict = dicts_->For(dev, cpu)) {
+      std::unique_ptr<DictionaryPlan>& plans = plans_[dict];
+      if (!plans)
+        plans = std::make_unique<DictionaryPlan>(*dict, &ids_);
+      src.plans = plans.get();
+    }
+  }
+  return src;
+}
+
 void ExportModel::AddState(const CaptureEvent& ev) {
   dicts_->FollowState(ev);
+  sources_.clear();  // a new generation may start here
   clocks_.AddState(ev.dev, ev.producer_gen, ev.clock_hz);
   Device& d = DeviceFor(ev.dev);
   if (ev.state == 0)
@@ -274,7 +286,7 @@ void ExportModel::AddState(const CaptureEvent& ev) {
   e.ts = ev.ts;
   e.name = name;
   AddUint(&e.args, "producer_gen", ev.producer_gen);
-  AddStr(&e.args, "name", Printable(ev.name));
+  AddStr(&e, "name", Printable(ev.name));
   Emit(e);
 }
 
@@ -283,7 +295,7 @@ void ExportModel::AddMarker(const CaptureEvent& ev) {
   if (!markers_track_)
     markers_track_ = NewTrack({ExportTrack::Kind::kSlices, 0, 0, "trace_marker", 1 << 20, "",
                                next_pid_++});
-  const std::string text = Text(ev.data);
+  const std::string text = PayloadText(ev.data);
   ExportEvent& e = scratch_;
   e.type = ExportEvent::Type::kInstant;
   e.track = markers_track_;
@@ -295,7 +307,7 @@ void ExportModel::AddMarker(const CaptureEvent& ev) {
 void ExportModel::AddLost(const CaptureEvent& ev) {
   counts_.lost_events++;
   counts_.lost_records += ev.count;
-  Core& c = CoreFor(ev.dev, ev.core, ev.cpu, ev.ts);
+  Core& c = CoreFor(ev.dev, ev.core, SourceFor(ev.dev, ev.cpu).gen, ev.ts);
   Device& d = devices_.at(ev.dev);
   // Where it happened: after the core's previous record (its ftrace time
   // is when the module noticed, which may be later than the next record).
@@ -326,33 +338,29 @@ void ExportModel::AddRecord(const CaptureEvent& ev) {
   // Placed at its converted firmware time where the capture has a fit.
   uint64_t ts = ev.ts;
   FwTime fw_time;
-  const uint32_t gen = dicts_->GenerationFor(ev.dev, ev.cpu);
+  const Source& src = SourceFor(ev.dev, ev.cpu);
+  const uint32_t gen = src.gen;
   if (ev.clock_format || ev.retimed) {
     fw_time = RecordFwTime(clocks_, gen, ev);
     if (fw_time.converted())
       ts = std::min(fw_time.host_ns, ev.ts);  // never after its drain
   }
-  Core& core = CoreFor(ev.dev, ev.core, ev.cpu, ts);
+  Core& core = CoreFor(ev.dev, ev.core, gen, ts);
   ts = std::max(ts, core.last_at);
   core.last_at = ts;
   core.seen = true;
-  const Dictionary* dict = dicts_->For(ev.dev, ev.cpu);
-  const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
+  const RecordPlan* plan = src.plans ? src.plans->Find(ev.event_id) : nullptr;
+  const EventDesc* desc = plan ? &plan->desc() : nullptr;
   std::string unknown_name;
-  if (!desc)
+  if (!plan)
     unknown_name = "event " + std::to_string(ev.event_id);
-  const std::string_view name = desc ? std::string_view(desc->name) : unknown_name;
-  if (desc) {
-    auto [att, fresh] = attributing_.try_emplace(dict, false);
-    if (fresh)
-      att->second = HasCommandAttribution(*dict);
-    if (att->second) {
-      paths_.Add(ev.dev, ev.fw_ts, *desc, ev.data);
-      path_gens_.resize(paths_.commands().size(), gen);
-    }
+  const std::string_view name = plan ? plan->name() : std::string_view(unknown_name);
+  if (plan && src.plans->attributing()) {
+    paths_.Add(ev.dev, ev.fw_ts, *desc, ev.data);
+    path_gens_.resize(paths_.commands().size(), gen);
   }
   scratch_.ts = ts;
-  const PlacedRecord r{ev, core, desc, name, fw_time, gen, ts};
+  const PlacedRecord r{ev, core, plan, desc, name, plan ? plan->name_id() : 0, fw_time, gen, ts};
   if (AddCounterRecord(r) || AddPairedRecord(r) || AddLatencyRecord(r))
     return;
   AddInstantRecord(r);
@@ -366,19 +374,20 @@ void ExportModel::AddInstantRecord(const PlacedRecord& r) {
   e.ts = std::max(r.ts, main.last);
   main.last = e.ts;
   e.name = r.name;
-  RecordArgs(r.ev, r.desc, r.fw_time, &e.args);
+  e.name_id = r.name_id;
+  RecordArgs(r, &e);
   AddFlow(e, r.ev.dev, r.ev.core, r.gen, r.ev.seq);
   Emit(e);
 }
 
 bool ExportModel::AddCounterRecord(const PlacedRecord& r) {
   const EventDesc* desc = r.desc;
-  if (!desc || desc->role != HMB_TRACE_ROLE_COUNTER || desc->value_field == HMB_TRACE_NO_FIELD)
+  if (!desc || desc->role != HMB_TRACE_ROLE_COUNTER || !r.plan->value.present())
     return false;
-  const auto v = FieldValue(*desc, desc->value_field, r.ev.data);
+  const auto v = r.plan->value.Value(r.ev.data);
   if (!v)
     return false;
-  const FieldDesc& f = desc->fields[desc->value_field];
+  const FieldDesc& f = *r.plan->value.field();
   auto [it, added] = r.core.counters.try_emplace(desc->name, 0);
   if (added) {
     const Device& d = devices_.at(r.ev.dev);
@@ -402,10 +411,8 @@ bool ExportModel::AddPairedRecord(const PlacedRecord& r) {
     return false;
   Core& core = r.core;
   ExportEvent& e = scratch_;
-  const auto key = FieldValue(*desc, desc->key_field, r.ev.data);
-  const uint64_t qid = desc->qid_field == HMB_TRACE_NO_FIELD
-                           ? 0
-                           : FieldValue(*desc, desc->qid_field, r.ev.data).value_or(0);
+  const auto key = r.plan->key.Value(r.ev.data);
+  const uint64_t qid = r.plan->qid.Value(r.ev.data).value_or(0);
   if (key && desc->role == HMB_TRACE_ROLE_BEGIN && !core.open.count({desc->id, *key, qid})) {
     // The lowest lane free since before now: an end and a begin at one
     // timestamp on one track could be ordered either way by a viewer.
@@ -417,12 +424,13 @@ bool ExportModel::AddPairedRecord(const PlacedRecord& r) {
     core.lanes[lane].open = true;
     core.lanes[lane].last = r.ts;
     core.lanes[lane].key = {desc->id, *key, qid};
-    core.open[{desc->id, *key, qid}] = {lane, std::string(r.name), r.ts};
+    core.open[{desc->id, *key, qid}] = {lane, r.ts};
     e.type = ExportEvent::Type::kBegin;
     e.track = core.lanes[lane].uuid;
     e.ts = r.ts;  // FreeLane may have used the scratch event
     e.name = r.name;
-    RecordArgs(r.ev, desc, r.fw_time, &e.args);
+    e.name_id = r.name_id;
+    RecordArgs(r, &e);
     AddFlow(e, r.ev.dev, r.ev.core, r.gen, r.ev.seq);
     Emit(e);
     counts_.slices++;
@@ -436,8 +444,10 @@ bool ExportModel::AddPairedRecord(const PlacedRecord& r) {
       e.track = lane.uuid;
       e.ts = std::max(r.ts, lane.last);
       e.name = {};
-      RecordArgs(r.ev, desc, r.fw_time, &e.args);
-      AddView(&e.args, "end", r.name);
+      RecordArgs(r, &e);
+      ExportArg& end = AddView(&e.args, "end", r.name);
+      end.name_id = kIdEnd;
+      end.value_id = r.name_id;
       lane = Lane{lane.uuid, false, e.ts};
       core.open.erase(it);
       Emit(e);
@@ -453,7 +463,7 @@ bool ExportModel::AddLatencyRecord(const PlacedRecord& r) {
   if (!desc || desc->latency_field == HMB_TRACE_NO_FIELD)
     return false;
   const uint64_t hz = clocks_.ClockHz(r.ev.dev, r.gen);
-  const auto ticks = FieldValue(*desc, desc->latency_field, r.ev.data);
+  const auto ticks = r.plan->latency.Value(r.ev.data);
   if (!hz || !ticks)
     return false;
   // It took `latency` up to now: a slice that ends here.
@@ -470,6 +480,7 @@ bool ExportModel::AddLatencyRecord(const PlacedRecord& r) {
   e.track = l.uuid;
   e.ts = start;
   e.name = r.name;
+  e.name_id = r.name_id;
   AddFlow(e, r.ev.dev, r.ev.core, r.gen, r.ev.seq);
   Emit(e);
   // The record itself is the end: its fields, at its time.
@@ -477,7 +488,7 @@ bool ExportModel::AddLatencyRecord(const PlacedRecord& r) {
   e.track = l.uuid;
   e.ts = r.ts;
   e.name = {};
-  RecordArgs(r.ev, desc, r.fw_time, &e.args);
+  RecordArgs(r, &e);
   Emit(e);
   l.last = r.ts;
   counts_.slices++;
@@ -593,7 +604,7 @@ void ExportModel::AddHostCommands() {
       lane = FreeLane(q, h.setup_ns, true);
       q.lanes[lane].open = true;
       q.lanes[lane].key = {0, i, h.qid};
-      q.open[{0, i, h.qid}] = {lane, name, h.setup_ns};
+      q.open[{0, i, h.qid}] = {lane, h.setup_ns};
       ends.push({h.complete_ns, i, &q, lane});
     } else {
       counts_.host_incomplete++;
@@ -678,7 +689,7 @@ void ExportModel::AddCommandPaths() {
     e.ts = std::max(fetch.host_ns, lane.last);
     e.name = c.opcode;
     AddUint(&e.args, "cid", c.cid);
-    AddStr(&e.args, "main_cause", c.MainCause(), true);
+    AddStr(&e, "main_cause", c.MainCause(), true);
     const uint64_t end = std::max(complete.host_ns, e.ts);
     uint64_t cursor = e.ts;
     Emit(e);
@@ -745,7 +756,7 @@ void ExportModel::AddCommandPaths() {
     e.ts = std::max(b.host_ns, lane.last);
     e.name = name;
     if (!a.text.empty())
-      AddStr(&e.args, "record", a.text);
+      AddStr(&e, "record", a.text);
     for (const auto& [id, activity_first] : a.flows)
       (activity_first ? e.flow_ids : e.terminating_flow_ids).push_back(id);
     Emit(e);

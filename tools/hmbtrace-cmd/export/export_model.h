@@ -63,10 +63,14 @@
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_EXPORT_MODEL_H_
 
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -91,20 +95,36 @@ struct ExportTrack {
   std::string description = {};  // shown by the viewer (TrackDescriptor.description)
 };
 
+// Ids: a number the model gives a string for the whole export (a
+// dictionary's event, field or enum value name; a constant), so that a
+// writer can keep what it made of the text under it: an id always names
+// the same text, one text may have many ids; 0: none (use the text).
+// Ids from ExportIds are new ones, never given before.
+class ExportIds {
+ public:
+  explicit ExportIds(uint32_t first) : next_(first) {}
+  uint32_t Next() { return next_++; }
+
+ private:
+  uint32_t next_;
+};
+
+// Plain data, made in place event after event: no allocation, no
+// destructor per argument.
 struct ExportArg {
-  enum class Type { kUint, kInt, kString, kBool };
+  enum class Type : uint8_t { kUint, kInt, kString, kBool };
   std::string_view name;  // valid during the call
   Type type = Type::kUint;
+  bool interned_string = false;  // a value from a small set (enum names)
+  uint32_t name_id = 0;
+  uint32_t value_id = 0;  // an interned string's id
   uint64_t u = 0;
   int64_t i = 0;
-  std::string s;
-  // Instead of s: a string that outlives the call (a dictionary's enum
-  // names, constants).
-  std::string_view view;
-  bool interned_string = false;  // a value from a small set (enum names)
+  std::string_view s;  // kString: valid during the call
 
-  std::string_view text() const { return view.data() ? view : std::string_view(s); }
+  std::string_view text() const { return s; }
 };
+static_assert(std::is_trivially_copyable_v<ExportArg>);
 
 struct ExportEvent {
   enum class Type { kBegin, kEnd, kInstant, kCounter };
@@ -112,7 +132,11 @@ struct ExportEvent {
   uint64_t track = 0;
   uint64_t ts = 0;        // host trace-clock ns
   std::string_view name;  // valid during the call; empty for kEnd and kCounter
+  uint32_t name_id = 0;
   std::vector<ExportArg> args;
+  // Text made for this event that args point into (a deque: it stays put
+  // as more is added).
+  std::deque<std::string> texts;
   int64_t counter = 0;
   std::vector<uint64_t> flow_ids;              // from the host<->firmware join
   std::vector<uint64_t> terminating_flow_ids;  // (issue 11); empty today
@@ -197,10 +221,16 @@ inline constexpr uint64_t kCauseFlowBase = uint64_t{1} << 62;
 // takes its track.
 inline constexpr size_t kMaxLanes = 1024;
 
+class DictionaryPlan;
+class RecordPlan;
+
 class ExportModel {
  public:
-  // `dicts` must already hold the capture's dictionaries (a first pass).
-  ExportModel(DictionaryStore* dicts, ExportSink* sink) : dicts_(dicts), sink_(sink) {}
+  // `dicts` must already hold the capture's dictionaries (a first pass),
+  // which do not change while the model reads them (it plans their events
+  // once: record_plan.h).
+  ExportModel(DictionaryStore* dicts, ExportSink* sink);
+  ~ExportModel();
 
   // The host commands and their flows; must outlive the model. Before Add().
   void SetJoin(const ExportJoin* join) { join_ = join; }
@@ -229,7 +259,6 @@ class ExportModel {
   };
   struct OpenSpan {
     size_t lane = 0;
-    std::string name;
     uint64_t opened = 0;
   };
   // A firmware core, or a host queue: a main track and its lanes.
@@ -255,14 +284,23 @@ class ExportModel {
     int pid = 0;
   };
 
+  // What the records of a (dev, cpu) are read with until the next
+  // hmb_state: their producer generation and its dictionary's plans.
+  struct Source {
+    uint32_t gen = 0;
+    const DictionaryPlan* plans = nullptr;  // nullptr: no dictionary
+  };
+  const Source& SourceFor(uint16_t dev, int cpu);
   void AddRecord(const CaptureEvent& ev);
   // A firmware record as AddRecord has placed it, for the shapes it can
   // take below; each returns false when the record does not take it.
   struct PlacedRecord {
     const CaptureEvent& ev;
     Core& core;
-    const EventDesc* desc;  // nullptr: not in its dictionary
+    const RecordPlan* plan;  // nullptr: not in its dictionary
+    const EventDesc* desc;   // the plan's
     std::string_view name;
+    uint32_t name_id = 0;
     FwTime fw_time;
     uint32_t gen = 0;
     uint64_t ts = 0;  // its place on the timeline
@@ -291,7 +329,11 @@ class ExportModel {
   void AddFlow(ExportEvent& e, uint16_t dev, uint16_t core, uint32_t gen, uint64_t seq);
   std::string GroupDescription() const;
   Device& DeviceFor(uint16_t dev);
-  Core& CoreFor(uint16_t dev, uint16_t core, int cpu, uint64_t ts);
+  // The core's tracks; its spans still open end unfinished if `gen` is not
+  // the generation of its previous record.
+  Core& CoreFor(uint16_t dev, uint16_t core, uint32_t gen, uint64_t ts);
+  // The arguments of a record: its sequence, firmware time and fields.
+  void RecordArgs(const PlacedRecord& r, ExportEvent* e) const;
   uint64_t NewTrack(ExportTrack t, std::string description = {});
   // A lane of `c` free since before `from` (a new one if none is). With
   // kMaxLanes in use: for a begin (strictly_after), the lane of the span
@@ -318,7 +360,10 @@ class ExportModel {
   ExportCounts counts_;
   // Command causes: fed only the records of dictionaries with attribution.
   CommandPaths paths_;
-  std::map<const Dictionary*, bool> attributing_;
+  ExportIds ids_;
+  std::unordered_map<const Dictionary*, std::unique_ptr<DictionaryPlan>> plans_;
+  std::unordered_map<uint64_t, Source> sources_;  // (dev, cpu); emptied at every hmb_state
+  std::unordered_map<uint32_t, Core*> core_index_;  // (dev, core) -> cores_
   std::vector<uint32_t> path_gens_;  // per paths_ command: its producer generation
   std::map<std::pair<uint16_t, uint16_t>, Core> fw_queues_;     // (dev, qid)
   std::map<std::pair<uint16_t, std::string>, Core> resources_;  // (dev, resource)

@@ -148,6 +148,18 @@ uint64_t ProtoTraceWriter::Intern(InternTable* table, std::string_view s) {
   return it->second;
 }
 
+uint64_t ProtoTraceWriter::Intern(InternTable* table, uint32_t id, std::string_view s) {
+  if (id < table->by_id.size() && table->by_id[id])
+    return table->by_id[id];
+  const uint64_t iid = Intern(table, s);
+  if (id && id < kMaxIds && iid) {
+    if (id >= table->by_id.size())
+      table->by_id.resize(std::max<size_t>(id + 1, 2 * table->by_id.size()), 0);
+    table->by_id[id] = static_cast<uint32_t>(iid);
+  }
+  return iid;
+}
+
 // The packets below are written with their fields in field-number order,
 // as libprotobuf writes a message (export_proto_unittest compares).
 
@@ -299,7 +311,7 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
   s.Uint(T::kTypeFieldNumber, TypeOf(e.type));
   s.Uint(T::kTrackUuidFieldNumber, e.track);
   if (!e.name.empty()) {
-    if (const uint64_t iid = Intern(&names_, e.name))
+    if (const uint64_t iid = Intern(&names_, e.name_id, e.name))
       s.Uint(T::kNameIidFieldNumber, iid);
     else
       s.Bytes(T::kNameFieldNumber, e.name);
@@ -308,7 +320,7 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
     s.Int(T::kCounterValueFieldNumber, e.counter);
   for (const ExportArg& a : e.args) {
     const size_t body = s.BeginNested(T::kDebugAnnotationsFieldNumber);
-    if (const uint64_t iid = Intern(&arg_names_, a.name))
+    if (const uint64_t iid = Intern(&arg_names_, a.name_id, a.name))
       s.Uint(A::kNameIidFieldNumber, iid);
     else
       s.Bytes(A::kNameFieldNumber, a.name);
@@ -324,7 +336,7 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
         break;
       case ExportArg::Type::kString: {
         const std::string_view text = a.text();
-        if (const uint64_t iid = a.interned_string ? Intern(&arg_values_, text) : 0)
+        if (const uint64_t iid = a.interned_string ? Intern(&arg_values_, a.value_id, text) : 0)
           s.Uint(A::kStringValueIidFieldNumber, iid);
         else
           s.Bytes(A::kStringValueFieldNumber, text);
@@ -372,15 +384,24 @@ void ProtoTraceWriter::Drain(bool all) {
   if (window_.empty() && in_order_.empty()) {
     slab_.clear();
   } else if (slab_.size() > kSlabCompactAt && live_ < slab_.size() / 2) {
-    // Most of the slab is events already written: keep the rest only.
-    pw::Buffer live;
-    const auto keep = [&](Pending& p) {
-      live.Append(slab_.view(p.offset, p.size));
-      p.offset = live.size() - p.size;
-    };
-    std::for_each(in_order_.begin(), in_order_.end(), keep);
-    std::for_each(window_.begin(), window_.end(), keep);
-    slab_.swap(live);
+    // Most of the slab is events already written: the others move down to
+    // its start, in the order they lie in it, within the slab's memory (a
+    // new buffer grew again by doubling: a copy and page faults per step).
+    std::vector<Pending*>& live = compacting_;
+    live.clear();
+    for (Pending& p : in_order_)
+      live.push_back(&p);
+    for (Pending& p : window_)
+      live.push_back(&p);
+    std::sort(live.begin(), live.end(),
+              [](const Pending* a, const Pending* b) { return a->offset < b->offset; });
+    size_t to = 0;
+    for (Pending* p : live) {
+      slab_.Move(to, p->offset, p->size);
+      p->offset = to;
+      to += p->size;
+    }
+    slab_.Truncate(to);
   }
 }
 

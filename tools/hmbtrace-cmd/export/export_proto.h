@@ -149,7 +149,11 @@ class ProtoTraceWriter : public ExportSink {
       char text[kRecentText] = {};
     };
     std::array<Recent, 256> recent{};
+    // iid by ExportEvent/ExportArg id (export_model.h), below kMaxIds; 0:
+    // not seen yet.
+    std::vector<uint32_t> by_id;
   };
+  static constexpr uint32_t kMaxIds = 1u << 20;
   // An encoded TrackEvent waiting in the window: its time, its place in
   // the stream (ties keep stream order, so every track stays in order)
   // and its bytes in slab_.
@@ -168,6 +172,8 @@ class ProtoTraceWriter : public ExportSink {
   // The iid of `s` in `table` (0: the table is full, write `s` inline);
   // a new one is defined in the next packet written.
   uint64_t Intern(InternTable* table, std::string_view s);
+  // Intern() of `s`, found by its id (0: none) after the first time.
+  uint64_t Intern(InternTable* table, uint32_t id, std::string_view s);
   // The first packet of the file: clears the incremental state, declares
   // the clocks.
   void Start();
@@ -213,12 +219,13 @@ class ProtoTraceWriter : public ExportSink {
   // two fronts leaves first.
   std::deque<Pending> in_order_;
   std::vector<Pending> window_;
+  std::vector<Pending*> compacting_;  // reused by Drain()
   proto_wire::Buffer interned_;  // InternedData entries not yet written
-  InternTable names_{perfetto_fields::InternedData::kEventNamesFieldNumber, {}, {}};
-  InternTable arg_names_{perfetto_fields::InternedData::kDebugAnnotationNamesFieldNumber, {}, {}};
-  InternTable arg_values_{perfetto_fields::InternedData::kDebugAnnotationStringValuesFieldNumber,
-                          {},
-                          {}};
+  InternTable names_{perfetto_fields::InternedData::kEventNamesFieldNumber, {}, {}, {}};
+  InternTable arg_names_{
+      perfetto_fields::InternedData::kDebugAnnotationNamesFieldNumber, {}, {}, {}};
+  InternTable arg_values_{
+      perfetto_fields::InternedData::kDebugAnnotationStringValuesFieldNumber, {}, {}, {}};
   size_t live_ = 0;  // bytes of the events in the window
   uint64_t order_ = 0;
   uint64_t newest_ = 0;  // the latest time given to Event()

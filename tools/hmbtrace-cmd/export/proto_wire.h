@@ -72,6 +72,8 @@ class Buffer {
     std::memmove(begin(), begin() + n, used_ - n);
     used_ -= n;
   }
+  // Moves bytes [from, from + n) to `to` (the ranges may overlap).
+  void Move(size_t to, size_t from, size_t n) { std::memmove(begin() + to, begin() + from, n); }
   void swap(Buffer& other) {
     bytes_.swap(other.bytes_);
     std::swap(used_, other.used_);
