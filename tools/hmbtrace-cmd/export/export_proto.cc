@@ -312,8 +312,10 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
   OpenSlice* end = nullptr;
   if (e.type == ExportEvent::Type::kBegin) {
     begin = OpenSliceOn(e.track);
-    if (begin)
+    if (begin) {
       begin->count = e.args.size() <= OpenSlice::kMaxArgs ? 0 : OpenSlice::kUntracked;
+      begin->last_of.fill(0);
+    }
   } else if (e.type == ExportEvent::Type::kEnd) {
     end = CloseSlice(e.track);
     if (end && (end->count == 0 || end->count == OpenSlice::kUntracked))
@@ -349,6 +351,8 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
     }
     s.EndNested(body);
     if (begin && begin->count != OpenSlice::kUntracked) {
+      if (name_iid < OpenSlice::kDirect)
+        begin->last_of[name_iid] = static_cast<uint8_t>(begin->count + 1);
       begin->args[begin->count++] = {static_cast<uint32_t>(name_iid),
                                      static_cast<uint32_t>(start - args_start),
                                      static_cast<uint32_t>(s.size() - start)};
@@ -409,11 +413,16 @@ ProtoTraceWriter::OpenSlice* ProtoTraceWriter::CloseSlice(uint64_t track) {
 bool ProtoTraceWriter::RepeatsBegin(const OpenSlice& begin, uint64_t name_iid,
                                     size_t start) const {
   const std::string_view mine = slab_.view(start, slab_.size() - start);
-  for (uint32_t i = begin.count; i-- > 0;) {
-    const OpenSlice::Arg& b = begin.args[i];
-    if (b.name_iid == name_iid)
-      return std::string_view(begin.bytes).substr(b.offset, b.size) == mine;
+  auto same = [&](const OpenSlice::Arg& b) {
+    return std::string_view(begin.bytes).substr(b.offset, b.size) == mine;
+  };
+  if (name_iid < OpenSlice::kDirect) {
+    const uint32_t last = begin.last_of[name_iid];
+    return last && same(begin.args[last - 1]);
   }
+  for (uint32_t i = begin.count; i-- > 0;)
+    if (begin.args[i].name_iid == name_iid)
+      return same(begin.args[i]);
   return false;
 }
 

@@ -178,6 +178,11 @@ class ProtoTraceWriter : public ExportSink {
     };
     uint32_t count = 0;
     std::array<Arg, kMaxArgs> args{};
+    // For names of an iid below kDirect: 1 + the index of the last arg
+    // of that name, 0 if none (an END's look-up without a search).
+    static constexpr uint32_t kDirect = 64;
+    std::array<uint8_t, kDirect> last_of{};
+    static_assert(kMaxArgs < UINT8_MAX, "last_of holds 1 + an index of args");
     std::string bytes;  // the annotations, encoded (reused)
   };
   // The slices open on a track, innermost last: the BEGINs its ENDs will
