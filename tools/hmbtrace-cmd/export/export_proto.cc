@@ -318,10 +318,28 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
   }
   if (e.type == ExportEvent::Type::kCounter)
     s.Int(T::kCounterValueFieldNumber, e.counter);
+  // A BEGIN's annotations are kept for its END; an END leaves out those
+  // that repeat its BEGIN's (OpenSlice).
+  OpenSlice* begin = nullptr;
+  OpenSlice* end = nullptr;
+  if (e.type == ExportEvent::Type::kBegin) {
+    begin = OpenSliceOn(e.track);
+    if (begin) {
+      begin->count = e.args.size() <= OpenSlice::kMaxArgs ? 0 : OpenSlice::kUntracked;
+      begin->last_of.fill(0);
+    }
+  } else if (e.type == ExportEvent::Type::kEnd) {
+    end = CloseSlice(e.track);
+    if (end && (end->count == 0 || end->count == OpenSlice::kUntracked))
+      end = nullptr;
+  }
+  const size_t args_start = s.size();
   for (const ExportArg& a : e.args) {
+    const size_t start = s.size();
     const size_t body = s.BeginNested(T::kDebugAnnotationsFieldNumber);
-    if (const uint64_t iid = Intern(&arg_names_, a.name_id, a.name))
-      s.Uint(A::kNameIidFieldNumber, iid);
+    const uint64_t name_iid = Intern(&arg_names_, a.name_id, a.name);
+    if (name_iid)
+      s.Uint(A::kNameIidFieldNumber, name_iid);
     else
       s.Bytes(A::kNameFieldNumber, a.name);
     switch (a.type) {
@@ -344,7 +362,22 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
       }
     }
     s.EndNested(body);
+    if (begin && begin->count != OpenSlice::kUntracked) {
+      if (name_iid < OpenSlice::kDirect)
+        begin->last_of[name_iid] = static_cast<uint8_t>(begin->count + 1);
+      begin->args[begin->count++] = {static_cast<uint32_t>(name_iid),
+                                     static_cast<uint32_t>(start - args_start),
+                                     static_cast<uint32_t>(s.size() - start)};
+    } else if (end && name_iid && RepeatsBegin(*end, name_iid, start) &&
+               std::none_of(e.args.begin(), e.args.end(), [&](const ExportArg& o) {
+                 return &o != &a && o.name == a.name;  // the last of its name wins
+               })) {
+      s.Truncate(start);
+      args_folded_++;
+    }
   }
+  if (begin && begin->count && begin->count != OpenSlice::kUntracked)
+    begin->bytes.assign(s.view(args_start, s.size() - args_start));
   for (uint64_t id : e.flow_ids)
     s.Fixed64(T::kFlowIdsFieldNumber, id);
   for (uint64_t id : e.terminating_flow_ids)
@@ -359,6 +392,50 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
   }
   newest_ = std::max(newest_, e.ts);
   Drain(false);
+}
+
+ProtoTraceWriter::OpenSlice* ProtoTraceWriter::OpenSliceOn(uint64_t track) {
+  if (track >= kMaxFollowedTrack)
+    return nullptr;
+  if (track >= slices_.size())
+    slices_.resize(track + 1);
+  TrackSlices& t = slices_[track];
+  if (t.depth == kMaxDepth) {
+    t.untracked++;
+    return nullptr;
+  }
+  if (t.depth == t.open.size())
+    t.open.emplace_back();
+  return &t.open[t.depth++];
+}
+
+ProtoTraceWriter::OpenSlice* ProtoTraceWriter::CloseSlice(uint64_t track) {
+  if (track >= slices_.size())
+    return nullptr;
+  TrackSlices& t = slices_[track];
+  if (t.untracked) {
+    t.untracked--;
+    return nullptr;
+  }
+  if (t.depth == 0)
+    return nullptr;  // no BEGIN to close: trace_processor ignores the END
+  return &t.open[--t.depth];
+}
+
+bool ProtoTraceWriter::RepeatsBegin(const OpenSlice& begin, uint64_t name_iid,
+                                    size_t start) const {
+  const std::string_view mine = slab_.view(start, slab_.size() - start);
+  auto same = [&](const OpenSlice::Arg& b) {
+    return std::string_view(begin.bytes).substr(b.offset, b.size) == mine;
+  };
+  if (name_iid < OpenSlice::kDirect) {
+    const uint32_t last = begin.last_of[name_iid];
+    return last && same(begin.args[last - 1]);
+  }
+  for (uint32_t i = begin.count; i-- > 0;)
+    if (begin.args[i].name_iid == name_iid)
+      return same(begin.args[i]);
+  return false;
 }
 
 void ProtoTraceWriter::Drain(bool all) {

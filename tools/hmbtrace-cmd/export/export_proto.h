@@ -38,6 +38,14 @@
 // after it was first used (packets leave the window in time order, so
 // that packet comes before every packet using it).
 //
+// An END leaves out the arguments its BEGIN already has with the same
+// value (a cmd_complete's cid and qid, which pair it with its
+// cmd_fetch): trace_processor merges an END's arguments into its slice,
+// and one of the same name and value changes nothing there (OpenSlice).
+// Each track's events leave in its order, so the writer pairs an END
+// with the BEGIN trace_processor pairs it with: the innermost one open on
+// its track.
+//
 // Every packet is encoded by hand (proto_wire.h), with the field numbers
 // of perfetto_trace.proto by name (perfetto_fields.h): the hot path writes
 // a TrackEvent straight into its output buffer, with no per-event object
@@ -125,6 +133,8 @@ class ProtoTraceWriter : public ExportSink {
   // Events that came after the window had passed their time (written
   // with an absolute timestamp).
   uint64_t late() const { return late_; }
+  // END arguments left out: the same name and value as on the BEGIN.
+  uint64_t args_folded() const { return args_folded_; }
 
  private:
   // Looked up by string_view: no allocation per event.
@@ -154,6 +164,50 @@ class ProtoTraceWriter : public ExportSink {
     std::vector<uint32_t> by_id;
   };
   static constexpr uint32_t kMaxIds = 1u << 20;
+  // A slice open on a track, as the writer last saw its BEGIN: its
+  // debug annotations (encoded), for its END to leave out those it would
+  // repeat. trace_processor merges an END's arguments into its slice's
+  // (the BEGIN's), a key keeping the place of its first insertion and
+  // the last value (ArgsInserter::AddArg(), kAddOrUpdate; before v58
+  // ArgsTracker::Flush()), so an END argument of the same name and value
+  // as the BEGIN's changes nothing. `args` is empty (kUntracked) when the
+  // BEGIN had too many arguments to compare.
+  struct OpenSlice {
+    static constexpr uint32_t kMaxArgs = 24;
+    static constexpr uint32_t kUntracked = UINT32_MAX;
+    struct Arg {
+      uint32_t name_iid = 0;
+      uint32_t offset = 0;  // in bytes
+      uint32_t size = 0;
+    };
+    uint32_t count = 0;
+    std::array<Arg, kMaxArgs> args{};
+    // For names of an iid below kDirect: 1 + the index of the last arg
+    // of that name, 0 if none (an END's look-up without a search).
+    static constexpr uint32_t kDirect = 64;
+    std::array<uint8_t, kDirect> last_of{};
+    static_assert(kMaxArgs < UINT8_MAX, "last_of holds 1 + an index of args");
+    std::string bytes;  // the annotations, encoded (reused)
+  };
+  // The slices open on a track, innermost last: the BEGINs its ENDs will
+  // close, in the order trace_processor pairs them (each track's events
+  // are in time order and leave in it). open[depth..] are spare.
+  struct TrackSlices {
+    std::vector<OpenSlice> open;
+    size_t depth = 0;
+    size_t untracked = 0;  // BEGINs past kMaxDepth above `depth`
+  };
+  static constexpr size_t kMaxDepth = 64;
+  // Tracks with a larger uuid are not followed (their ENDs repeat all).
+  static constexpr uint64_t kMaxFollowedTrack = 1u << 16;
+  // The BEGIN an END on `track` closes (nullptr: unknown), popped.
+  OpenSlice* CloseSlice(uint64_t track);
+  // A new BEGIN on `track` (nullptr: not followed).
+  OpenSlice* OpenSliceOn(uint64_t track);
+  // Whether the annotation just encoded at slab_[start..] repeats the
+  // last one of the same name in `begin`.
+  bool RepeatsBegin(const OpenSlice& begin, uint64_t name_iid, size_t start) const;
+
   // An encoded TrackEvent waiting in the window: its time, its place in
   // the stream (ties keep stream order, so every track stays in order)
   // and its bytes in slab_.
@@ -231,6 +285,8 @@ class ProtoTraceWriter : public ExportSink {
   uint64_t newest_ = 0;  // the latest time given to Event()
   uint64_t clock_ = 0;   // the incremental clock's value (last time written on it)
   bool started_ = false;
+  std::vector<TrackSlices> slices_;     // by track uuid
+  uint64_t args_folded_ = 0;
   std::map<uint32_t, Bundle> bundles_;  // per CPU
   std::string text_scratch_;            // reused
   uint64_t ftrace_dropped_ = 0;

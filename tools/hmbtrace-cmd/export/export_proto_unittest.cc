@@ -722,6 +722,188 @@ TEST(ExportProto, EventsLeaveTheWindowInTimeOrderAndALateOneKeepsItsAbsoluteTime
   EXPECT_EQ(on_base_clock, (std::vector<bool>{false, false, true, false, false}));
 }
 
+// An argument as a string: its name, '=' and its value (numbers in
+// decimal, with their kind).
+using ArgText = std::pair<std::string, std::string>;
+
+ArgText ModelArg(const ExportArg& a) {
+  switch (a.type) {
+    case ExportArg::Type::kUint:
+      return {std::string(a.name), "u" + std::to_string(a.u)};
+    case ExportArg::Type::kInt:
+      return {std::string(a.name), "i" + std::to_string(a.i)};
+    case ExportArg::Type::kBool:
+      return {std::string(a.name), a.u ? "true" : "false"};
+    case ExportArg::Type::kString:
+      break;
+  }
+  return {std::string(a.name), "s" + std::string(a.text())};
+}
+
+ArgText FileArg(const Decoded& d, const pp::DebugAnnotation& a) {
+  const std::string name = ArgName(d, a);
+  if (a.has_uint_value())
+    return {name, "u" + std::to_string(a.uint_value())};
+  if (a.has_int_value())
+    return {name, "i" + std::to_string(a.int_value())};
+  if (a.has_bool_value())
+    return {name, a.bool_value() ? "true" : "false"};
+  if (a.has_string_value_iid())
+    return {name, "s" + d.arg_values.at(a.string_value_iid())};
+  return {name, "s" + a.string_value()};
+}
+
+// trace_processor's slices and instants of a stream of (track, type,
+// args) in order: an END's arguments merge into its track's innermost
+// open slice, a key keeping the place of its first insertion and taking
+// the last value (ArgsInserter::AddArg(), kAddOrUpdate).
+struct MergedArgs {
+  std::vector<std::vector<ArgText>> done;
+  std::map<uint64_t, std::vector<std::vector<ArgText>>> open;
+
+  void Add(uint64_t track, int type, const std::vector<ArgText>& args) {
+    auto merge = [](std::vector<ArgText>* into, const std::vector<ArgText>& more) {
+      for (const ArgText& a : more) {
+        auto it = std::find_if(into->begin(), into->end(),
+                               [&](const ArgText& b) { return b.first == a.first; });
+        if (it == into->end())
+          into->push_back(a);
+        else
+          it->second = a.second;
+      }
+    };
+    std::vector<std::vector<ArgText>>& stack = open[track];
+    if (type == static_cast<int>(ExportEvent::Type::kBegin)) {
+      stack.emplace_back();
+      merge(&stack.back(), args);
+    } else if (type == static_cast<int>(ExportEvent::Type::kEnd)) {
+      if (stack.empty())
+        return;  // ignored
+      merge(&stack.back(), args);
+      done.push_back(std::move(stack.back()));
+      stack.pop_back();
+    } else {
+      done.emplace_back();
+      merge(&done.back(), args);
+    }
+  }
+};
+
+// Keeps the model's events' arguments as trace_processor would merge them.
+class MergingSink : public ExportSink {
+ public:
+  explicit MergingSink(ExportSink* next) : next_(next) {}
+  void Track(const ExportTrack& t) override { next_->Track(t); }
+  void Event(const ExportEvent& e) override {
+    std::vector<ArgText> args;
+    for (const ExportArg& a : e.args)
+      args.push_back(ModelArg(a));
+    merged.Add(e.track, static_cast<int>(e.type), args);
+    next_->Event(e);
+  }
+  void Ftrace(const ExportFtraceEvent& e) override { next_->Ftrace(e); }
+  void Clock(const ExportClock& c) override { next_->Clock(c); }
+  Status Finish() override { return next_->Finish(); }
+  MergedArgs merged;
+
+ private:
+  ExportSink* next_;
+};
+
+MergedArgs FileMergedArgs(const pp::Trace& trace) {
+  const Decoded d = Decode(trace);
+  MergedArgs merged;
+  for (const pp::TracePacket& p : trace.packet()) {
+    if (!p.has_track_event())
+      continue;
+    const pp::TrackEvent& e = p.track_event();
+    std::vector<ArgText> args;
+    for (const auto& a : e.debug_annotations())
+      args.push_back(FileArg(d, a));
+    merged.Add(e.track_uuid(), ModelType(e.type()), args);
+  }
+  return merged;
+}
+
+TEST(ExportProto, AnEndLeavesOutOnlyTheArgumentsItsSliceAlreadyHas) {
+  MemoryFile file;
+  ProtoTraceWriter writer(file.get());
+  writer.Track({ExportTrack::Kind::kSlices, 1, 0, "a", 0, "", 1});
+  writer.Track({ExportTrack::Kind::kSlices, 2, 0, "b", 1, "", 1});
+  MergingSink sink(&writer);
+  auto event = [&sink](uint64_t track, ExportEvent::Type type, uint64_t ts,
+                       std::vector<std::pair<std::string_view, uint64_t>> args) {
+    ExportEvent e;
+    e.type = type;
+    e.track = track;
+    e.ts = ts;
+    e.name = type == ExportEvent::Type::kEnd ? "" : "x";
+    for (const auto& [name, v] : args) {
+      ExportArg& a = e.args.emplace_back();
+      a.name = name;
+      a.u = v;
+    }
+    sink.Event(e);
+  };
+  using T = ExportEvent::Type;
+  event(1, T::kBegin, 10, {{"seq", 1}, {"cid", 7}, {"qid", 2}});
+  event(2, T::kBegin, 11, {{"cid", 7}});
+  event(1, T::kBegin, 12, {{"cid", 8}});           // nested in the first
+  event(1, T::kEnd, 13, {{"seq", 2}, {"cid", 8}});  // closes the nested one
+  event(2, T::kEnd, 14, {{"cid", 9}});              // another value: kept
+  // The outer slice: cid 7 again (left out), qid twice (the last wins: kept).
+  event(1, T::kEnd, 15, {{"seq", 3}, {"cid", 7}, {"qid", 2}, {"qid", 4}});
+  event(1, T::kEnd, 16, {{"cid", 7}});  // no slice open: trace_processor ignores it
+  event(1, T::kInstant, 17, {{"cid", 7}});
+  std::string error;
+  ASSERT_TRUE(StatusOk(writer.Finish(), &error)) << error;
+  EXPECT_EQ(writer.args_folded(), 2u);
+  const pp::Trace trace = Parse(file.Close());
+  const Decoded d = Decode(trace);
+  std::vector<std::vector<std::string>> names;
+  for (const pp::TracePacket& p : trace.packet()) {
+    if (!p.has_track_event())
+      continue;
+    names.emplace_back();
+    for (const auto& a : p.track_event().debug_annotations())
+      names.back().push_back(ArgName(d, a));
+  }
+  EXPECT_EQ(names, (std::vector<std::vector<std::string>>{{"seq", "cid", "qid"},
+                                                          {"cid"},
+                                                          {"cid"},
+                                                          {"seq"},
+                                                          {"cid"},
+                                                          {"seq", "qid", "qid"},
+                                                          {"cid"},
+                                                          {"cid"}}));
+  const MergedArgs merged = FileMergedArgs(trace);
+  EXPECT_EQ(merged.done, sink.merged.done);
+  EXPECT_EQ(merged.done.size(), 4u);
+}
+
+TEST(ExportProto, SlicesCarryTheArgumentsOfTheirBeginAndEndAsTraceProcessorMergesThem) {
+  uint64_t folded = 0;
+  for (const std::string& path :
+       {FixturePath(), MarkersFixturePath(), ClockFixturePath(), CmdJoinFixturePath()}) {
+    DictionaryStore dicts;
+    std::string error;
+    MemoryFile file;
+    ProtoTraceWriter writer(file.get());
+    MergingSink sink(&writer);
+    ExportSummary summary;
+    ASSERT_TRUE(StatusOk(ExportCapture(path, &dicts, &sink, &summary), &error)) << error;
+    ASSERT_TRUE(StatusOk(sink.Finish(), &error)) << error;
+    MergedArgs merged = FileMergedArgs(Parse(file.Close()));
+    EXPECT_GT(merged.done.size(), 10u) << path;
+    folded += writer.args_folded();
+    // The file's order is by time, the model's by track.
+    std::sort(merged.done.begin(), merged.done.end());
+    std::sort(sink.merged.done.begin(), sink.merged.done.end());
+    EXPECT_EQ(merged.done, sink.merged.done) << path;
+  }
+  EXPECT_GT(folded, 500u);  // the pairs' cid and qid, at least
+}
+
 TEST(ExportProto, FormatComesFromTheOptionOrTheExtension) {
   EXPECT_EQ(ChooseExportFormat("auto", "a.pftrace"), ExportFormat::kProto);
   EXPECT_EQ(ChooseExportFormat("auto", "a.json"), ExportFormat::kJson);
