@@ -405,23 +405,6 @@ std::string FormatRecord(const Dictionary& dict,
   return out;
 }
 
-bool ReadFieldValue(const EventDesc& event,
-                    size_t index,
-                    std::span<const uint8_t> payload,
-                    uint64_t* value) {
-  if (index >= event.fields.size())
-    return false;
-  const FieldDesc& field = event.fields[index];
-  if (!field.is_integer())
-    return false;
-  const auto bytes = FieldBytes(field, payload);
-  if (!bytes)
-    return false;
-  const uint64_t raw = LoadLe(*bytes);
-  *value = field.is_signed() ? SignExtend(raw, field.size) : raw;
-  return true;
-}
-
 std::string RecordText(const Dictionary* dict,
                        uint16_t event_id,
                        std::span<const uint8_t> payload) {

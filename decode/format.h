@@ -187,21 +187,16 @@ std::string Hex(std::span<const uint8_t> bytes);
 // if there is no such field, it is not an integer, or its bytes are not all
 // inside the payload.
 //
-// Inline around ReadFieldValue(), so that the optional is built in the
+// Inline, as IntegerFieldValue(), so that the optional is built in the
 // caller's registers: returned from a call, GCC stores its flag byte and
 // reloads it with the value as one word, a store-forwarding stall that
 // cost stat a tenth of its time (once per record and role field).
-bool ReadFieldValue(const EventDesc& event,
-                    size_t index,
-                    std::span<const uint8_t> payload,
-                    uint64_t* value);
 inline std::optional<uint64_t> FieldValue(const EventDesc& event,
                                           size_t index,
                                           std::span<const uint8_t> payload) {
-  uint64_t v;
-  if (!ReadFieldValue(event, index, payload, &v))
+  if (index >= event.fields.size())
     return std::nullopt;
-  return v;
+  return IntegerFieldValue(event.fields[index], payload);
 }
 
 // FieldValue() of the field a role names (EventDesc's key_field,
