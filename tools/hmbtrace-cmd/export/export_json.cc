@@ -450,16 +450,13 @@ void JsonTraceWriter::PutArgs(const std::vector<ExportArg>& args,
 }
 
 char* JsonTraceWriter::Quoted(char* p, uint32_t id, std::string_view text) {
-  if (id < quoted_.size() && !quoted_[id].empty()) {
-    std::memcpy(p, quoted_[id].data(), quoted_[id].size());
-    return p + quoted_[id].size();
+  if (const std::string* quoted = quoted_.Find(id)) {
+    std::memcpy(p, quoted->data(), quoted->size());
+    return p + quoted->size();
   }
   char* const end = String(p, text);
-  if (id != 0 && id < kMaxIds) {
-    if (id >= quoted_.size())
-      quoted_.resize(std::max<size_t>(id + 1, 2 * quoted_.size()));
-    quoted_[id].assign(p, static_cast<size_t>(end - p));
-  }
+  if (id != 0)
+    quoted_.Keep(id, std::string(p, static_cast<size_t>(end - p)));
   return end;
 }
 

@@ -116,7 +116,6 @@ class JsonTraceWriter : public ExportSink {
   // (room for StringRoom(text.size())), escaped once per id: returns the
   // end.
   char* Quoted(char* p, uint32_t id, std::string_view text);
-  static constexpr uint32_t kMaxIds = 1u << 20;
   void Put(std::string_view s) { out_buf_.Append(s); }
   void PutString(std::string_view s);
   void PutTs(uint64_t ts_ns);
@@ -143,7 +142,7 @@ class JsonTraceWriter : public ExportSink {
   std::string held_name_;
   uint32_t held_name_id_ = 0;
   std::string trace_clock_;
-  std::vector<std::string> quoted_;  // by id: Quoted()
+  ByExportId<std::string> quoted_;  // Quoted()
   bool first_ = true;
   bool failed_ = false;
   size_t flush_at_ = 0;  // Event() flushes past this size (0: kFlushAt)

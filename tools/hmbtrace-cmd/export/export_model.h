@@ -62,6 +62,7 @@
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_EXPORT_MODEL_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_EXPORT_EXPORT_MODEL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -107,6 +108,30 @@ class ExportIds {
 
  private:
   uint32_t next_;
+};
+
+// What a writer made of an id's text (ExportEvent::name_id,
+// ExportArg::name_id / value_id), kept to be reused: an interned id, the
+// escaped text. Ids 1 .. kMax - 1; a value equal to T{} is "none" (never
+// kept), and a larger id is made again each time.
+template <typename T>
+class ByExportId {
+ public:
+  static constexpr uint32_t kMax = 1u << 20;
+  // What was kept for `id`, or nullptr.
+  const T* Find(uint32_t id) const {
+    return id < values_.size() && values_[id] != T{} ? &values_[id] : nullptr;
+  }
+  void Keep(uint32_t id, T value) {
+    if (id == 0 || id >= kMax)
+      return;
+    if (id >= values_.size())
+      values_.resize(std::max<size_t>(id + 1, 2 * values_.size()));
+    values_[id] = std::move(value);
+  }
+
+ private:
+  std::vector<T> values_;
 };
 
 // Plain data, made in place event after event: no allocation, no

@@ -149,14 +149,10 @@ uint64_t ProtoTraceWriter::Intern(InternTable* table, std::string_view s) {
 }
 
 uint64_t ProtoTraceWriter::Intern(InternTable* table, uint32_t id, std::string_view s) {
-  if (id < table->by_id.size() && table->by_id[id])
-    return table->by_id[id];
+  if (const uint32_t* iid = table->by_id.Find(id))
+    return *iid;
   const uint64_t iid = Intern(table, s);
-  if (id && id < kMaxIds && iid) {
-    if (id >= table->by_id.size())
-      table->by_id.resize(std::max<size_t>(id + 1, 2 * table->by_id.size()), 0);
-    table->by_id[id] = static_cast<uint32_t>(iid);
-  }
+  table->by_id.Keep(id, static_cast<uint32_t>(iid));
   return iid;
 }
 

@@ -159,11 +159,8 @@ class ProtoTraceWriter : public ExportSink {
       char text[kRecentText] = {};
     };
     std::array<Recent, 256> recent{};
-    // iid by ExportEvent/ExportArg id (export_model.h), below kMaxIds; 0:
-    // not seen yet.
-    std::vector<uint32_t> by_id;
+    ByExportId<uint32_t> by_id;  // iid by ExportEvent/ExportArg id
   };
-  static constexpr uint32_t kMaxIds = 1u << 20;
   // A slice open on a track, as the writer last saw its BEGIN: its
   // debug annotations (encoded), for its END to leave out those it would
   // repeat. trace_processor merges an END's arguments into its slice's
