@@ -314,20 +314,32 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
   }
   if (e.type == ExportEvent::Type::kCounter)
     s.Int(T::kCounterValueFieldNumber, e.counter);
-  // A BEGIN's annotations are kept for its END; an END leaves out those
-  // that repeat its BEGIN's (OpenSlice).
+  // A BEGIN's annotations are kept for its END, which gives its own to
+  // the BEGIN while that waits in the window, else leaves out those that
+  // repeat the BEGIN's (OpenSlice).
   OpenSlice* begin = nullptr;
   OpenSlice* end = nullptr;
+  Placed* merge = nullptr;  // the BEGIN this END's arguments go to
   if (e.type == ExportEvent::Type::kBegin) {
     begin = OpenSliceOn(e.track);
     if (begin) {
       begin->count = e.args.size() <= OpenSlice::kMaxArgs ? 0 : OpenSlice::kUntracked;
       begin->last_of.fill(0);
+      begin->unique = true;
+      begin->order = order_;
+      begin->header = static_cast<uint32_t>(s.size() - offset);
     }
   } else if (e.type == ExportEvent::Type::kEnd) {
     end = CloseSlice(e.track);
     if (end && (end->count == 0 || end->count == OpenSlice::kUntracked))
       end = nullptr;
+    if (end && end->unique && e.args.size() <= OpenSlice::kMaxArgs) {
+      end_names_.clear();
+      for (const ExportArg& a : e.args)
+        end_names_.push_back(Intern(&arg_names_, a.name_id, a.name));
+      merge = MergeTarget(*end, end_names_);
+      end_args_.clear();
+    }
   }
   const size_t args_start = s.size();
   for (const ExportArg& a : e.args) {
@@ -358,12 +370,17 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
       }
     }
     s.EndNested(body);
+    const OpenSlice::Arg at{static_cast<uint32_t>(name_iid),
+                            static_cast<uint32_t>(start - args_start),
+                            static_cast<uint32_t>(s.size() - start)};
     if (begin && begin->count != OpenSlice::kUntracked) {
+      if (!name_iid || FindArg(*begin, name_iid) != begin->count)
+        begin->unique = false;
       if (name_iid < OpenSlice::kDirect)
         begin->last_of[name_iid] = static_cast<uint8_t>(begin->count + 1);
-      begin->args[begin->count++] = {static_cast<uint32_t>(name_iid),
-                                     static_cast<uint32_t>(start - args_start),
-                                     static_cast<uint32_t>(s.size() - start)};
+      begin->args[begin->count++] = at;
+    } else if (merge) {
+      end_args_.push_back(at);
     } else if (end && name_iid && RepeatsBegin(*end, name_iid, start) &&
                std::none_of(e.args.begin(), e.args.end(), [&](const ExportArg& o) {
                  return &o != &a && o.name == a.name;  // the last of its name wins
@@ -374,20 +391,99 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
   }
   if (begin && begin->count && begin->count != OpenSlice::kUntracked)
     begin->bytes.assign(s.view(args_start, s.size() - args_start));
+  if (merge) {
+    // The END's arguments go to its BEGIN; the END keeps its flows.
+    MergeIntoBegin(*end, *merge, args_start);
+    s.Truncate(args_start);
+  }
   for (uint64_t id : e.flow_ids)
     s.Fixed64(T::kFlowIdsFieldNumber, id);
   for (uint64_t id : e.terminating_flow_ids)
     s.Fixed64(T::kTerminatingFlowIdsFieldNumber, id);
-  const Pending p{e.ts, order_++, offset, s.size() - offset};
-  live_ += p.size;
+  const Pending p{e.ts, order_++, Place(offset, s.size() - offset)};
+  live_ += s.size() - offset;
   if (in_order_.empty() || in_order_.back().ts <= p.ts) {
     in_order_.push_back(p);
   } else {
     window_.push_back(p);
     std::push_heap(window_.begin(), window_.end(), Later{});
   }
+  if (begin)
+    begin->slot = p.slot;
+  if (merge) {
+    // The merged BEGIN after the END's bytes; its old bytes are left to
+    // the slab's compaction. (Place() may have moved placed_.)
+    merge = &placed_[end->slot];
+    live_ = live_ - merge->size + merge_scratch_.size();
+    merge->offset = s.size();
+    merge->size = merge_scratch_.size();
+    s.Append(merge_scratch_);
+    slices_merged_++;
+  }
   newest_ = std::max(newest_, e.ts);
   Drain(false);
+}
+
+uint32_t ProtoTraceWriter::FindArg(const OpenSlice& begin, uint64_t name_iid) {
+  if (name_iid < OpenSlice::kDirect) {
+    const uint32_t last = begin.last_of[name_iid];
+    return last ? last - 1 : begin.count;
+  }
+  for (uint32_t i = 0; i < begin.count; i++)
+    if (begin.args[i].name_iid == name_iid)
+      return i;
+  return begin.count;
+}
+
+uint32_t ProtoTraceWriter::Place(size_t offset, size_t size) {
+  uint32_t slot;
+  if (free_slots_.empty()) {
+    slot = static_cast<uint32_t>(placed_.size());  // at most kMaxPending + 1
+    placed_.emplace_back();
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  placed_[slot] = {offset, size, order_ - 1};
+  return slot;
+}
+
+ProtoTraceWriter::Placed* ProtoTraceWriter::MergeTarget(const OpenSlice& begin,
+                                                         const std::vector<uint64_t>& names) {
+  bool shared = false;
+  for (size_t i = 0; i < names.size(); i++) {
+    if (!names[i] || std::find(names.begin(), names.begin() + i, names[i]) != names.begin() + i)
+      return nullptr;  // not interned, or twice: the last of a name would win
+    shared |= FindArg(begin, names[i]) != begin.count;
+  }
+  if (!shared)
+    return nullptr;  // nothing to save: the END keeps its own
+  // Its slot, unless the BEGIN was written and the slot given to another.
+  Placed& at = placed_[begin.slot];
+  return at.order == begin.order ? &at : nullptr;
+}
+
+void ProtoTraceWriter::MergeIntoBegin(const OpenSlice& begin, const Placed& target,
+                                      size_t args_start) {
+  // As trace_processor merges them: the BEGIN's names in their places,
+  // an END's value replacing the BEGIN's, then the END's other names.
+  std::string& m = merge_scratch_;
+  const std::string_view old = slab_.view(target.offset, target.size);
+  m.assign(old.substr(0, begin.header));
+  auto end_arg = [&](const OpenSlice::Arg& a) {
+    return slab_.view(args_start + a.offset, a.size);
+  };
+  for (uint32_t i = 0; i < begin.count; i++) {
+    const OpenSlice::Arg& b = begin.args[i];
+    const auto e = std::find_if(end_args_.begin(), end_args_.end(),
+                                [&](const OpenSlice::Arg& a) { return a.name_iid == b.name_iid; });
+    m.append(e != end_args_.end() ? end_arg(*e)
+                                  : std::string_view(begin.bytes).substr(b.offset, b.size));
+  }
+  for (const OpenSlice::Arg& a : end_args_)
+    if (FindArg(begin, a.name_iid) == begin.count)
+      m.append(end_arg(a));
+  m.append(old.substr(begin.header + begin.bytes.size()));  // its flows
 }
 
 ProtoTraceWriter::OpenSlice* ProtoTraceWriter::OpenSliceOn(uint64_t track) {
@@ -445,8 +541,11 @@ void ProtoTraceWriter::Drain(bool all) {
     if (!all && in_order_.size() + window_.size() <= kMaxPending && live_ <= kMaxPendingBytes &&
         first.ts + kReorderWindowNs > newest_)
       break;
-    WritePending(first);
-    live_ -= first.size;
+    Placed& at = placed_[first.slot];
+    WritePending(first.ts, at);
+    live_ -= at.size;
+    at.order = Placed::kWritten;
+    free_slots_.push_back(first.slot);
     if (from_heap) {
       std::pop_heap(window_.begin(), window_.end(), Later{});
       window_.pop_back();
@@ -460,16 +559,16 @@ void ProtoTraceWriter::Drain(bool all) {
     // Most of the slab is events already written: the others move down to
     // its start, in the order they lie in it, within the slab's memory (a
     // new buffer grew again by doubling: a copy and page faults per step).
-    std::vector<Pending*>& live = compacting_;
+    std::vector<Placed*>& live = compacting_;
     live.clear();
-    for (Pending& p : in_order_)
-      live.push_back(&p);
-    for (Pending& p : window_)
-      live.push_back(&p);
+    for (const Pending& p : in_order_)
+      live.push_back(&placed_[p.slot]);
+    for (const Pending& p : window_)
+      live.push_back(&placed_[p.slot]);
     std::sort(live.begin(), live.end(),
-              [](const Pending* a, const Pending* b) { return a->offset < b->offset; });
+              [](const Placed* a, const Placed* b) { return a->offset < b->offset; });
     size_t to = 0;
-    for (Pending* p : live) {
+    for (Placed* p : live) {
       slab_.Move(to, p->offset, p->size);
       p->offset = to;
       to += p->size;
@@ -478,11 +577,11 @@ void ProtoTraceWriter::Drain(bool all) {
   }
 }
 
-void ProtoTraceWriter::WritePending(const Pending& p) {
+void ProtoTraceWriter::WritePending(uint64_t time, const Placed& p) {
   // Written straight into the output: the packet's length first.
   using P = pf::TracePacket;
-  const bool late = p.ts < clock_;
-  const uint64_t ts = late ? p.ts : p.ts - clock_;
+  const bool late = time < clock_;
+  const uint64_t ts = late ? time : time - clock_;
   size_t len = pw::UintFieldSize(P::kTimestampFieldNumber, ts) +
                pw::UintFieldSize(P::kTrustedPacketSequenceIdFieldNumber, kExportSequenceId) +
                pw::BytesFieldSize(P::kTrackEventFieldNumber, p.size);
@@ -499,7 +598,7 @@ void ProtoTraceWriter::WritePending(const Pending& p) {
     out.Uint(P::kTimestampClockIdFieldNumber, kBaseClock);
     late_++;
   } else {
-    clock_ = p.ts;  // a delta on the default (incremental) clock
+    clock_ = time;  // a delta on the default (incremental) clock
   }
   out.Uint(P::kTrustedPacketSequenceIdFieldNumber, kExportSequenceId);
   if (!interned_.empty()) {

@@ -38,13 +38,20 @@
 // after it was first used (packets leave the window in time order, so
 // that packet comes before every packet using it).
 //
-// An END leaves out the arguments its BEGIN already has with the same
-// value (a cmd_complete's cid and qid, which pair it with its
-// cmd_fetch): trace_processor merges an END's arguments into its slice,
-// and one of the same name and value changes nothing there (OpenSlice).
-// Each track's events leave in its order, so the writer pairs an END
-// with the BEGIN trace_processor pairs it with: the innermost one open on
-// its track.
+// A slice's arguments are written once where its BEGIN and END share
+// names. trace_processor merges an END's arguments into its slice (a
+// name keeps the place of its first insertion and takes the last
+// value), so when an END names an argument its BEGIN has (a
+// cmd_complete's seq and fw_ts, its cid and qid) while the BEGIN still
+// waits in the window, the writer does that merge itself: the BEGIN
+// carries the merged arguments and the END none (a command's seq, fw_ts
+// and fw_time_bound_ns once instead of twice). A BEGIN already written
+// (a slice longer than the window), or arguments it cannot compare, fall
+// back to an END that leaves out the arguments its BEGIN has with the
+// same value. Either way the slice shows the same arguments, in the same
+// order (OpenSlice). Each track's events leave in its order, so the
+// writer pairs an END with the BEGIN trace_processor pairs it with: the
+// innermost one open on its track.
 //
 // Every packet is encoded by hand (proto_wire.h), with the field numbers
 // of perfetto_trace.proto by name (perfetto_fields.h): the hot path writes
@@ -57,11 +64,11 @@
 // trace_processor and the UI inflate them). Deflated by libdeflate at
 // kDeflateLevel where the build has it (HMBTRACE_HAVE_LIBDEFLATE), else by
 // zlib at Z_BEST_SPEED: the same zlib stream format. On the 1 M benchmark
-// capture's 84 MB: zlib level 1, 32.9 B/record; libdeflate level 4, 29.7,
-// in no more CPU time (level 1: 31.8 in 0.6x the time).
+// capture's 75 MB: zlib level 1, about 31 B/record; libdeflate level 4,
+// 27.7, in no more CPU time.
 //
 // With Codec::kZstd (export --zstd), each piece is zstd at kZstdLevel in
-// zstd_compressed_packets instead: 10.7 B/record in a quarter of
+// zstd_compressed_packets instead: 8.9 B/record in a quarter of
 // libdeflate's time on that capture, but only Perfetto v58 and later read
 // the field (an older trace_processor skips it: an empty trace).
 
@@ -97,7 +104,10 @@ inline constexpr int kZstdLevel = 1;
 // packet sequence may define for itself (64..127).
 inline constexpr uint32_t kBaseClock = perfetto_fields::BUILTIN_CLOCK_BOOTTIME;
 inline constexpr uint32_t kIncrementalClock = 64;
-inline constexpr uint64_t kReorderWindowNs = 20'000'000;
+// Long enough for a command's slice on a busy drive (the benchmark mix's
+// longest, 35 ms) to have its END merged into its BEGIN (20 ms: 27 % of
+// them were written before their END, 76.3 B/record instead of 74.7).
+inline constexpr uint64_t kReorderWindowNs = 50'000'000;
 inline constexpr size_t kMaxPending = 1u << 16;
 
 class ProtoTraceWriter : public ExportSink {
@@ -135,6 +145,8 @@ class ProtoTraceWriter : public ExportSink {
   uint64_t late() const { return late_; }
   // END arguments left out: the same name and value as on the BEGIN.
   uint64_t args_folded() const { return args_folded_; }
+  // Slices whose END's arguments were merged into their BEGIN.
+  uint64_t slices_merged() const { return slices_merged_; }
 
  private:
   // Looked up by string_view: no allocation per event.
@@ -179,6 +191,10 @@ class ProtoTraceWriter : public ExportSink {
     };
     uint32_t count = 0;
     std::array<Arg, kMaxArgs> args{};
+    uint64_t order = 0;      // its BEGIN's Pending::order
+    uint32_t slot = 0;       // and Pending::slot
+    bool unique = true;      // no name twice among `args`
+    uint32_t header = 0;     // the BEGIN's bytes before its annotations
     // For names of an iid below kDirect: 1 + the index of the last arg
     // of that name, 0 if none (an END's look-up without a search).
     static constexpr uint32_t kDirect = 64;
@@ -204,6 +220,27 @@ class ProtoTraceWriter : public ExportSink {
   // Whether the annotation just encoded at slab_[start..] repeats the
   // last one of the same name in `begin`.
   bool RepeatsBegin(const OpenSlice& begin, uint64_t name_iid, size_t start) const;
+  // The index in `begin.args` of the argument named `name_iid` (count:
+  // none).
+  static uint32_t FindArg(const OpenSlice& begin, uint64_t name_iid);
+  // Where a waiting event's bytes lie in slab_, by Pending::slot (a
+  // merge moves a BEGIN's; order: kWritten once the slot is free).
+  struct Placed {
+    static constexpr uint64_t kWritten = UINT64_MAX;
+    size_t offset = 0;
+    size_t size = 0;
+    uint64_t order = kWritten;
+  };
+  // A slot for the event of order_ - 1 at slab_[offset, offset + size).
+  uint32_t Place(size_t offset, size_t size);
+  // The BEGIN an END would merge its arguments into (`names`: their
+  // iids, in the END's order): its place while it still waits in the
+  // window, every name interned and unique and one of them the BEGIN's;
+  // else nullptr.
+  Placed* MergeTarget(const OpenSlice& begin, const std::vector<uint64_t>& names);
+  // Writes into merge_scratch_ the BEGIN at `target` with the END's
+  // annotations (end_args_, encoded at slab_[args_start..]) merged in.
+  void MergeIntoBegin(const OpenSlice& begin, const Placed& target, size_t args_start);
 
   // An encoded TrackEvent waiting in the window: its time, its place in
   // the stream (ties keep stream order, so every track stays in order)
@@ -211,8 +248,7 @@ class ProtoTraceWriter : public ExportSink {
   struct Pending {
     uint64_t ts = 0;
     uint64_t order = 0;
-    size_t offset = 0;
-    size_t size = 0;
+    uint32_t slot = 0;  // placed_[slot]: its bytes
   };
   struct Later {
     bool operator()(const Pending& a, const Pending& b) const {
@@ -230,7 +266,7 @@ class ProtoTraceWriter : public ExportSink {
   void Start();
   // Writes the events due (all of them with `all`).
   void Drain(bool all);
-  void WritePending(const Pending& p);
+  void WritePending(uint64_t time, const Placed& p);
   // Frames `bytes` as one Trace.packet into the output.
   void Put(std::string_view bytes);
   // Writes or compresses what has piled up.
@@ -270,7 +306,9 @@ class ProtoTraceWriter : public ExportSink {
   // two fronts leaves first.
   std::deque<Pending> in_order_;
   std::vector<Pending> window_;
-  std::vector<Pending*> compacting_;  // reused by Drain()
+  std::vector<Placed> placed_;
+  std::vector<uint32_t> free_slots_;  // of placed_
+  std::vector<Placed*> compacting_;   // reused by Drain()
   proto_wire::Buffer interned_;  // InternedData entries not yet written
   InternTable names_{perfetto_fields::InternedData::kEventNamesFieldNumber, {}, {}, {}};
   InternTable arg_names_{
@@ -284,6 +322,10 @@ class ProtoTraceWriter : public ExportSink {
   bool started_ = false;
   std::vector<TrackSlices> slices_;     // by track uuid
   uint64_t args_folded_ = 0;
+  uint64_t slices_merged_ = 0;
+  std::vector<uint64_t> end_names_;          // reused: an END's annotation name iids
+  std::vector<OpenSlice::Arg> end_args_;     // reused: where they lie in the slab
+  std::string merge_scratch_;                // reused: a merged BEGIN
   std::map<uint32_t, Bundle> bundles_;  // per CPU
   std::string text_scratch_;            // reused
   uint64_t ftrace_dropped_ = 0;

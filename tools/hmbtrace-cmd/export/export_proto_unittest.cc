@@ -316,14 +316,27 @@ TEST(ExportProto, EveryFirmwareRecordAppearsOnceOnItsCore) {
   const pp::Trace trace = ExportFixture(FixturePath());
   const Decoded d = Decode(trace);
   std::map<int, uint64_t> per_core;
+  // Per track, whether each open slice's BEGIN has a seq.
+  std::map<uint64_t, std::vector<bool>> open;
   for (const pp::TracePacket& p : trace.packet()) {
     if (!p.has_track_event())
       continue;
     const pp::TrackEvent& e = p.track_event();
     const int core = CoreOf(d.tracks.at(e.track_uuid()));
     // A record is one event with its seq (a slice's begin, an end, an
-    // instant), or one counter sample on its core's counter track.
-    if (FindArg(d, e, "seq") || (e.type() == pp::TrackEvent::TYPE_COUNTER && core >= 0))
+    // instant), or one counter sample on its core's counter track; an
+    // END with no arguments closing a BEGIN with a seq is a record whose
+    // arguments the writer merged into that BEGIN.
+    const bool seq = FindArg(d, e, "seq") != nullptr;
+    std::vector<bool>& stack = open[e.track_uuid()];
+    bool merged = false;
+    if (e.type() == pp::TrackEvent::TYPE_SLICE_BEGIN) {
+      stack.push_back(seq);
+    } else if (e.type() == pp::TrackEvent::TYPE_SLICE_END && !stack.empty()) {
+      merged = stack.back() && e.debug_annotations_size() == 0;
+      stack.pop_back();
+    }
+    if (seq || merged || (e.type() == pp::TrackEvent::TYPE_COUNTER && core >= 0))
       per_core[core]++;
   }
   ASSERT_EQ(per_core.size(), 4u);
@@ -825,64 +838,136 @@ MergedArgs FileMergedArgs(const pp::Trace& trace) {
   return merged;
 }
 
-TEST(ExportProto, AnEndLeavesOutOnlyTheArgumentsItsSliceAlreadyHas) {
-  MemoryFile file;
-  ProtoTraceWriter writer(file.get());
-  writer.Track({ExportTrack::Kind::kSlices, 1, 0, "a", 0, "", 1});
-  writer.Track({ExportTrack::Kind::kSlices, 2, 0, "b", 1, "", 1});
-  MergingSink sink(&writer);
-  auto event = [&sink](uint64_t track, ExportEvent::Type type, uint64_t ts,
-                       std::vector<std::pair<std::string_view, uint64_t>> args) {
+// Events with unsigned arguments, through a MergingSink into a writer.
+class ArgEvents {
+ public:
+  using T = ExportEvent::Type;
+  ArgEvents() : writer_(file_.get()), sink_(&writer_) {
+    for (uint64_t t = 1; t <= 3; t++)
+      writer_.Track({ExportTrack::Kind::kSlices, t, 0, "t", static_cast<int32_t>(t), "", 1});
+  }
+  void Add(uint64_t track, T type, uint64_t ts,
+           std::vector<std::pair<std::string_view, uint64_t>> args,
+           std::vector<uint64_t> flows = {}, std::vector<uint64_t> terminating = {}) {
     ExportEvent e;
     e.type = type;
     e.track = track;
     e.ts = ts;
-    e.name = type == ExportEvent::Type::kEnd ? "" : "x";
+    e.name = type == T::kEnd ? "" : "x";
     for (const auto& [name, v] : args) {
       ExportArg& a = e.args.emplace_back();
       a.name = name;
       a.u = v;
     }
-    sink.Event(e);
-  };
-  using T = ExportEvent::Type;
-  event(1, T::kBegin, 10, {{"seq", 1}, {"cid", 7}, {"qid", 2}});
-  event(2, T::kBegin, 11, {{"cid", 7}});
-  event(1, T::kBegin, 12, {{"cid", 8}});           // nested in the first
-  event(1, T::kEnd, 13, {{"seq", 2}, {"cid", 8}});  // closes the nested one
-  event(2, T::kEnd, 14, {{"cid", 9}});              // another value: kept
-  // The outer slice: cid 7 again (left out), qid twice (the last wins: kept).
-  event(1, T::kEnd, 15, {{"seq", 3}, {"cid", 7}, {"qid", 2}, {"qid", 4}});
-  event(1, T::kEnd, 16, {{"cid", 7}});  // no slice open: trace_processor ignores it
-  event(1, T::kInstant, 17, {{"cid", 7}});
-  std::string error;
-  ASSERT_TRUE(StatusOk(writer.Finish(), &error)) << error;
-  EXPECT_EQ(writer.args_folded(), 2u);
-  const pp::Trace trace = Parse(file.Close());
-  const Decoded d = Decode(trace);
-  std::vector<std::vector<std::string>> names;
-  for (const pp::TracePacket& p : trace.packet()) {
-    if (!p.has_track_event())
-      continue;
-    names.emplace_back();
-    for (const auto& a : p.track_event().debug_annotations())
-      names.back().push_back(ArgName(d, a));
+    e.flow_ids = std::move(flows);
+    e.terminating_flow_ids = std::move(terminating);
+    sink_.Event(e);
   }
-  EXPECT_EQ(names, (std::vector<std::vector<std::string>>{{"seq", "cid", "qid"},
-                                                          {"cid"},
-                                                          {"cid"},
-                                                          {"seq"},
-                                                          {"cid"},
-                                                          {"seq", "qid", "qid"},
-                                                          {"cid"},
-                                                          {"cid"}}));
-  const MergedArgs merged = FileMergedArgs(trace);
-  EXPECT_EQ(merged.done, sink.merged.done);
-  EXPECT_EQ(merged.done.size(), 4u);
+  // Finishes the file: its events' argument names, in file order.
+  std::vector<std::vector<std::string>> Finish() {
+    std::string error;
+    EXPECT_TRUE(StatusOk(writer_.Finish(), &error)) << error;
+    trace_ = Parse(file_.Close());
+    const Decoded d = Decode(trace_);
+    std::vector<std::vector<std::string>> names;
+    for (const pp::TracePacket& p : trace_.packet()) {
+      if (!p.has_track_event())
+        continue;
+      names.emplace_back();
+      for (const auto& a : p.track_event().debug_annotations())
+        names.back().push_back(ArgName(d, a));
+    }
+    return names;
+  }
+  const ProtoTraceWriter& writer() const { return writer_; }
+  const MergedArgs& model_merged() const { return sink_.merged; }
+  const pp::Trace& trace() const { return trace_; }
+
+ private:
+  MemoryFile file_;
+  ProtoTraceWriter writer_;
+  MergingSink sink_;
+  pp::Trace trace_;
+};
+
+TEST(ExportProto, AnEndWhoseBeginIsWrittenLeavesOutOnlyTheArgumentsItsSliceAlreadyHas) {
+  ArgEvents ev;
+  using T = ArgEvents::T;
+  constexpr uint64_t W = kReorderWindowNs;
+  ev.Add(1, T::kBegin, 10, {{"seq", 1}, {"cid", 7}, {"qid", 2}});
+  ev.Add(2, T::kBegin, 11, {{"cid", 7}});
+  ev.Add(1, T::kBegin, 12, {{"cid", 8}});  // nested in the first
+  ev.Add(3, T::kInstant, W + 12, {});      // the three BEGINs leave the window
+  ev.Add(1, T::kEnd, W + 13, {{"seq", 2}, {"cid", 8}});  // closes the nested one
+  ev.Add(2, T::kEnd, W + 14, {{"cid", 9}});              // another value: kept
+  // The outer slice: cid 7 again (left out), qid twice (the last wins: kept).
+  ev.Add(1, T::kEnd, W + 15, {{"seq", 3}, {"cid", 7}, {"qid", 2}, {"qid", 4}});
+  ev.Add(1, T::kEnd, W + 16, {{"cid", 7}});  // no slice open: trace_processor ignores it
+  ev.Add(1, T::kInstant, W + 17, {{"cid", 7}});
+  EXPECT_EQ(ev.Finish(), (std::vector<std::vector<std::string>>{{"seq", "cid", "qid"},
+                                                                {"cid"},
+                                                                {"cid"},
+                                                                {},
+                                                                {"seq"},
+                                                                {"cid"},
+                                                                {"seq", "qid", "qid"},
+                                                                {"cid"},
+                                                                {"cid"}}));
+  EXPECT_EQ(ev.writer().args_folded(), 2u);
+  EXPECT_EQ(ev.writer().slices_merged(), 0u);
+  const MergedArgs merged = FileMergedArgs(ev.trace());
+  EXPECT_EQ(merged.done, ev.model_merged().done);
+  EXPECT_EQ(merged.done.size(), 5u);
+}
+
+TEST(ExportProto, AnEndWhoseBeginStillWaitsGivesItItsArguments) {
+  ArgEvents ev;
+  using T = ArgEvents::T;
+  ev.Add(1, T::kBegin, 10, {{"seq", 1}, {"cid", 7}, {"qid", 2}});
+  ev.Add(2, T::kBegin, 11, {{"cid", 7}});
+  ev.Add(1, T::kBegin, 12, {{"cid", 8}}, {5});  // nested in the first; a flow
+  // Closes the nested one: its seq joins the BEGIN's, after cid; the
+  // END keeps its flow.
+  ev.Add(1, T::kEnd, 13, {{"seq", 2}, {"cid", 8}}, {}, {6});
+  ev.Add(2, T::kEnd, 14, {{"cid", 9}});  // the BEGIN takes cid 9
+  // The outer slice: qid twice (the last wins): not merged, cid left out.
+  ev.Add(1, T::kEnd, 15, {{"seq", 3}, {"cid", 7}, {"qid", 2}, {"qid", 4}});
+  ev.Add(1, T::kEnd, 16, {{"cid", 7}});  // no slice open: trace_processor ignores it
+  ev.Add(1, T::kInstant, 17, {{"cid", 7}});
+  ev.Add(2, T::kBegin, 18, {{"cid", 1}, {"cid", 2}});  // a name twice: not merged
+  ev.Add(2, T::kEnd, 19, {{"cid", 3}});
+  ev.Add(3, T::kBegin, 20, {{"a", 1}});  // no name in common: not merged
+  ev.Add(3, T::kEnd, 21, {{"b", 2}});
+  EXPECT_EQ(ev.Finish(), (std::vector<std::vector<std::string>>{{"seq", "cid", "qid"},
+                                                                {"cid"},
+                                                                {"cid", "seq"},
+                                                                {},
+                                                                {},
+                                                                {"seq", "qid", "qid"},
+                                                                {"cid"},
+                                                                {"cid"},
+                                                                {"cid", "cid"},
+                                                                {"cid"},
+                                                                {"a"},
+                                                                {"b"}}));
+  EXPECT_EQ(ev.writer().slices_merged(), 2u);
+  EXPECT_EQ(ev.writer().args_folded(), 1u);
+  const MergedArgs merged = FileMergedArgs(ev.trace());
+  EXPECT_EQ(merged.done, ev.model_merged().done);
+  EXPECT_EQ(merged.done.size(), 6u);
+  // Flows stay on their events.
+  std::vector<std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> flows;
+  for (const pp::TracePacket& p : ev.trace().packet())
+    if (p.has_track_event() && p.track_event().track_uuid() == 1 && p.timestamp() <= 13)
+      flows.push_back({{p.track_event().flow_ids().begin(), p.track_event().flow_ids().end()},
+                       {p.track_event().terminating_flow_ids().begin(),
+                        p.track_event().terminating_flow_ids().end()}});
+  EXPECT_EQ(flows, (std::vector<std::pair<std::vector<uint64_t>, std::vector<uint64_t>>>{
+                       {{}, {}}, {{5}, {}}, {{}, {6}}}));
 }
 
 TEST(ExportProto, SlicesCarryTheArgumentsOfTheirBeginAndEndAsTraceProcessorMergesThem) {
-  uint64_t folded = 0;
+  uint64_t merged_slices = 0;
   for (const std::string& path :
        {FixturePath(), MarkersFixturePath(), ClockFixturePath(), CmdJoinFixturePath()}) {
     DictionaryStore dicts;
@@ -895,13 +980,13 @@ TEST(ExportProto, SlicesCarryTheArgumentsOfTheirBeginAndEndAsTraceProcessorMerge
     ASSERT_TRUE(StatusOk(sink.Finish(), &error)) << error;
     MergedArgs merged = FileMergedArgs(Parse(file.Close()));
     EXPECT_GT(merged.done.size(), 10u) << path;
-    folded += writer.args_folded();
+    merged_slices += writer.slices_merged();
     // The file's order is by time, the model's by track.
     std::sort(merged.done.begin(), merged.done.end());
     std::sort(sink.merged.done.begin(), sink.merged.done.end());
     EXPECT_EQ(merged.done, sink.merged.done) << path;
   }
-  EXPECT_GT(folded, 500u);  // the pairs' cid and qid, at least
+  EXPECT_GT(merged_slices, 400u);  // the command slices, most of them
 }
 
 TEST(ExportProto, FormatComesFromTheOptionOrTheExtension) {
