@@ -7,6 +7,7 @@
 #include "capture/tracecmd_walk_c.h"
 #include "capture/c_error.h"
 #include "capture/ftrace_file_pages_c.h"
+#include "capture/trace_dat_layout_c.h"
 #include "capture/trace_pageout_c.h"
 
 #include <dlfcn.h>
@@ -187,6 +188,8 @@ static int open_handles(struct hmb_tracecmd_file *f, const char *path, int insta
 		return -1;
 	}
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	if (hmb_trace_dat_check_cpu_data(path, err, err_len))
+		return -1; /* libtracecmd's open would crash (trace_dat_layout_c.h) */
 	top = hmb_tracecmd_open(path);
 	if (!top || (instances && probe_instances(top, &f->st))) {
 		if (top)
