@@ -8,6 +8,7 @@
 #include "capture/c_error.h"
 #include "capture/tracecmd_walk_c.h"
 #include "capture/ftrace_file_pages_c.h"
+#include "hmb_events.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -189,25 +190,21 @@ enum ftrace_scan { FTRACE_SCAN_NONE, FTRACE_SCAN_ONE, FTRACE_SCAN_ALL };
  * delivers: its events' types read from the pages, one CPU at a time (no
  * merge, no record), up to the first such event.
  */
-static int cpu_delivers(struct ftrace_file_pages *fp, struct tep_handle *tep, int buffer,
-			int cpu_index, int *last_type, int *last_delivered)
+static int cpu_delivers(struct ftrace_file_pages *fp, const struct hmb_event_set *set,
+			int buffer, int cpu_index, int *last_type, int *last_delivered)
 {
 	struct ftrace_cpu_cursor c;
 	struct ftrace_page_event ev;
-	struct tep_record rec;
 	int hit = 0, type;
 
 	if (ftrace_cpu_cursor_init(&c, fp, buffer, cpu_index))
 		return 1;	/* out of memory: the walk says it */
-	memset(&rec, 0, sizeof(rec));
 	while (!hit && ftrace_cpu_cursor_next(&c, &ev) == 1) {
-		/* The page reader gives at least 4 bytes: common_type's. */
-		rec.data = (void *)ev.data;
-		rec.size = (int)ev.size;
-		type = tep_data_type(tep, &rec);
+		/* tep_data_type()'s answer, read in place where it can be. */
+		type = hmb_event_set_type(set, ev.data, ev.size);
 		if (type != *last_type) {
 			*last_type = type;
-			*last_delivered = delivered_type(tep, type);
+			*last_delivered = delivered_type(set->tep, type);
 		}
 		hit = *last_delivered;
 	}
@@ -230,6 +227,7 @@ static enum ftrace_scan scan_buffers(struct hmb_tracecmd_file *f, struct tep_han
 				     int *buffer)
 {
 	struct ftrace_file_pages *fp = f->pages;
+	struct hmb_event_set set;
 	const uint64_t errors = fp->page_errors;
 	const struct ftrace_page_error first = fp->first_error;
 	enum ftrace_scan ret = FTRACE_SCAN_NONE;
@@ -237,9 +235,10 @@ static enum ftrace_scan scan_buffers(struct hmb_tracecmd_file *f, struct tep_han
 
 	if (fp->nr_buffers != f->nr_handles)
 		return FTRACE_SCAN_ALL;
+	hmb_event_set_init(&set, tep);
 	for (b = 0; b < fp->nr_buffers && ret != FTRACE_SCAN_ALL; b++) {
 		for (i = 0; i < fp->nr_cpus[b]; i++) {
-			if (!cpu_delivers(fp, tep, b, i, &last_type, &last_delivered))
+			if (!cpu_delivers(fp, &set, b, i, &last_type, &last_delivered))
 				continue;
 			ret = ret == FTRACE_SCAN_NONE ? FTRACE_SCAN_ONE : FTRACE_SCAN_ALL;
 			*buffer = b;
