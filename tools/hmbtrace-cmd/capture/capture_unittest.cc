@@ -16,6 +16,7 @@
 #include <event-parse.h>
 
 #include "capture/count_records_testutil.h"
+#include "capture/ftrace_events_c.h"
 #include "capture/nvme_host_c.h"
 #include "capture/fixture_testutil.h"
 #include "hmbtrace/status_testutil.h"
@@ -195,6 +196,73 @@ TEST(Capture, ReadersSharingAnOpenSeeWhatTheirOwnOpenSees) {
     EXPECT_GT(n.setups, 0u);
   }
   unsetenv("HMBTRACE_REFERENCE_WALK");
+}
+
+// One other ftrace event as a reader of hmb_ftrace_read() sees it.
+using FtraceSeen = std::tuple<uint64_t, int, int, std::string, std::string, std::string>;
+
+int KeepFtraceEvent(const hmb_ftrace_event* ev, void* data) {
+  std::string text(ev->buf ? std::string_view(ev->buf, ev->buf_len) : std::string_view());
+  for (size_t i = 0; i < ev->nr_fields; i++) {
+    const hmb_ftrace_field& f = ev->fields[i];
+    text += std::string(" ") + f.name + "=" +
+            (f.kind == HMB_FTRACE_STR ? std::string(f.str, f.str_len)
+                                      : std::to_string(f.kind == HMB_FTRACE_INT ? f.i : f.u));
+  }
+  static_cast<std::vector<FtraceSeen>*>(data)->emplace_back(ev->ts, ev->cpu, ev->pid,
+                                                           ev->system, ev->name, text);
+  return 0;
+}
+
+std::vector<FtraceSeen> OtherFtraceEvents(const std::string& path, hmb_ftrace_info* info) {
+  std::vector<FtraceSeen> seen;
+  char err[256] = "";
+  EXPECT_EQ(hmb_ftrace_read(path.c_str(), KeepFtraceEvent, &seen, info, err, sizeof(err)), 0)
+      << path << ": " << err;
+  return seen;
+}
+
+// Read by pages, only the buffers that hold other ftrace events are
+// walked (none, or one: an instance's nvme events, the top buffer's
+// markers): the events, their order and their counts are those of the
+// reference walk over every buffer, from a reader's own open and from a
+// CaptureFile's after a pass.
+TEST(Capture, OtherFtraceEventsOfTheBuffersThatHoldThemAreEveryBuffersWalks) {
+  size_t with_none = 0, with_some = 0;
+  for (const std::string& path : {FixturePath(), MarkersFixturePath(), CmdJoinFixturePath(),
+                                  CmdJoinInstanceFixturePath(), ClockFixturePath()}) {
+    ASSERT_EQ(setenv("HMBTRACE_REFERENCE_WALK", "1", 1), 0);
+    hmb_ftrace_info want_info{};
+    const std::vector<FtraceSeen> want = OtherFtraceEvents(path, &want_info);
+    ASSERT_EQ(setenv("HMBTRACE_REFERENCE_WALK", "0", 1), 0);
+    hmb_ftrace_info own_info{};
+    EXPECT_EQ(OtherFtraceEvents(path, &own_info), want) << path;
+    EXPECT_EQ(own_info.events, want_info.events) << path;
+    EXPECT_EQ(own_info.malformed, want_info.malformed) << path;
+    EXPECT_EQ(own_info.fields_cut, want_info.fields_cut) << path;
+
+    std::string error;
+    CaptureFile file;
+    ASSERT_TRUE(StatusOk(file.Open(path), &error)) << error;
+    ASSERT_TRUE(StatusOk(file.Read([](const CaptureEvent&) { return true; }), &error)) << error;
+    Result<hmb_tracecmd_file*> f = file.TracecmdFile();
+    ASSERT_TRUE(f.ok()) << f.status().message();
+    std::vector<FtraceSeen> shared;
+    hmb_ftrace_info shared_info{};
+    char err[256] = "";
+    ASSERT_EQ(hmb_ftrace_read_file(f.value(), KeepFtraceEvent, &shared, &shared_info, err,
+                                   sizeof(err)),
+              0)
+        << err;
+    EXPECT_EQ(shared, want) << path;
+    EXPECT_EQ(shared_info.events, want_info.events) << path;
+    EXPECT_STREQ(shared_info.top_clock, want_info.top_clock) << path;
+    EXPECT_STREQ(shared_info.hmb_clock, want_info.hmb_clock) << path;
+    (want.empty() ? with_none : with_some)++;
+  }
+  unsetenv("HMBTRACE_REFERENCE_WALK");
+  EXPECT_GT(with_none, 0u);
+  EXPECT_GT(with_some, 0u);
 }
 
 TEST(Capture, APassStoppedEarlyDoesNotShortenTheNext) {

@@ -7,6 +7,8 @@
 #include "capture/ftrace_events_c.h"
 #include "capture/c_error.h"
 #include "capture/tracecmd_walk_c.h"
+#include "capture/ftrace_file_pages_c.h"
+#include "hmb_events.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -172,29 +174,121 @@ static int ftrace_one(struct tracecmd_input *handle, struct tep_record *rec, int
 	return w->cb(&ev, w->data);
 }
 
-int hmb_ftrace_read(const char *path,
-		    int (*cb)(const struct hmb_ftrace_event *ev, void *data),
-		    void *data, struct hmb_ftrace_info *info, char *err, size_t err_len)
+/* Whether ftrace_one() delivers the events of type `type`. */
+static int delivered_type(struct tep_handle *tep, int type)
 {
-	struct hmb_tracecmd_file file;
+	struct tep_event *event = tep_find_event(tep, type);
+
+	return event && event->system && strcmp(event->system, "hmb") != 0;
+}
+
+/* What scan_buffers() found: which buffers a walk has to go over. */
+enum ftrace_scan { FTRACE_SCAN_NONE, FTRACE_SCAN_ONE, FTRACE_SCAN_ALL };
+
+/*
+ * Whether CPU `cpu_index` of buffer `buffer` holds an event ftrace_one()
+ * delivers: its events' types read from the pages, one CPU at a time (no
+ * merge, no record), up to the first such event.
+ */
+static int cpu_delivers(struct ftrace_file_pages *fp, const struct hmb_event_set *set,
+			int buffer, int cpu_index, int *last_type, int *last_delivered)
+{
+	struct ftrace_cpu_cursor c;
+	struct ftrace_page_event ev;
+	int hit = 0, type;
+
+	if (ftrace_cpu_cursor_init(&c, fp, buffer, cpu_index))
+		return 1;	/* out of memory: the walk says it */
+	while (!hit && ftrace_cpu_cursor_next(&c, &ev) == 1) {
+		/* tep_data_type()'s answer, read in place where it can be. */
+		type = hmb_event_set_type(set, ev.data, ev.size);
+		if (type != *last_type) {
+			*last_type = type;
+			*last_delivered = delivered_type(set->tep, type);
+		}
+		hit = *last_delivered;
+	}
+	ftrace_cpu_cursor_destroy(&c);
+	return hit;
+}
+
+/*
+ * Which buffers of f hold the events ftrace_one() delivers: none, one
+ * (*buffer), or more (every buffer is walked, as without pages). A capture
+ * of `trace-cmd record -B hmb -e hmb` has none, and the merged walk of
+ * every record would deliver nothing. A walk over the buffers that hold
+ * them alone delivers the same events in the same order: the merge's
+ * next event is the earliest of the CPUs' next ones, and a CPU that
+ * delivers nothing never changes which of the others' goes first. A page
+ * that cannot be read makes it "every buffer": the walk says so on stderr,
+ * as it always did (the scan's count of such pages is taken back).
+ */
+static enum ftrace_scan scan_buffers(struct hmb_tracecmd_file *f, struct tep_handle *tep,
+				     int *buffer)
+{
+	struct ftrace_file_pages *fp = f->pages;
+	struct hmb_event_set set;
+	const uint64_t errors = fp->page_errors;
+	const struct ftrace_page_error first = fp->first_error;
+	enum ftrace_scan ret = FTRACE_SCAN_NONE;
+	int last_type = -1, last_delivered = 0, b, i;
+
+	if (fp->nr_buffers != f->nr_handles)
+		return FTRACE_SCAN_ALL;
+	hmb_event_set_init(&set, tep);
+	for (b = 0; b < fp->nr_buffers && ret != FTRACE_SCAN_ALL; b++) {
+		for (i = 0; i < fp->nr_cpus[b]; i++) {
+			if (!cpu_delivers(fp, &set, b, i, &last_type, &last_delivered))
+				continue;
+			ret = ret == FTRACE_SCAN_NONE ? FTRACE_SCAN_ONE : FTRACE_SCAN_ALL;
+			*buffer = b;
+			break;
+		}
+	}
+	if (fp->page_errors != errors)
+		ret = FTRACE_SCAN_ALL;
+	fp->page_errors = errors;
+	fp->first_error = first;
+	return ret;
+}
+
+/* The events of f that ftrace_one() delivers, walked. */
+static int walk_delivered(struct hmb_tracecmd_file *f, struct ftrace_walk *w, char *err,
+			  size_t err_len)
+{
+	int buffer = 0;
+
+	if (!f->pages)
+		return hmb_tracecmd_walk(f, f->nr_handles, ftrace_one, w, err, err_len);
+	switch (scan_buffers(f, w->tep, &buffer)) {
+	case FTRACE_SCAN_NONE:
+		return 0;
+	case FTRACE_SCAN_ONE:
+		return hmb_tracecmd_walk_buffer(f, buffer, ftrace_one, w, err, err_len);
+	case FTRACE_SCAN_ALL:
+		break;
+	}
+	return hmb_tracecmd_walk(f, f->nr_handles, ftrace_one, w, err, err_len);
+}
+
+int hmb_ftrace_read_file(struct hmb_tracecmd_file *f,
+			 int (*cb)(const struct hmb_ftrace_event *ev, void *data),
+			 void *data, struct hmb_ftrace_info *info, char *err, size_t err_len)
+{
 	struct ftrace_walk *w;
 	int ret = 0;
 
 	memset(info, 0, sizeof(*info));
-	/* No kallsyms: fields go out raw. */
-	if (hmb_tracecmd_file_open(&file, path, 1, NULL, err, err_len))
-		return -1;
-	hmb_tracecmd_file_clocks(&file, info->top_clock, sizeof(info->top_clock), info->hmb_clock,
+	hmb_tracecmd_file_clocks(f, info->top_clock, sizeof(info->top_clock), info->hmb_clock,
 				 sizeof(info->hmb_clock));
 	if (!cb)
-		goto out;
+		return 0;
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		set_err(err, err_len, "out of memory");
-		ret = -1;
-		goto out;
+		return -1;
 	}
-	w->tep = tracecmd_get_tep(file.handles[0]);
+	w->tep = tracecmd_get_tep(f->handles[0]);
 	w->print = w->tep ? tep_find_event_by_name(w->tep, "ftrace", "print") : NULL;
 	w->cb = cb;
 	w->data = data;
@@ -203,10 +297,24 @@ int hmb_ftrace_read(const char *path,
 		set_err(err, err_len, "no event formats in the file");
 		ret = -1;
 	} else {
-		ret = hmb_tracecmd_walk(&file, file.nr_handles, ftrace_one, w, err, err_len);
+		ret = walk_delivered(f, w, err, err_len);
 	}
 	free(w);
-out:
+	return ret;
+}
+
+int hmb_ftrace_read(const char *path,
+		    int (*cb)(const struct hmb_ftrace_event *ev, void *data),
+		    void *data, struct hmb_ftrace_info *info, char *err, size_t err_len)
+{
+	struct hmb_tracecmd_file file;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	/* No kallsyms: fields go out raw. */
+	if (hmb_tracecmd_file_open(&file, path, 1, NULL, err, err_len))
+		return -1;
+	ret = hmb_ftrace_read_file(&file, cb, data, info, err, err_len);
 	hmb_tracecmd_file_close(&file);
 	return ret;
 }

@@ -66,6 +66,18 @@ int hmb_ftrace_read(const char *path,
 		    int (*cb)(const struct hmb_ftrace_event *ev, void *data),
 		    void *data, struct hmb_ftrace_info *info, char *err, size_t err_len);
 
+/*
+ * hmb_ftrace_read() from a file already open with every instance
+ * (tracecmd_walk_c.h; its walks start from the first event): one open
+ * serves this read and the caller's. Read by pages, the CPUs are first
+ * scanned for such events, and only the buffers that hold some are
+ * walked (none in a capture of the hmb events alone).
+ */
+struct hmb_tracecmd_file;
+int hmb_ftrace_read_file(struct hmb_tracecmd_file *f,
+			 int (*cb)(const struct hmb_ftrace_event *ev, void *data),
+			 void *data, struct hmb_ftrace_info *info, char *err, size_t err_len);
+
 #ifdef __cplusplus
 }
 #endif

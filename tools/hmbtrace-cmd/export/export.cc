@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "capture/dictionaries.h"
+#include "capture/capture.h"
 #include "capture/ftrace_events_c.h"
 #include "dump/dump_file.h"
 #include "export/export_join.h"
@@ -81,6 +82,18 @@ int OnFtraceEvent(const hmb_ftrace_event* c, void* data) {
   return 0;
 }
 
+// The message of a capture CaptureFile::Open() refused, as export gave it
+// when its first pass opened the file itself: that pass's error if it
+// has one, then Open()'s (without the -i hint export never gave).
+Status RefusedCapture(const std::string& input, Status open) {
+  hmb_ftrace_info info{};
+  char err[256] = "";
+  const auto ignore = [](const hmb_ftrace_event*, void*) { return 0; };
+  if (hmb_ftrace_read(input.c_str(), ignore, nullptr, &info, err, sizeof(err)) < 0)
+    return Status::Error(input + ": " + err);
+  return open;
+}
+
 }  // namespace
 
 Status ExportCapture(const std::string& input,
@@ -88,24 +101,33 @@ Status ExportCapture(const std::string& input,
                      ExportSink* sink,
                      ExportSummary* summary,
                      const ReadOptions& read_options) {
+  // One open for every pass below (each libtracecmd open reads the
+  // file's kallsyms again).
+  CaptureFile file;
+  if (Status s = file.Open(input); !s.ok())
+    return IsDumpFile(input) ? s : RefusedCapture(input, std::move(s));
   ExportModel model(dicts, sink);
   // The capture's other ftrace events, straight to the sink, and its
-  // trace clock (one pass over every buffer).
+  // trace clock (one pass over the buffers that hold such events).
   hmb_ftrace_info info{};
   FtracePass pass;
   pass.model = &model;
   pass.info = &info;
   char err[256] = "";
-  if (IsDumpFile(input)) {
+  if (file.is_dump()) {
     // A crash dump has no other ftrace events; its clock is the one its
     // times are converted to.
     CaptureClocks clocks;
-    if (Status s = ReadCaptureClocks(input, &clocks); !s.ok())
+    if (Status s = ReadCaptureClocks(file, &clocks); !s.ok())
       return s;
     std::snprintf(info.hmb_clock, sizeof(info.hmb_clock), "%s", clocks.hmb.c_str());
     std::snprintf(info.top_clock, sizeof(info.top_clock), "%s", clocks.top.c_str());
-  } else if (hmb_ftrace_read(input.c_str(), OnFtraceEvent, &pass, &info, err, sizeof(err)) < 0) {
-    return Status::Error(input + ": " + err);
+  } else {
+    Result<hmb_tracecmd_file*> f = file.TracecmdFile();
+    if (!f.ok())
+      return f.status();
+    if (hmb_ftrace_read_file(f.value(), OnFtraceEvent, &pass, &info, err, sizeof(err)) < 0)
+      return Status::Error(input + ": " + err);
   }
   if (!pass.clock_set)
     SetClock(&pass, 0);
@@ -116,13 +138,13 @@ Status ExportCapture(const std::string& input,
   // the whole capture first (a pass of its own; export_join.h).
   ExportJoin join;
   if (pass.nvme_setups) {
-    if (Status s = ReadExportJoin(input, &join); !s.ok())
+    if (Status s = ReadExportJoin(file, &join); !s.ok())
       return s;
     model.SetJoin(&join);
   }
-  // The dictionaries first, then the hmb events (one open, two passes).
+  // The dictionaries first, then the hmb events (two passes).
   if (Status s = ReadCaptureWithDictionaries(
-          input, dicts,
+          file, dicts,
           [&model](const CaptureEvent& ev) {
             model.Add(ev);
             return true;

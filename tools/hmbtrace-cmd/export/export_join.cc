@@ -66,4 +66,12 @@ Status ReadExportJoin(const std::string& path, ExportJoin* out) {
   return {};
 }
 
+Status ReadExportJoin(CaptureFile& file, ExportJoin* out) {
+  CommandCapture cap;
+  if (Status s = ReadCommandCapture(file, &cap); !s.ok())
+    return s;
+  *out = ExportJoinFrom(cap.join, cap.host_events);
+  return {};
+}
+
 }  // namespace hmbtrace

@@ -26,6 +26,7 @@
 #include <tuple>
 #include <vector>
 
+#include "capture/capture.h"
 #include "hmbtrace/status.h"
 #include "join/nvme_join.h"
 
@@ -73,6 +74,9 @@ struct ExportJoin {
 // Reads `path`'s host commands and joins them (nvme_capture.h). A capture
 // without the nvme events gives an empty join, not an error.
 Status ReadExportJoin(const std::string& path, ExportJoin* out);
+// The same from a capture already open (its passes start from the first
+// event again).
+Status ReadExportJoin(CaptureFile& file, ExportJoin* out);
 
 // From a finished CommandJoin (for tests).
 ExportJoin ExportJoinFrom(const CommandJoin& join, bool host_events);

@@ -337,14 +337,14 @@ void ExportModel::AddLost(const CaptureEvent& ev) {
 void ExportModel::AddRecord(const CaptureEvent& ev) {
   // Placed at its converted firmware time where the capture has a fit.
   uint64_t ts = ev.ts;
-  FwTime fw_time;
   const Source& src = SourceFor(ev.dev, ev.cpu);
   const uint32_t gen = src.gen;
-  if (ev.clock_format || ev.retimed) {
-    fw_time = RecordFwTime(clocks_, gen, ev);
-    if (fw_time.converted())
-      ts = std::min(fw_time.host_ns, ev.ts);  // never after its drain
-  }
+  // Made where it stays and read member by member (PlacedRecord points to
+  // it): a copy's wide loads of the callee's narrow stores stalled.
+  const FwTime fw_time =
+      ev.clock_format || ev.retimed ? RecordFwTime(clocks_, gen, ev) : FwTime();
+  if (fw_time.converted())
+    ts = std::min(fw_time.host_ns, ev.ts);  // never after its drain
   Core& core = CoreFor(ev.dev, ev.core, gen, ts);
   ts = std::max(ts, core.last_at);
   core.last_at = ts;

@@ -326,7 +326,7 @@ class ExportModel {
     const EventDesc* desc;   // the plan's
     std::string_view name;
     uint32_t name_id = 0;
-    FwTime fw_time;
+    const FwTime& fw_time;
     uint32_t gen = 0;
     uint64_t ts = 0;  // its place on the timeline
   };

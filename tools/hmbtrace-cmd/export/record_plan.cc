@@ -60,8 +60,26 @@ const RecordPlan::EnumValue* RecordPlan::FindValue(const Field& f, uint64_t v) c
   return it != last && it->value == v ? &*it : nullptr;
 }
 
+namespace {
+
+// An argument made in place at the end of `args`, its other members
+// their defaults. (Made on the stack and copied in, its narrow stores and
+// the copy's 16-byte loads stalled store forwarding: 40 % of
+// AppendFields()'s samples on one instruction.)
+ExportArg& NewArg(std::vector<ExportArg>& args,
+                  std::string_view name,
+                  ExportArg::Type type,
+                  uint32_t name_id) {
+  ExportArg& a = args.emplace_back();
+  a.name = name;
+  a.type = type;
+  a.name_id = name_id;
+  return a;
+}
+
+}  // namespace
+
 void RecordPlan::AppendFields(std::span<const uint8_t> payload, ExportEvent* e) const {
-  // Each argument written whole, member by member: no zero fill first.
   std::vector<ExportArg>& args = e->args;
   for (const Field& f : fields_) {
     const FieldDesc& d = *f.desc;
@@ -73,7 +91,7 @@ void RecordPlan::AppendFields(std::span<const uint8_t> payload, ExportEvent* e) 
       const auto bytes = payload.subspan(d.offset, n);
       const std::string& text = e->texts.emplace_back(
           f.kind == Field::Kind::kText ? PayloadText(bytes) : Hex(bytes));
-      args.push_back({d.name, ExportArg::Type::kString, false, f.name_id, 0, 0, 0, text});
+      NewArg(args, d.name, ExportArg::Type::kString, f.name_id).s = text;
       continue;
     }
     const auto v = IntegerFieldValue(d, payload);
@@ -81,16 +99,17 @@ void RecordPlan::AppendFields(std::span<const uint8_t> payload, ExportEvent* e) 
       continue;
     if (f.kind == Field::Kind::kEnum) {
       if (const EnumValue* value = FindValue(f, *v)) {
-        args.push_back(
-            {d.name, ExportArg::Type::kString, true, f.name_id, value->id, 0, 0, value->name});
+        ExportArg& a = NewArg(args, d.name, ExportArg::Type::kString, f.name_id);
+        a.interned_string = true;
+        a.value_id = value->id;
+        a.s = value->name;
         continue;
       }
     }
     if (d.is_signed())
-      args.push_back({d.name, ExportArg::Type::kInt, false, f.name_id, 0, 0,
-                      static_cast<int64_t>(*v), {}});
+      NewArg(args, d.name, ExportArg::Type::kInt, f.name_id).i = static_cast<int64_t>(*v);
     else
-      args.push_back({d.name, ExportArg::Type::kUint, false, f.name_id, 0, *v, 0, {}});
+      NewArg(args, d.name, ExportArg::Type::kUint, f.name_id).u = *v;
   }
 }
 

@@ -157,6 +157,29 @@ bool NvmeHostEventsPresent(const std::string& tracefs_dir) {
          stat((tracefs_dir + "/events/nvme/nvme_complete_rq").c_str(), &st) == 0;
 }
 
+namespace {
+
+// ReadCommandCapture() once `reader` has begun: the capture's own
+// dictionaries, followed as they change, and every event to the join;
+// read from `file` if it is not null, else from `path`.
+Status ReadBegun(CommandCaptureReader& reader, CaptureFile* file, const std::string& path) {
+  DictionaryStore dicts;
+  const CaptureCallback fn = [&](const CaptureEvent& ev) {
+    if (ev.kind == CaptureKind::kState)
+      dicts.FollowState(ev);
+    reader.Add(ev, dicts);
+    return true;
+  };
+  Status read = file ? ReadCaptureWithDictionaries(*file, &dicts, fn, ReadOptions())
+                     : ReadCaptureWithDictionaries(path, &dicts, fn);
+  if (!read.ok())
+    return read;
+  reader.Finish(dicts);
+  return {};
+}
+
+}  // namespace
+
 Status ReadCommandCapture(const std::string& path,
                           CommandCapture* out,
                           std::vector<StoryWindow>* story,
@@ -164,17 +187,14 @@ Status ReadCommandCapture(const std::string& path,
   CommandCaptureReader reader(path, out, story, story_clock);
   if (Status s = reader.Begin(); !s.ok())
     return s;
-  DictionaryStore dicts;
-  Status read = ReadCaptureWithDictionaries(path, &dicts, [&](const CaptureEvent& ev) {
-    if (ev.kind == CaptureKind::kState)
-      dicts.FollowState(ev);
-    reader.Add(ev, dicts);
-    return true;
-  });
-  if (!read.ok())
-    return read;
-  reader.Finish(dicts);
-  return {};
+  return ReadBegun(reader, nullptr, path);
+}
+
+Status ReadCommandCapture(CaptureFile& file, CommandCapture* out) {
+  CommandCaptureReader reader(file.path(), out);
+  if (Status s = reader.Begin(&file); !s.ok())
+    return s;
+  return ReadBegun(reader, &file, file.path());
 }
 
 Status CommandCaptureReader::Begin(CaptureFile* file) {

@@ -79,6 +79,9 @@ Status ReadCommandCapture(const std::string& path,
                           CommandCapture* out,
                           std::vector<StoryWindow>* story = nullptr,
                           const std::string& host_clock = "");
+// The join alone (no stories) from a capture already open: its passes
+// start from the first event again.
+Status ReadCommandCapture(CaptureFile& file, CommandCapture* out);
 
 // ReadCommandCapture in steps, for a caller that walks the capture itself
 // so that one pass serves it and the join (stat): Begin() reads the host's
