@@ -723,15 +723,19 @@ int RunStat(const std::string& input, bool json, bool commands, const std::strin
     }
   }
   std::function<void(const CaptureEvent&)> also;
+  // Whether the join and stat convert to the same trace clock: both are
+  // told theirs before the first event, and it stays.
+  std::optional<bool> same_clock;
   if (!html.empty() || join)
     also = [&](const CaptureEvent& ev) {
       if (!html.empty())
         timeline.Add(ev);
       // On the same trace clock, the join takes stat's conversion of the record.
-      if (join)
-        join->Add(ev, dicts,
-                  join->trace_clock() == stat.clocks().trace_clock() ? stat.last_fw_time()
-                                                                     : nullptr);
+      if (join) {
+        if (!same_clock)
+          same_clock = join->trace_clock() == stat.clocks().trace_clock();
+        join->Add(ev, dicts, *same_clock ? stat.last_fw_time() : nullptr);
+      }
     };
   if (Status s = CollectStat(file, &dicts, &stat, also); !s.ok()) {
     std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());
