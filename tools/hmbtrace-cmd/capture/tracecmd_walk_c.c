@@ -425,18 +425,37 @@ int page_walk(struct hmb_tracecmd_file *f, int first, int nr, page_walk_emit_fn 
 	}
 	for (;;) {
 		struct page_walk_cpu *c;
-		int next = -1;
+		int next = -1, second = -1, stop = 0;
 
+		/*
+		 * The earliest (next) and the one after it (second), a tie
+		 * to the lower cpu: next's events come while they stay
+		 * before second's, without looking at every cpu again (a
+		 * cpu's events come in runs).
+		 */
 		for (i = 0; i < n; i++) {
-			if (cpus[i].have && (next < 0 || cpus[i].ev.ts < cpus[next].ev.ts))
+			if (!cpus[i].have)
+				continue;
+			if (next < 0 || cpus[i].ev.ts < cpus[next].ev.ts) {
+				second = next;
 				next = i;
+			} else if (second < 0 || cpus[i].ev.ts < cpus[second].ev.ts) {
+				second = i;
+			}
 		}
 		if (next < 0)
 			break;
 		c = &cpus[next];
-		if (emit(f, c, next, data))
+		do {
+			if (emit(f, c, next, data)) {
+				stop = 1;
+				break;
+			}
+			c->have = ftrace_cpu_cursor_next(&c->cursor, &c->ev) == 1;
+		} while (c->have && (second < 0 || c->ev.ts < cpus[second].ev.ts ||
+				     (c->ev.ts == cpus[second].ev.ts && next < second)));
+		if (stop)
 			break;
-		c->have = ftrace_cpu_cursor_next(&c->cursor, &c->ev) == 1;
 	}
 	for (i = 0; i < n; i++)
 		ftrace_cpu_cursor_destroy(&cpus[i].cursor);
