@@ -127,6 +127,20 @@ static void scan_event(struct hmb_capture *cap, uint64_t ts)
 	cap->scan.last_ts = ts;
 }
 
+/* scan_event() for events met out of the walk's order (scan_want()). */
+static void scan_event_unordered(struct hmb_capture *cap, uint64_t ts)
+{
+	if (!cap->scan.events++) {
+		cap->scan.first_ts = ts;
+		cap->scan.last_ts = ts;
+		return;
+	}
+	if (ts < cap->scan.first_ts)
+		cap->scan.first_ts = ts;
+	if (ts > cap->scan.last_ts)
+		cap->scan.last_ts = ts;
+}
+
 void hmb_capture_get_scan(const struct hmb_capture *cap,
 			  struct hmb_capture_scan *scan)
 {
@@ -264,6 +278,41 @@ static int fast_one(const struct hmb_walk_event *e, void *data)
 }
 
 /*
+ * The dictionary pass read by hmb_tracecmd_scan_events(): what fast_one()
+ * does in a metadata-only walk, split into what it asks of every event
+ * (scan_want(), in scan order: the scan's first and last timestamps are
+ * its least and greatest, which the merged walk meets first and last) and
+ * the decoding of the few it keeps (scan_deliver(), in the walk's order).
+ */
+static int scan_want(const struct hmb_walk_event *e, void *data)
+{
+	struct fast_walk *fw = data;
+	struct hmb_capture *cap = fw->w.cap;
+	const struct hmb_event_set *set = &cap->events;
+	int type;
+
+	if (cap->tick && ++cap->walked % cap->tick_every == 0)
+		cap->tick(cap->walked, fw->w.data);
+	type = hmb_event_set_type(set, e->data, e->size);
+	if (!hmb_event_set_is_ours(set, type))
+		return 0;
+	scan_event_unordered(cap, e->ts);
+	return (set->state && type == set->state->id) || (set->dict && type == set->dict->id);
+}
+
+static int scan_deliver(const struct hmb_walk_event *e, void *data)
+{
+	struct fast_walk *fw = data;
+	struct hmb_capture *cap = fw->w.cap;
+	int cpu = e->cpu >= 0 ? e->cpu : e->walk_cpu;
+
+	if (!hmb_event_set_decode_bytes(&cap->events, e->data, e->size, e->ts, cpu,
+					e->missed_events, &fw->ev))
+		return 0;
+	return fw->w.cb(&fw->ev, fw->w.data);
+}
+
+/*
  * cap's handles ready for a walk from the first event: 0, or -1 with a
  * message in err.
  */
@@ -328,6 +377,18 @@ int hmb_capture_iterate(struct hmb_capture *cap,
 			return -1;
 		}
 		fw->w = w;
+		if (cap->metadata_only && !cap->raw) {
+			/* Few events wanted: the CPUs scanned, not merged. */
+			ret = hmb_tracecmd_scan_events(&cap->file, cap->file.nr_handles, scan_want,
+						       scan_deliver, fw, err, err_len);
+			if (ret != 2) {
+				free(fw);
+				return ret;
+			}
+			/* Not in the walk's order by itself: walk merged, afresh. */
+			cap->walked = 0;
+			memset(&cap->scan, 0, sizeof(cap->scan));
+		}
 		ret = hmb_tracecmd_walk_events(&cap->file, cap->file.nr_handles, fast_one, fw, err,
 					       err_len);
 		free(fw);

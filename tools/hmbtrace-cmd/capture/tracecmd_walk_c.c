@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -427,18 +428,37 @@ int page_walk(struct hmb_tracecmd_file *f, int first, int nr, page_walk_emit_fn 
 	}
 	for (;;) {
 		struct page_walk_cpu *c;
-		int next = -1;
+		int next = -1, second = -1, stop = 0;
 
+		/*
+		 * The earliest (next) and the one after it (second), a tie
+		 * to the lower cpu: next's events come while they stay
+		 * before second's, without looking at every cpu again (a
+		 * cpu's events come in runs).
+		 */
 		for (i = 0; i < n; i++) {
-			if (cpus[i].have && (next < 0 || cpus[i].ev.ts < cpus[next].ev.ts))
+			if (!cpus[i].have)
+				continue;
+			if (next < 0 || cpus[i].ev.ts < cpus[next].ev.ts) {
+				second = next;
 				next = i;
+			} else if (second < 0 || cpus[i].ev.ts < cpus[second].ev.ts) {
+				second = i;
+			}
 		}
 		if (next < 0)
 			break;
 		c = &cpus[next];
-		if (emit(f, c, next, data))
+		do {
+			if (emit(f, c, next, data)) {
+				stop = 1;
+				break;
+			}
+			c->have = ftrace_cpu_cursor_next(&c->cursor, &c->ev) == 1;
+		} while (c->have && (second < 0 || c->ev.ts < cpus[second].ev.ts ||
+				     (c->ev.ts == cpus[second].ev.ts && next < second)));
+		if (stop)
 			break;
-		c->have = ftrace_cpu_cursor_next(&c->cursor, &c->ev) == 1;
 	}
 	for (i = 0; i < n; i++)
 		ftrace_cpu_cursor_destroy(&cpus[i].cursor);
@@ -497,6 +517,181 @@ int hmb_tracecmd_walk_events(struct hmb_tracecmd_file *f, int nr, hmb_walk_event
 	if (nr > f->nr_handles)
 		nr = f->nr_handles;
 	return page_walk(f, 0, nr, emit_event, &e, err, err_len);
+}
+
+/* The events a scan keeps, their bytes copied into one arena. */
+struct scan_kept {
+	uint64_t ts;
+	size_t index;		/* in scan order: the walk's order of a tie */
+	size_t at;		/* of its bytes in the arena */
+	uint32_t size;
+	int buffer, cpu, walk_cpu;
+	int64_t missed_events;
+};
+
+struct scan_keep {
+	struct scan_kept *kept;
+	size_t nr, cap;
+	uint8_t *arena;
+	size_t len, arena_cap;
+};
+
+/* Copies ev into s: 0, or -1 when out of memory. */
+static int scan_keep(struct scan_keep *s, const struct hmb_walk_event *ev)
+{
+	size_t at = (s->len + 7) & ~(size_t)7;	/* each event 8-byte aligned */
+	struct scan_kept *k;
+
+	if (at < s->len || ev->size > SIZE_MAX - at)
+		return -1;
+	if (at + ev->size > s->arena_cap) {
+		size_t cap = s->arena_cap ? s->arena_cap : 4096;
+		uint8_t *arena;
+
+		while (cap < at + ev->size) {
+			if (cap > SIZE_MAX / 2)
+				return -1;
+			cap *= 2;
+		}
+		arena = realloc(s->arena, cap);
+		if (!arena)
+			return -1;
+		s->arena = arena;
+		s->arena_cap = cap;
+	}
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+
+		if (cap > SIZE_MAX / sizeof(*k))
+			return -1;
+		k = realloc(s->kept, cap * sizeof(*k));
+		if (!k)
+			return -1;
+		s->kept = k;
+		s->cap = cap;
+	}
+	if (ev->size)
+		memcpy(s->arena + at, ev->data, ev->size);
+	s->len = at + ev->size;
+	k = &s->kept[s->nr];
+	k->ts = ev->ts;
+	k->index = s->nr++;
+	k->at = at;
+	k->size = ev->size;
+	k->buffer = ev->buffer;
+	k->cpu = ev->cpu;
+	k->walk_cpu = ev->walk_cpu;
+	k->missed_events = ev->missed_events;
+	return 0;
+}
+
+/*
+ * The merged walk's order of events whose CPUs' timestamps never go back:
+ * by timestamp, a tie to the lower cpu (page_walk()'s strict "<"), and
+ * within a cpu in file order. Scan order is cpu by cpu in file order, so
+ * a tie is decided by it.
+ */
+static int scan_kept_cmp(const void *a, const void *b)
+{
+	const struct scan_kept *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * Every cpu of buffers [0, nr) scanned on its own into s. 0; 2 when a
+ * cpu's timestamps go back or a page is malformed (the merged walk's
+ * order, or its first error, could differ); -1 when out of memory.
+ */
+static int scan_cpus(struct hmb_tracecmd_file *f, int nr, hmb_walk_event_fn want, void *data,
+		     struct scan_keep *s)
+{
+	struct ftrace_file_pages *fp = f->pages;
+	uint64_t errors_before = fp->page_errors;
+	int n = 0, b, i;
+
+	for (b = 0; b < nr; b++) {
+		for (i = 0; i < fp->nr_cpus[b]; i++, n++) {
+			struct ftrace_cpu_cursor cursor;
+			struct ftrace_page_event pe;
+			uint64_t last = 0;
+			int ret = 0;
+
+			if (ftrace_cpu_cursor_init(&cursor, fp, b, i))
+				return -1;
+			while (!ret && ftrace_cpu_cursor_next(&cursor, &pe) == 1) {
+				struct hmb_walk_event ev;
+
+				if (pe.ts < last) {
+					ret = 2;
+					break;
+				}
+				last = pe.ts;
+				ev.buffer = b;
+				ev.cpu = fp->cpus[b][i].cpu;
+				ev.walk_cpu = n;
+				ev.ts = pe.ts;
+				ev.data = pe.data;
+				ev.size = pe.size;
+				ev.missed_events = pe.missed_events;
+				if (want(&ev, data) && scan_keep(s, &ev))
+					ret = -1;
+			}
+			ftrace_cpu_cursor_destroy(&cursor);
+			if (!ret && fp->page_errors != errors_before)
+				ret = 2;
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+int hmb_tracecmd_scan_events(struct hmb_tracecmd_file *f, int nr, hmb_walk_event_fn want,
+			     hmb_walk_event_fn fn, void *data, char *err, size_t err_len)
+{
+	struct ftrace_file_pages *fp = f->pages;
+	struct ftrace_page_error first_error;
+	struct scan_keep s = { 0 };
+	uint64_t page_errors;
+	size_t k;
+	int ret;
+
+	if (!fp)
+		return 1;
+	if (nr > f->nr_handles)
+		nr = f->nr_handles;
+	page_errors = fp->page_errors;
+	first_error = fp->first_error;
+	ret = scan_cpus(f, nr, want, data, &s);
+	if (ret == 2) {
+		/* The merged walk counts and locates them again. */
+		fp->page_errors = page_errors;
+		fp->first_error = first_error;
+	} else if (ret < 0) {
+		set_err(err, err_len, "out of memory");
+	} else if (s.nr) {
+		qsort(s.kept, s.nr, sizeof(*s.kept), scan_kept_cmp);
+		for (k = 0; k < s.nr; k++) {
+			const struct scan_kept *kept = &s.kept[k];
+			struct hmb_walk_event ev;
+
+			ev.buffer = kept->buffer;
+			ev.cpu = kept->cpu;
+			ev.walk_cpu = kept->walk_cpu;
+			ev.ts = kept->ts;
+			ev.data = s.arena + kept->at;
+			ev.size = kept->size;
+			ev.missed_events = kept->missed_events;
+			if (fn(&ev, data))
+				break;
+		}
+	}
+	free(s.kept);
+	free(s.arena);
+	return ret;
 }
 
 int hmb_tracecmd_walk_buffer(struct hmb_tracecmd_file *f, int buffer, hmb_tracecmd_event_fn fn,

@@ -143,6 +143,21 @@ typedef int (*hmb_walk_event_fn)(const struct hmb_walk_event *ev, void *data);
 int hmb_tracecmd_walk_events(struct hmb_tracecmd_file *f, int nr, hmb_walk_event_fn fn,
 			     void *data, char *err, size_t err_len);
 
+/*
+ * hmb_tracecmd_walk_events() for a walk that delivers few of the events
+ * (the dictionary pass): each CPU's pages are read on their own, without
+ * the merge, `want` is asked of every event in that order (buffer by
+ * buffer, CPU by CPU), and the events it wants (a non-zero return) are
+ * kept and then given to `fn` in the walk's order. That order is the one
+ * of hmb_tracecmd_walk_events() as long as each CPU's timestamps do not
+ * go back and no page is malformed, which the scan checks: otherwise it
+ * returns 2 before calling `fn`, with the page errors as before it, and
+ * the caller walks merged (`want` has then seen some events: undo what it
+ * counted). Returns what hmb_tracecmd_walk_events() does otherwise.
+ */
+int hmb_tracecmd_scan_events(struct hmb_tracecmd_file *f, int nr, hmb_walk_event_fn want,
+			     hmb_walk_event_fn fn, void *data, char *err, size_t err_len);
+
 /* The same over buffer `buffer` alone (its cpus counted from 0). */
 int hmb_tracecmd_walk_buffer(struct hmb_tracecmd_file *f, int buffer, hmb_tracecmd_event_fn fn,
 			     void *data, char *err, size_t err_len);

@@ -248,6 +248,16 @@ Status CommandCaptureReader::Begin(CaptureFile* file) {
   return {};
 }
 
+const EventDesc* CommandCaptureReader::Route::Find(uint16_t id) {
+  EventCache& c = events[id & (kEventCache - 1)];
+  if (!c.set || c.id != id) {
+    c.set = true;
+    c.id = id;
+    c.desc = dict ? dict->Find(id) : nullptr;
+  }
+  return c.desc;
+}
+
 void CommandCaptureReader::Add(const CaptureEvent& ev,
                                const DictionaryStore& dicts,
                                const FwTime* fw_time) {
@@ -272,7 +282,7 @@ void CommandCaptureReader::Add(const CaptureEvent& ev,
       const uint32_t gen = route.gen;
       const FwTime t = fw_time ? *fw_time : RecordFwTime(clocks_, gen, ev);
       const Dictionary* dict = route.dict;
-      const EventDesc* desc = dict ? dict->Find(ev.event_id) : nullptr;
+      const EventDesc* desc = route.Find(ev.event_id);
       if (story_ && t.converted())
         for (StoryWindow& w : *story_) {
           // (Saturating: an in-flight command's window ends at UINT64_MAX.)

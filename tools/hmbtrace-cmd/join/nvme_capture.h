@@ -123,6 +123,16 @@ class CommandCaptureReader {
     int cpu = 0;
     uint32_t gen = 0;
     const Dictionary* dict = nullptr;
+    // dict's events by id as last looked up (Find(), nullptr included):
+    // a capture's records name few ids.
+    struct EventCache {
+      bool set = false;
+      uint16_t id = 0;
+      const EventDesc* desc = nullptr;
+    };
+    static constexpr size_t kEventCache = 16;  // a power of two
+    std::array<EventCache, kEventCache> events{};
+    const EventDesc* Find(uint16_t id);
   };
   static constexpr size_t kRoutes = 16;  // a power of two
   std::array<Route, kRoutes> routes_{};

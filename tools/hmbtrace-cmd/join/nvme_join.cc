@@ -130,8 +130,17 @@ void CommandJoin::HostComplete(uint32_t ctrl,
   open_.erase(it);
 }
 
+CommandJoin::CoreTrack& CommandJoin::Core(uint16_t dev, uint16_t core) {
+  const std::pair<uint16_t, uint16_t> key{dev, core};
+  if (!last_core_.track || last_core_.key != key) {
+    last_core_.track = &cores_[key];
+    last_core_.key = key;
+  }
+  return *last_core_.track;
+}
+
 void CommandJoin::FwSeen(uint16_t dev, uint16_t core, uint32_t producer_gen, uint64_t ts) {
-  CoreTrack& t = cores_[{dev, core}];
+  CoreTrack& t = Core(dev, core);
   if (!t.any) {
     t.any = true;
     t.first = ts;
@@ -146,7 +155,7 @@ void CommandJoin::FwSeen(uint16_t dev, uint16_t core, uint32_t producer_gen, uin
 }
 
 void CommandJoin::FwLost(uint16_t dev, uint16_t core, uint64_t ts) {
-  CoreTrack& t = cores_[{dev, core}];
+  CoreTrack& t = Core(dev, core);
   t.breaks++;
   t.loss_ts.push_back(ts);
 }
@@ -158,7 +167,7 @@ void CommandJoin::FwRecord(const FwCommandRecord& rec) {
     return;
   }
   fw_.push_back(rec);
-  fw_breaks_.push_back(cores_[{rec.dev, rec.core}].breaks);
+  fw_breaks_.push_back(Core(rec.dev, rec.core).breaks);
   queue_core_[{rec.dev, rec.qid}] = rec.core;
 }
 

@@ -189,6 +189,7 @@ class CommandJoin {
     std::vector<uint64_t> reset_ts;  // host times of its generation changes
   };
 
+  CoreTrack& Core(uint16_t dev, uint16_t core);
   void MatchKind(FwCommandRecord::Kind kind);
   void JoinInFlightFetches();
   HostUnmatched WhyMissing(const JoinedCommand& c) const;
@@ -208,6 +209,19 @@ class CommandJoin {
   std::deque<uint64_t> fw_breaks_;  // per record: its core's breaks when it came
   std::deque<FwUnmatched> fw_why_;
   std::map<std::pair<uint16_t, uint16_t>, CoreTrack> cores_;
+  // The core of the last record (Core()): a capture's records come in runs
+  // of one core, and a map's elements stay put. A copy starts without it:
+  // it points into this object's map.
+  struct CoreCache {
+    std::pair<uint16_t, uint16_t> key{};
+    CoreTrack* track = nullptr;
+    CoreCache() = default;
+    CoreCache(const CoreCache&) {}
+    CoreCache& operator=(const CoreCache&) {
+      track = nullptr;
+      return *this;
+    }
+  } last_core_;
   // Keys with a record that time and order could not place.
   std::unordered_set<uint64_t> undecided_;
   // (dev, qid) -> the core whose records name it (the last seen).

@@ -19,14 +19,6 @@ QuantileHistogram& QuantileHistogram::operator=(const QuantileHistogram& other) 
   return *this;
 }
 
-size_t QuantileHistogram::BucketOf(uint64_t value) {
-  if (value < 2 * kSubBuckets)
-    return static_cast<size_t>(value);
-  // value >> shift is in [128, 256): its bucket within the power of two.
-  const unsigned shift = static_cast<unsigned>(std::bit_width(value)) - (kSubBucketBits + 1);
-  return static_cast<size_t>(kSubBuckets * shift + (value >> shift));
-}
-
 uint64_t QuantileHistogram::BucketLow(size_t bucket) {
   if (bucket < 2 * kSubBuckets)
     return bucket;
@@ -42,12 +34,9 @@ uint64_t QuantileHistogram::BucketHigh(size_t bucket) {
   return ((bucket - kSubBuckets * shift + 1) << shift) - 1;
 }
 
-uint64_t& QuantileHistogram::Counter(size_t bucket) {
-  if (bucket < low_.size())
-    return low_[bucket];
+uint64_t& QuantileHistogram::NewGroupCounter(size_t bucket) {
   std::unique_ptr<Group>& group = groups_[bucket / kSubBuckets - 1];
-  if (!group)
-    group = std::make_unique<Group>();  // zeroed
+  group = std::make_unique<Group>();  // zeroed
   return (*group)[bucket % kSubBuckets];
 }
 
@@ -56,15 +45,6 @@ uint64_t QuantileHistogram::CounterAt(size_t bucket) const {
     return low_[bucket];
   const std::unique_ptr<Group>& group = groups_[bucket / kSubBuckets - 1];
   return group ? (*group)[bucket % kSubBuckets] : 0;
-}
-
-void QuantileHistogram::Add(uint64_t value) {
-  Counter(BucketOf(value))++;
-  if (count_ == 0 || value < min_)
-    min_ = value;
-  max_ = std::max(max_, value);
-  sum_ = value > UINT64_MAX - sum_ ? UINT64_MAX : sum_ + value;
-  count_++;
 }
 
 void QuantileHistogram::Merge(const QuantileHistogram& other) {

@@ -16,7 +16,9 @@
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_STAT_QUANTILE_HISTOGRAM_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_STAT_QUANTILE_HISTOGRAM_H_
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -71,6 +73,7 @@ class QuantileHistogram {
   using Group = std::array<uint64_t, kSubBuckets>;
 
   uint64_t& Counter(size_t bucket);
+  uint64_t& NewGroupCounter(size_t bucket);  // of a group not made yet
   uint64_t CounterAt(size_t bucket) const;
 
   std::array<uint64_t, 2 * kSubBuckets> low_{};  // values 0..255, exact
@@ -80,6 +83,32 @@ class QuantileHistogram {
   uint64_t max_ = 0;
   uint64_t sum_ = 0;
 };
+
+// Add() and what it calls are here, inline: stat adds a value or two per
+// record.
+inline size_t QuantileHistogram::BucketOf(uint64_t value) {
+  if (value < 2 * kSubBuckets)
+    return static_cast<size_t>(value);
+  // value >> shift is in [128, 256): its bucket within the power of two.
+  const unsigned shift = static_cast<unsigned>(std::bit_width(value)) - (kSubBucketBits + 1);
+  return static_cast<size_t>(kSubBuckets * shift + (value >> shift));
+}
+
+inline uint64_t& QuantileHistogram::Counter(size_t bucket) {
+  if (bucket < low_.size())
+    return low_[bucket];
+  Group* group = groups_[bucket / kSubBuckets - 1].get();
+  return group ? (*group)[bucket % kSubBuckets] : NewGroupCounter(bucket);
+}
+
+inline void QuantileHistogram::Add(uint64_t value) {
+  Counter(BucketOf(value))++;
+  if (count_ == 0 || value < min_)
+    min_ = value;
+  max_ = std::max(max_, value);
+  sum_ = value > UINT64_MAX - sum_ ? UINT64_MAX : sum_ + value;
+  count_++;
+}
 
 }  // namespace hmbtrace
 

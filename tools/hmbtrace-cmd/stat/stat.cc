@@ -285,25 +285,21 @@ void StatCollector::AddRecord(const CaptureEvent& ev) {
     return;
   const uint64_t qid = RoleFieldValue(*desc, desc->qid_field, ev.data).value_or(0);
   if (desc->role == HMB_TRACE_ROLE_BEGIN) {
-    auto [it, fresh] = t.open.try_emplace({desc->id, *key, qid}, ev.fw_ts);
-    if (!fresh) {
+    if (!t.open.Open(desc->id, *key, qid, ev.fw_ts))
       cs.begin_without_end++;  // reopened before it was closed
-      it->second = ev.fw_ts;
-    }
     return;
   }
-  auto it = t.open.find({desc->pair_id, *key, qid});
-  if (it == t.open.end()) {
+  uint64_t begin_ts = 0;
+  if (!t.open.Close(desc->pair_id, *key, qid, &begin_ts)) {
     cs.end_without_begin++;
     return;
   }
-  if (ev.fw_ts >= it->second) {
+  if (ev.fw_ts >= begin_ts) {
     if (!slot.pair_latency)
       slot.pair_latency =
           &cs.latencies[EventName(dict->Find(desc->pair_id), desc->pair_id) + "->" + desc->name];
-    slot.pair_latency->Add(ev.fw_ts - it->second, hz);
+    slot.pair_latency->Add(ev.fw_ts - begin_ts, hz);
   }
-  t.open.erase(it);
 }
 
 void StatCollector::AddLost(const CaptureEvent& ev) {
@@ -723,15 +719,19 @@ int RunStat(const std::string& input, bool json, bool commands, const std::strin
     }
   }
   std::function<void(const CaptureEvent&)> also;
+  // Whether the join and stat convert to the same trace clock: both are
+  // told theirs before the first event, and it stays.
+  std::optional<bool> same_clock;
   if (!html.empty() || join)
     also = [&](const CaptureEvent& ev) {
       if (!html.empty())
         timeline.Add(ev);
       // On the same trace clock, the join takes stat's conversion of the record.
-      if (join)
-        join->Add(ev, dicts,
-                  join->trace_clock() == stat.clocks().trace_clock() ? stat.last_fw_time()
-                                                                     : nullptr);
+      if (join) {
+        if (!same_clock)
+          same_clock = join->trace_clock() == stat.clocks().trace_clock();
+        join->Add(ev, dicts, *same_clock ? stat.last_fw_time() : nullptr);
+      }
     };
   if (Status s = CollectStat(file, &dicts, &stat, also); !s.ok()) {
     std::fprintf(stderr, "hmbtrace-cmd stat: %s\n", s.message().c_str());

@@ -25,6 +25,7 @@
 #include "causes/command_paths.h"
 #include "clock_set.h"
 #include "stat/histogram.h"
+#include "stat/open_spans.h"
 #include "stat/quantile_histogram.h"
 
 namespace hmbtrace {
@@ -140,16 +141,8 @@ class StatCollector {
     uint32_t gen = 0;
     bool have = false;  // `expected` is known
     uint64_t expected = 0;
-    // open spans: (begin event id, key, qid) -> fw_ts (only counted, never
-    // listed: their order does not matter)
-    struct SpanKeyHash {
-      size_t operator()(const std::tuple<uint16_t, uint64_t, uint64_t>& k) const {
-        const uint64_t h = (std::get<1>(k) * 0x9e3779b97f4a7c15ull) ^
-                           (std::get<2>(k) * 0xc2b2ae3d27d4eb4full) ^ std::get<0>(k);
-        return static_cast<size_t>(h ^ (h >> 29));
-      }
-    };
-    std::unordered_map<std::tuple<uint16_t, uint64_t, uint64_t>, uint64_t, SpanKeyHash> open;
+    // open spans: (begin event id, key, qid) -> fw_ts
+    OpenSpans open;
     // hmb_lost events of one gap: the module reports a gap split by reason
     // (torn, invalid, overwritten) as events with the same at_seq that
     // together cover [at_seq - sum of counts, at_seq).
