@@ -805,5 +805,46 @@ TEST(Capture, ClockFitsAreReadWithEveryField) {
     EXPECT_FALSE(ev.clock_format);
 }
 
+// The metadata pass scans each CPU and sorts what it keeps by time, which
+// is the merged walk's order only while each CPU's time goes forward; a
+// page whose time goes back (a trace clock set back while recording) must
+// give the merged walk's order still. Every page after a CPU's first set
+// before that first page's time, in turn.
+TEST(Capture, TheMetadataPassOfACpuWhoseTimeGoesBackIsInTheMergedWalksOrder) {
+  const std::vector<uint8_t> fixture = ReadBytes(FixturePath());
+  using Meta = std::vector<std::tuple<uint64_t, int, CaptureKind>>;
+  const auto read = [](const std::string& path, CaptureFilter filter) {
+    Meta out;
+    std::string error;
+    EXPECT_TRUE(StatusOk(ReadCapture(
+                             path,
+                             [&out](const CaptureEvent& ev) {
+                               if (ev.kind == CaptureKind::kState ||
+                                   ev.kind == CaptureKind::kDict)
+                                 out.emplace_back(ev.ts, ev.cpu, ev.kind);
+                               return true;
+                             },
+                             filter),
+                         &error))
+        << error;
+    return out;
+  };
+  const WalkChoice walk(false);
+  size_t out_of_time_order = 0;
+  for (int cpu = 0; cpu < kFixtureCpus; cpu++) {
+    const std::vector<size_t> pages = RingPages(fixture, cpu);
+    for (size_t i = 1; i < pages.size(); i++) {
+      SCOPED_TRACE("cpu " + std::to_string(cpu) + " page " + std::to_string(i));
+      std::vector<uint8_t> bytes = fixture;
+      Put(bytes, pages[i], 8, Get(bytes, pages[0], 8) - 1);
+      TempFile file("back.dat", bytes);
+      const Meta all = read(file.path(), CaptureFilter::kAll);
+      EXPECT_EQ(read(file.path(), CaptureFilter::kMetadata), all);
+      out_of_time_order += !std::is_sorted(all.begin(), all.end());
+    }
+  }
+  EXPECT_GT(out_of_time_order, 0u);  // the merged walk's order is not the sorted one
+}
+
 }  // namespace
 }  // namespace hmbtrace
