@@ -53,10 +53,12 @@ TEST(TraceDatLayout, ACaptureCutInItsCpuDataSaysWhereAndIsNeverACrash) {
     EXPECT_NE(Check(file.path()).find("of instance \"hmb\" ends at byte"), std::string::npos)
         << Check(file.path());
   }
-  // Every cut: an error (or, cut after the last CPU's data, the events
-  // there are), never a crash.
+  // Every cut from the first CPU's data on: this check's error (or, cut
+  // after the last CPU's data, the events there are), never a crash. (A
+  // cut in the headers is libtracecmd's to refuse, which leaks then:
+  // TruncatedFileGivesAnErrorOrFewerEventsNeverACrash.)
   size_t cut_short = 0;
-  for (size_t n = 512; n < bytes.size(); n += 512) {
+  for (size_t n = 24576; n < bytes.size(); n += 256) {
     std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + static_cast<long>(n));
     TempFile file("cut.dat", cut);
     std::string error;
