@@ -320,6 +320,7 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
   OpenSlice* begin = nullptr;
   OpenSlice* end = nullptr;
   Placed* merge = nullptr;  // the BEGIN this END's arguments go to
+  bool named = false;       // end_names_ holds the arguments' name iids
   if (e.type == ExportEvent::Type::kBegin) {
     begin = OpenSliceOn(e.track);
     if (begin) {
@@ -337,6 +338,7 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
       end_names_.clear();
       for (const ExportArg& a : e.args)
         end_names_.push_back(Intern(&arg_names_, a.name_id, a.name));
+      named = true;
       merge = MergeTarget(*end, end_names_);
       end_args_.clear();
     }
@@ -345,7 +347,9 @@ void ProtoTraceWriter::Event(const ExportEvent& e) {
   for (const ExportArg& a : e.args) {
     const size_t start = s.size();
     const size_t body = s.BeginNested(T::kDebugAnnotationsFieldNumber);
-    const uint64_t name_iid = Intern(&arg_names_, a.name_id, a.name);
+    const uint64_t name_iid =
+        named ? end_names_[static_cast<size_t>(&a - e.args.data())]
+              : Intern(&arg_names_, a.name_id, a.name);
     if (name_iid)
       s.Uint(A::kNameIidFieldNumber, name_iid);
     else
