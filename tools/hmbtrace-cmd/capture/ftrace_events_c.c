@@ -228,8 +228,7 @@ static enum ftrace_scan scan_buffers(struct hmb_tracecmd_file *f, struct tep_han
 {
 	struct ftrace_file_pages *fp = f->pages;
 	struct hmb_event_set set;
-	const uint64_t errors = fp->page_errors;
-	const struct ftrace_page_error first = fp->first_error;
+	const struct ftrace_page_errors_mark mark = ftrace_page_errors_mark(fp);
 	enum ftrace_scan ret = FTRACE_SCAN_NONE;
 	int last_type = -1, last_delivered = 0, b, i;
 
@@ -245,10 +244,9 @@ static enum ftrace_scan scan_buffers(struct hmb_tracecmd_file *f, struct tep_han
 			break;
 		}
 	}
-	if (fp->page_errors != errors)
+	if (fp->page_errors != mark.count)
 		ret = FTRACE_SCAN_ALL;
-	fp->page_errors = errors;
-	fp->first_error = first;
+	ftrace_page_errors_back(fp, &mark);
 	return ret;
 }
 

@@ -66,6 +66,31 @@ struct ftrace_file_pages {
 };
 
 /*
+ * The page errors met so far, kept before a scan that only looks at the
+ * pages (the walk after it reads them again and reports what it meets):
+ * ftrace_page_errors_back() takes back what the scan counted.
+ */
+struct ftrace_page_errors_mark {
+	uint64_t count;
+	struct ftrace_page_error first;
+};
+
+static inline struct ftrace_page_errors_mark
+ftrace_page_errors_mark(const struct ftrace_file_pages *fp)
+{
+	struct ftrace_page_errors_mark m = { fp->page_errors, fp->first_error };
+
+	return m;
+}
+
+static inline void ftrace_page_errors_back(struct ftrace_file_pages *fp,
+					   const struct ftrace_page_errors_mark *m)
+{
+	fp->page_errors = m->count;
+	fp->first_error = m->first;
+}
+
+/*
  * Locates the pages of every CPU of f->handles[0..f->nr_handles) and opens
  * `path` (the file f was opened from) for reading them. Returns 0; when this file is not
  * read by pages (*fp is then empty, and the caller walks with

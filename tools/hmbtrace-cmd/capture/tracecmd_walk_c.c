@@ -609,7 +609,7 @@ static int scan_cpus(struct hmb_tracecmd_file *f, int nr, hmb_walk_event_fn want
 		     struct scan_keep *s)
 {
 	struct ftrace_file_pages *fp = f->pages;
-	uint64_t errors_before = fp->page_errors;
+	const uint64_t errors_before = fp->page_errors;
 	int n = 0, b, i;
 
 	for (b = 0; b < nr; b++) {
@@ -653,9 +653,8 @@ int hmb_tracecmd_scan_events(struct hmb_tracecmd_file *f, int nr, hmb_walk_event
 			     hmb_walk_event_fn fn, void *data, char *err, size_t err_len)
 {
 	struct ftrace_file_pages *fp = f->pages;
-	struct ftrace_page_error first_error;
+	struct ftrace_page_errors_mark mark;
 	struct scan_keep s = { 0 };
-	uint64_t page_errors;
 	size_t k;
 	int ret;
 
@@ -663,13 +662,11 @@ int hmb_tracecmd_scan_events(struct hmb_tracecmd_file *f, int nr, hmb_walk_event
 		return 1;
 	if (nr > f->nr_handles)
 		nr = f->nr_handles;
-	page_errors = fp->page_errors;
-	first_error = fp->first_error;
+	mark = ftrace_page_errors_mark(fp);
 	ret = scan_cpus(f, nr, want, data, &s);
 	if (ret == 2) {
 		/* The merged walk counts and locates them again. */
-		fp->page_errors = page_errors;
-		fp->first_error = first_error;
+		ftrace_page_errors_back(fp, &mark);
 	} else if (ret < 0) {
 		set_err(err, err_len, "out of memory");
 	} else if (s.nr) {
