@@ -110,8 +110,11 @@ void ftrace_file_pages_close(struct ftrace_file_pages *fp);
 int ftrace_file_pages_read(const struct ftrace_file_pages *fp, uint64_t offset, uint8_t *dst,
 			   size_t len);
 
-/* Bytes a cursor reads at a time: whole pages of up to this much. */
-#define FTRACE_CURSOR_BYTES (1u << 20)
+/*
+ * Bytes a cursor reads at a time: whole pages of up to this much. Small
+ * enough to stay in a core's L2 cache between the kernel's copy and the walk.
+ */
+#define FTRACE_CURSOR_BYTES (1u << 18)
 
 /* The events of one CPU of one buffer, in file order. */
 struct ftrace_cpu_cursor {
