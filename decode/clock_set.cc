@@ -257,33 +257,39 @@ uint64_t ClockSet::ClockHz(uint16_t dev, uint32_t gen) const {
   return g ? g->clock_hz : 0;
 }
 
+ClockSet::Conversion ClockSet::Prepare(uint16_t dev, uint32_t gen) const {
+  Conversion c;
+  c.producer_gen = gen;
+  auto it = devices_.find(dev);
+  if (!clock_ || (!any_fit_ && other_clock_fits_))
+    c.miss = ClockMiss::kOtherClock;
+  else if (it == devices_.end() || !it->second.any_fit)
+    c.miss = ClockMiss::kNoFit;
+  else if (gen == 0)
+    c.miss = ClockMiss::kNoGeneration;
+  else if (!(c.fit = Find(dev, gen)))
+    c.miss = ClockMiss::kNoFitOfGeneration;
+  else
+    c.miss = ClockMiss::kNone;
+  return c;
+}
+
+void ClockSet::Convert(const Conversion& c, uint64_t fw_ts, FwTime* t) {
+  *t = FwTime{};
+  t->producer_gen = c.producer_gen;
+  t->miss = c.miss;
+  if (c.miss != ClockMiss::kNone)
+    return;
+  if (!ToHost(c.fit->fit, fw_ts, &t->host_ns, &t->bound_ns)) {
+    t->miss = ClockMiss::kOutOfRange;
+    return;
+  }
+  t->stale = c.fit->stale();
+}
+
 FwTime ClockSet::Convert(uint16_t dev, uint32_t gen, uint64_t fw_ts) const {
   FwTime t;
-  t.producer_gen = gen;
-  auto it = devices_.find(dev);
-  if (!clock_ || (!any_fit_ && other_clock_fits_)) {
-    t.miss = ClockMiss::kOtherClock;
-    return t;
-  }
-  if (it == devices_.end() || !it->second.any_fit) {
-    t.miss = ClockMiss::kNoFit;
-    return t;
-  }
-  if (gen == 0) {
-    t.miss = ClockMiss::kNoGeneration;
-    return t;
-  }
-  const ClockFit* f = Find(dev, gen);
-  if (!f) {
-    t.miss = ClockMiss::kNoFitOfGeneration;
-    return t;
-  }
-  if (!ToHost(f->fit, fw_ts, &t.host_ns, &t.bound_ns)) {
-    t.miss = ClockMiss::kOutOfRange;
-    return t;
-  }
-  t.miss = ClockMiss::kNone;
-  t.stale = f->stale();
+  Convert(Prepare(dev, gen), fw_ts, &t);
   return t;
 }
 

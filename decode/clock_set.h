@@ -126,6 +126,18 @@ class ClockSet {
 
   // The record of `dev`, generation `gen` (0: unknown), stamped fw_ts.
   FwTime Convert(uint16_t dev, uint32_t gen, uint64_t fw_ts) const;
+  // What Convert() looks up for (dev, gen), found once for the many records
+  // of a stream: valid until the set changes (SetTraceClock(), Add(),
+  // AddState()).
+  struct Conversion {
+    ClockMiss miss = ClockMiss::kNoFit;  // kNone: fit converts
+    uint32_t producer_gen = 0;
+    const ClockFit* fit = nullptr;
+  };
+  Conversion Prepare(uint16_t dev, uint32_t gen) const;
+  // Convert() of a prepared (dev, gen), written to *t: in place, for a
+  // caller that keeps the result (no copy of it on the hot path).
+  static void Convert(const Conversion& c, uint64_t fw_ts, FwTime* t);
   // The latest fit of (dev, gen), or nullptr.
   const ClockFit* Find(uint16_t dev, uint32_t gen) const;
   // The clock_hz of (dev, gen)'s hmb_state, or 0.

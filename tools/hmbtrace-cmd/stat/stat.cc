@@ -184,6 +184,9 @@ StatCollector::RecordRoute& StatCollector::Route(const CaptureEvent& ev) {
   r.core = ev.core;
   r.cpu = ev.cpu;
   r.gen = dicts_->GenerationFor(ev.dev, ev.cpu);
+  // The clocks change only on events that are not records, which start a
+  // new epoch.
+  r.conv = clocks_.Prepare(ev.dev, r.gen);
   r.cs = &cores_[{ev.dev, ev.core}];
   r.t = &Track(ev, *r.cs);
   r.dict = dicts_->For(ev.dev, ev.cpu);
@@ -203,7 +206,10 @@ void StatCollector::ConvertRecord(const CaptureEvent& ev, RecordRoute& r) {
   if (!r.clock)
     r.clock = &clock_stats_[ev.dev];
   ClockStat& cs = *r.clock;
-  fw_time_ = RecordFwTime(clocks_, r.gen, ev);
+  if (ev.retimed)
+    fw_time_ = RecordFwTime(clocks_, r.gen, ev);
+  else
+    ClockSet::Convert(r.conv, ev.fw_ts, &fw_time_);  // RecordFwTime()'s, looked up once
   have_fw_time_ = true;
   const FwTime& t = fw_time_;
   if (!t.converted()) {

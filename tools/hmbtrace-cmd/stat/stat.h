@@ -165,6 +165,7 @@ class StatCollector {
     SeqTracker* t = nullptr;
     ClockStat* clock = nullptr;  // found at its first converted record
     uint32_t gen = 0;
+    ClockSet::Conversion conv;  // of (dev, gen) on clocks_
     const Dictionary* dict = nullptr;
     bool attributing = false;
     uint64_t hz = 0;
