@@ -41,6 +41,11 @@ std::string Pad(const std::string& s, size_t width, bool left = false) {
 }
 
 uint64_t TicksToNs(uint64_t ticks, uint64_t hz) {
+  // The same quotient without a 128-bit division where the product fits.
+  if (hz == 1000000000u)
+    return ticks;
+  if (ticks <= UINT64_MAX / 1000000000u)
+    return ticks * 1000000000u / hz;
   const unsigned __int128 ns = static_cast<unsigned __int128>(ticks) * 1000000000u / hz;
   return ns > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(ns);
 }
@@ -243,10 +248,18 @@ void StatCollector::AddRecord(const CaptureEvent& ev) {
   if (span_set_) {
     if (cs.activity.empty())
       cs.activity.assign(kActivityBins, 0);
-    const uint64_t bin_ns = TimeBinNs(span_first_, span_last_, kActivityBins);
     const uint64_t offset =
         std::min(std::max(ev.ts, span_first_), std::max(span_last_, span_first_)) - span_first_;
-    cs.activity[std::min<uint64_t>(offset / bin_ns, kActivityBins - 1)]++;
+    if (offset < r.bin_first || offset > r.bin_last) {
+      // Not the bin of the route's last record: divide (records come in
+      // time order, so mostly they do not).
+      const uint64_t bin_ns = TimeBinNs(span_first_, span_last_, kActivityBins);
+      const uint64_t i = std::min<uint64_t>(offset / bin_ns, kActivityBins - 1);
+      r.bin = &cs.activity[i];
+      r.bin_first = i * bin_ns;
+      r.bin_last = i == kActivityBins - 1 ? UINT64_MAX : r.bin_first + (bin_ns - 1);
+    }
+    ++*r.bin;
   } else {
     cs.record_times.push_back(ev.ts);
   }

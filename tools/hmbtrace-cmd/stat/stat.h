@@ -169,6 +169,10 @@ class StatCollector {
     const Dictionary* dict = nullptr;
     bool attributing = false;
     uint64_t hz = 0;
+    // The activity bin of the route's last record, and the offsets from
+    // the span's first it holds (none yet: first > last).
+    uint64_t* bin = nullptr;
+    uint64_t bin_first = UINT64_MAX, bin_last = 0;
     // The last events seen by this route, by event id (direct-mapped):
     // the dictionary's description and the core's slot for it.
     struct EventCache {

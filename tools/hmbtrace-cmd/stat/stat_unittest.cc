@@ -319,5 +319,29 @@ TEST(StatCommands, TheTopBuffersHostCommandsNeedNoWord) {
   EXPECT_FALSE(CommandStatJson(cap).contains("host_events_instance"));
 }
 
+// The plot's value of a latency is floor(ticks * 10^9 / hz) ns, whichever
+// way it is computed: 1 GHz, a product in 64 bits, one past them.
+TEST(LatencyStat, PlotsTicksAsNanosecondsRoundedDown) {
+  struct Case {
+    uint64_t ticks, hz;
+  } cases[] = {
+      {1023, 1000000000u},      {1024, 1000000000u},           {1, 1024000000u},
+      {1024, 1000000u},         {999, 999000000u},             {1000, 999000000u},
+      {2047, 2000000000u},      {UINT64_MAX / 1000000000u, 3}, {UINT64_MAX / 1000000000u + 1, 3},
+      {UINT64_MAX, 1000000001u}, {UINT64_MAX, 7},              {5, 0},
+  };
+  for (const Case& c : cases) {
+    LatencyStat l;
+    l.Add(c.ticks, c.hz);
+    unsigned __int128 ns = c.hz ? static_cast<unsigned __int128>(c.ticks) * 1000000000u / c.hz
+                                : c.ticks;
+    if (ns > UINT64_MAX)
+      ns = UINT64_MAX;
+    const size_t bucket = Log2Histogram::BucketOf(static_cast<uint64_t>(ns));
+    EXPECT_EQ(l.plot.count(bucket), 1u) << c.ticks << " ticks at " << c.hz << " Hz";
+    EXPECT_EQ(l.plot.total(), 1u);
+  }
+}
+
 }  // namespace
 }  // namespace hmbtrace
