@@ -181,7 +181,11 @@ void ExportModel::InitDeviceTrack(Core* c, uint16_t dev, uint16_t core, std::str
 }
 
 ExportModel::Core& ExportModel::CoreFor(uint16_t dev, uint16_t core, uint32_t gen, uint64_t ts) {
-  Core*& known = core_index_[uint32_t{dev} << 16 | core];
+  const size_t direct = DirectIndex(dev, core);
+  if (direct != SIZE_MAX && direct_cores_.empty())
+    direct_cores_.resize(kDirectDevs * kDirect);
+  Core*& known =
+      direct != SIZE_MAX ? direct_cores_[direct] : core_index_[uint32_t{dev} << 16 | core];
   if (!known) {
     auto [it, added] = cores_.try_emplace({dev, core});
     known = &it->second;
@@ -266,9 +270,23 @@ void ExportModel::Add(const CaptureEvent& ev) {
 }
 
 const ExportModel::Source& ExportModel::SourceFor(uint16_t dev, int cpu) {
-  auto [it, added] =
-      sources_.try_emplace(uint64_t{dev} << 32 | static_cast<uint32_t>(cpu));
-  Source& src = it->second;
+  const size_t direct = cpu >= 0 ? DirectIndex(dev, static_cast<uint64_t>(cpu)) : SIZE_MAX;
+  Source* found;
+  bool added;
+  if (direct != SIZE_MAX) {
+    if (direct_sources_.empty())
+      direct_sources_.resize(kDirectDevs * kDirect);
+    DirectSource& d = direct_sources_[direct];
+    added = d.epoch != source_epoch_;
+    if (added)
+      d = DirectSource{source_epoch_, {}};
+    found = &d.src;
+  } else {
+    auto it = sources_.try_emplace(uint64_t{dev} << 32 | static_cast<uint32_t>(cpu));
+    found = &it.first->second;
+    added = it.second;
+  }
+  Source& src = *found;
   if (added) {
     src.gen = dicts_->GenerationFor(dev, cpu);
     if (const Dictionary* dict = dicts_->For(dev, cpu)) {
@@ -284,6 +302,7 @@ const ExportModel::Source& ExportModel::SourceFor(uint16_t dev, int cpu) {
 void ExportModel::AddState(const CaptureEvent& ev) {
   dicts_->FollowState(ev);
   sources_.clear();  // a new generation may start here
+  source_epoch_++;
   clocks_.AddState(ev.dev, ev.producer_gen, ev.clock_hz);
   Device& d = DeviceFor(ev.dev);
   if (ev.state == 0)

@@ -391,6 +391,21 @@ class ExportModel {
   std::unordered_map<const Dictionary*, std::unique_ptr<DictionaryPlan>> plans_;
   std::unordered_map<uint64_t, Source> sources_;  // (dev, cpu); emptied at every hmb_state
   std::unordered_map<uint32_t, Core*> core_index_;  // (dev, core) -> cores_
+  // The usual small devs, cores and CPUs by index instead of hashed, a
+  // look-up per record each (sources_ and core_index_ for the others):
+  // dev * kDirect + core (cpu).
+  static constexpr size_t kDirectDevs = 16;
+  static constexpr size_t kDirect = 256;
+  static size_t DirectIndex(uint16_t dev, uint64_t n) {
+    return dev < kDirectDevs && n < kDirect ? dev * kDirect + n : SIZE_MAX;
+  }
+  struct DirectSource {
+    uint64_t epoch = 0;  // valid in source_epoch_ only
+    Source src;
+  };
+  std::vector<DirectSource> direct_sources_;
+  uint64_t source_epoch_ = 1;  // moves on where sources_ is emptied
+  std::vector<Core*> direct_cores_;
   std::vector<uint32_t> path_gens_;  // per paths_ command: its producer generation
   std::map<std::pair<uint16_t, uint16_t>, Core> fw_queues_;     // (dev, qid)
   std::map<std::pair<uint16_t, std::string>, Core> resources_;  // (dev, resource)
