@@ -131,6 +131,15 @@ void ExportModel::EndUnfinished(Lane& lane, uint64_t at, std::string_view why) {
   counts_.unfinished++;
 }
 
+std::vector<std::pair<ExportModel::SpanKey, size_t>> ExportModel::OpenInOrder(const Core& c) {
+  std::vector<std::pair<SpanKey, size_t>> open;
+  for (size_t i = 0; i < c.lanes.size() && open.size() < c.open.size(); i++)
+    if (c.lanes[i].open)
+      open.emplace_back(c.lanes[i].key, i);
+  std::sort(open.begin(), open.end());
+  return open;
+}
+
 void ExportModel::Emit(ExportEvent& e) {
   sink_->Event(e);
   e.name_id = 0;
@@ -172,7 +181,11 @@ void ExportModel::InitDeviceTrack(Core* c, uint16_t dev, uint16_t core, std::str
 }
 
 ExportModel::Core& ExportModel::CoreFor(uint16_t dev, uint16_t core, uint32_t gen, uint64_t ts) {
-  Core*& known = core_index_[uint32_t{dev} << 16 | core];
+  const size_t direct = DirectIndex(dev, core);
+  if (direct != SIZE_MAX && direct_cores_.empty())
+    direct_cores_.resize(kDirectDevs * kDirect);
+  Core*& known =
+      direct != SIZE_MAX ? direct_cores_[direct] : core_index_[uint32_t{dev} << 16 | core];
   if (!known) {
     auto [it, added] = cores_.try_emplace({dev, core});
     known = &it->second;
@@ -183,9 +196,11 @@ ExportModel::Core& ExportModel::CoreFor(uint16_t dev, uint16_t core, uint32_t ge
   if (gen != c.gen) {
     // A reset forgets commands in flight: end their spans here.
     const uint64_t at = std::max(ts, c.last_at);
-    for (auto& [key, span] : c.open)
-      EndUnfinished(c.lanes[span.lane], at, "producer generation changed");
-    c.open.clear();
+    if (c.open.size()) {
+      for (const auto& [key, lane] : OpenInOrder(c))
+        EndUnfinished(c.lanes[lane], at, "producer generation changed");
+      c.open.clear();
+    }
     c.gen = gen;
   }
   return c;
@@ -202,15 +217,15 @@ size_t ExportModel::FreeLane(Core& c, uint64_t from, bool strictly_after) {
     if (lane > kMaxLanes) {
       size_t oldest = 0;
       for (size_t i = 1; strictly_after && i < c.lanes.size(); i++)
-        if (c.lanes[i].open && (!oldest || c.open.at(c.lanes[i].key).opened <
-                                               c.open.at(c.lanes[oldest].key).opened))
+        if (c.lanes[i].open && (!oldest || c.lanes[i].opened < c.lanes[oldest].opened))
           oldest = i;
       if (!oldest) {
         counts_.too_many_spans++;
         return 0;
       }
       Lane& l = c.lanes[oldest];
-      c.open.erase(l.key);
+      uint64_t ignored;
+      c.open.Close(std::get<0>(l.key), std::get<1>(l.key), std::get<2>(l.key), &ignored);
       EndUnfinished(l, from, "end not seen before 1024 later spans of its track");
       counts_.evicted++;
       return oldest;
@@ -255,9 +270,23 @@ void ExportModel::Add(const CaptureEvent& ev) {
 }
 
 const ExportModel::Source& ExportModel::SourceFor(uint16_t dev, int cpu) {
-  auto [it, added] =
-      sources_.try_emplace(uint64_t{dev} << 32 | static_cast<uint32_t>(cpu));
-  Source& src = it->second;
+  const size_t direct = cpu >= 0 ? DirectIndex(dev, static_cast<uint64_t>(cpu)) : SIZE_MAX;
+  Source* found;
+  bool added;
+  if (direct != SIZE_MAX) {
+    if (direct_sources_.empty())
+      direct_sources_.resize(kDirectDevs * kDirect);
+    DirectSource& d = direct_sources_[direct];
+    added = d.epoch != source_epoch_;
+    if (added)
+      d = DirectSource{source_epoch_, {}};
+    found = &d.src;
+  } else {
+    auto it = sources_.try_emplace(uint64_t{dev} << 32 | static_cast<uint32_t>(cpu));
+    found = &it.first->second;
+    added = it.second;
+  }
+  Source& src = *found;
   if (added) {
     src.gen = dicts_->GenerationFor(dev, cpu);
     if (const Dictionary* dict = dicts_->For(dev, cpu)) {
@@ -273,6 +302,7 @@ const ExportModel::Source& ExportModel::SourceFor(uint16_t dev, int cpu) {
 void ExportModel::AddState(const CaptureEvent& ev) {
   dicts_->FollowState(ev);
   sources_.clear();  // a new generation may start here
+  source_epoch_++;
   clocks_.AddState(ev.dev, ev.producer_gen, ev.clock_hz);
   Device& d = DeviceFor(ev.dev);
   if (ev.state == 0)
@@ -413,7 +443,7 @@ bool ExportModel::AddPairedRecord(const PlacedRecord& r) {
   ExportEvent& e = scratch_;
   const auto key = r.plan->key.Value(r.ev.data);
   const uint64_t qid = r.plan->qid.Value(r.ev.data).value_or(0);
-  if (key && desc->role == HMB_TRACE_ROLE_BEGIN && !core.open.count({desc->id, *key, qid})) {
+  if (key && desc->role == HMB_TRACE_ROLE_BEGIN && !core.open.Contains(desc->id, *key, qid)) {
     // The lowest lane free since before now: an end and a begin at one
     // timestamp on one track could be ordered either way by a viewer.
     const size_t lane = FreeLane(core, r.ts, true);
@@ -424,7 +454,8 @@ bool ExportModel::AddPairedRecord(const PlacedRecord& r) {
     core.lanes[lane].open = true;
     core.lanes[lane].last = r.ts;
     core.lanes[lane].key = {desc->id, *key, qid};
-    core.open[{desc->id, *key, qid}] = {lane, r.ts};
+    core.lanes[lane].opened = r.ts;
+    core.open.Open(desc->id, *key, qid, lane);
     e.type = ExportEvent::Type::kBegin;
     e.track = core.lanes[lane].uuid;
     e.ts = r.ts;  // FreeLane may have used the scratch event
@@ -437,9 +468,9 @@ bool ExportModel::AddPairedRecord(const PlacedRecord& r) {
     return true;
   }
   if (key && desc->role == HMB_TRACE_ROLE_END) {
-    auto it = core.open.find({desc->pair_id, *key, qid});
-    if (it != core.open.end()) {
-      Lane& lane = core.lanes[it->second.lane];
+    uint64_t lane_index;
+    if (core.open.Close(desc->pair_id, *key, qid, &lane_index)) {
+      Lane& lane = core.lanes[lane_index];
       e.type = ExportEvent::Type::kEnd;
       e.track = lane.uuid;
       e.ts = std::max(r.ts, lane.last);
@@ -449,7 +480,6 @@ bool ExportModel::AddPairedRecord(const PlacedRecord& r) {
       end.name_id = kIdEnd;
       end.value_id = r.name_id;
       lane = Lane{lane.uuid, false, e.ts};
-      core.open.erase(it);
       Emit(e);
       return true;
     }
@@ -590,7 +620,8 @@ void ExportModel::AddHostCommands() {
       e.name = {};
       Emit(e);
       lane = Lane{lane.uuid, false, e.ts};
-      p.queue->open.erase(key);
+      uint64_t ignored;
+      p.queue->open.Close(0, p.command, p.queue->core, &ignored);
     }
   };
   const std::vector<ExportHostCommand>& commands = join_->commands;
@@ -604,7 +635,8 @@ void ExportModel::AddHostCommands() {
       lane = FreeLane(q, h.setup_ns, true);
       q.lanes[lane].open = true;
       q.lanes[lane].key = {0, i, h.qid};
-      q.open[{0, i, h.qid}] = {lane, h.setup_ns};
+      q.lanes[lane].opened = h.setup_ns;
+      q.open.Open(0, i, h.qid, lane);
       ends.push({h.complete_ns, i, &q, lane});
     } else {
       counts_.host_incomplete++;
@@ -773,8 +805,10 @@ void ExportModel::Finish() {
   AddHostCommands();
   AddCommandPaths();
   for (auto& [key, core] : cores_) {
-    for (auto& [span, open] : core.open)
-      EndUnfinished(core.lanes[open.lane], last_ts_, "capture ended");
+    if (!core.open.size())
+      continue;
+    for (const auto& [span, lane] : OpenInOrder(core))
+      EndUnfinished(core.lanes[lane], last_ts_, "capture ended");
     core.open.clear();
   }
 }

@@ -81,6 +81,7 @@
 #include "clock_set.h"
 #include "export/export_join.h"
 #include "hmbtrace/status.h"
+#include "stat/open_spans.h"
 
 namespace hmbtrace {
 
@@ -281,10 +282,7 @@ class ExportModel {
     bool open = false;
     uint64_t last = 0;  // the last timestamp on it
     SpanKey key{};      // open: the span on it
-  };
-  struct OpenSpan {
-    size_t lane = 0;
-    uint64_t opened = 0;
+    uint64_t opened = 0;  // open: when it began
   };
   // A firmware core, or a host queue: a main track and its lanes.
   struct Core {
@@ -298,7 +296,9 @@ class ExportModel {
     bool seen = false;  // any record or loss placed yet
     uint64_t last_at = 0;
     std::vector<Lane> lanes;  // lanes[0]: the core's main track
-    std::map<SpanKey, OpenSpan> open;
+    // The open spans: key -> lane (in OpenSpans' time slot), one probe
+    // per BEGIN and END instead of a map node each.
+    OpenSpans open;
     std::map<std::string, uint64_t> counters;  // event name -> track
   };
   struct Device {
@@ -365,6 +365,8 @@ class ExportModel {
   // open longest, ended at `from`; for a latency slice 0 (none).
   size_t FreeLane(Core& c, uint64_t from, bool strictly_after);
   void Emit(ExportEvent& e);
+  // The core's open spans, in SpanKey order: (key, lane).
+  static std::vector<std::pair<SpanKey, size_t>> OpenInOrder(const Core& c);
   // Ends the span open on `lane` at `at` (not before the lane's last
   // event), marked unfinished for `why`, and frees the lane.
   void EndUnfinished(Lane& lane, uint64_t at, std::string_view why);
@@ -389,6 +391,21 @@ class ExportModel {
   std::unordered_map<const Dictionary*, std::unique_ptr<DictionaryPlan>> plans_;
   std::unordered_map<uint64_t, Source> sources_;  // (dev, cpu); emptied at every hmb_state
   std::unordered_map<uint32_t, Core*> core_index_;  // (dev, core) -> cores_
+  // The usual small devs, cores and CPUs by index instead of hashed, a
+  // look-up per record each (sources_ and core_index_ for the others):
+  // dev * kDirect + core (cpu).
+  static constexpr size_t kDirectDevs = 16;
+  static constexpr size_t kDirect = 256;
+  static size_t DirectIndex(uint16_t dev, uint64_t n) {
+    return dev < kDirectDevs && n < kDirect ? dev * kDirect + n : SIZE_MAX;
+  }
+  struct DirectSource {
+    uint64_t epoch = 0;  // valid in source_epoch_ only
+    Source src;
+  };
+  std::vector<DirectSource> direct_sources_;
+  uint64_t source_epoch_ = 1;  // moves on where sources_ is emptied
+  std::vector<Core*> direct_cores_;
   std::vector<uint32_t> path_gens_;  // per paths_ command: its producer generation
   std::map<std::pair<uint16_t, uint16_t>, Core> fw_queues_;     // (dev, qid)
   std::map<std::pair<uint16_t, std::string>, Core> resources_;  // (dev, resource)

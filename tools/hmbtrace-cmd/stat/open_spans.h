@@ -25,6 +25,10 @@ class OpenSpans {
   // Closes the span: true with its BEGIN's firmware time in *fw_ts, or
   // false when it is not open.
   bool Close(uint16_t id, uint64_t key, uint64_t qid, uint64_t* fw_ts);
+  // Whether the span is open.
+  bool Contains(uint16_t id, uint64_t key, uint64_t qid) const {
+    return size_ && slots_[Find(id, key, qid)].used;
+  }
   size_t size() const { return size_; }
   void clear();
 

@@ -23,6 +23,7 @@ TEST(OpenSpans, AnswersAsAMapThroughCollisionsAndRemovals) {
     const uint64_t key = rng() % 97;
     const uint64_t qid = rng() % 5;
     const uint64_t ts = rng();
+    ASSERT_EQ(spans.Contains(id, key, qid), model.count({id, key, qid}) != 0) << "step " << step;
     if (rng() % 2) {
       const bool fresh = model.find({id, key, qid}) == model.end();
       model[{id, key, qid}] = ts;
