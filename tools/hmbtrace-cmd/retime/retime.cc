@@ -51,6 +51,9 @@ class PageFile {
       close(fd);
       return Status::Error(path_ + ": " + std::strerror(errno));
     }
+    // Pages leave in large writes, not one system call per page.
+    buffer_ = std::make_unique<char[]>(kBufferSize);
+    std::setvbuf(file_, buffer_.get(), _IOFBF, kBufferSize);
     return {};
   }
   bool Write(std::span<const uint8_t> page) {
@@ -66,8 +69,10 @@ class PageFile {
   const std::string& path() const { return path_; }
 
  private:
+  static constexpr size_t kBufferSize = 1 << 20;
   std::string path_;
   FILE* file_ = nullptr;
+  std::unique_ptr<char[]> buffer_;
 };
 
 // An event waiting in the timeline (its body): how it goes on its page.
