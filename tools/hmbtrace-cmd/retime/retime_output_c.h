@@ -34,6 +34,16 @@ int retime_output_write(const char *in, const char *out, int file_version,
 			const struct retime_output_buffer *buffers, int nr,
 			char *err, size_t err_len);
 
+/*
+ * As retime_output_write(), every buffer's data copied by libtracecmd's
+ * own writer. retime_output_write() copies a version 6 file's data itself
+ * in large pieces (libtracecmd's loop moves 8 KiB per read and write);
+ * its output is this one's, byte for byte (retime_output_unittest).
+ */
+int retime_output_write_by_libtracecmd(const char *in, const char *out, int file_version,
+				       const struct retime_output_buffer *buffers, int nr,
+				       char *err, size_t err_len);
+
 /* The input's file version, or -1 if it cannot be read. */
 int retime_input_file_version(const char *in);
 
