@@ -142,25 +142,49 @@ static uint64_t file_u64(int big_endian, uint64_t v)
  * instance's option pointing at it, the clock) for empty CPU files, then
  * each CPU's pages go where it would have put them (page aligned, one
  * after the other) and its offset and size are set.
+ *
+ * The section, for empty CPU files: where it starts in *start, and where
+ * its first CPU's data goes (libtracecmd's offset of every CPU) in *data.
  */
-static int write_v6_buffer(struct tracecmd_output *oh, struct tracecmd_input *ih, int fd,
-			   const struct retime_output_buffer *b, int top, char **empty)
+static int write_v6_section(struct tracecmd_output *oh, int fd,
+			    const struct retime_output_buffer *b, int top, char **empty,
+			    off_t *start, off_t *data, long page)
 {
-	const int big_endian = tep_is_file_bigendian(tracecmd_get_tep(ih));
-	const long page = lib_page_size(ih, b->name);
-	off_t start, at;
-	int i, ret;
+	int ret;
 
-	start = lseek(fd, 0, SEEK_CUR);
-	if (start < 0 || page <= 0)
+	*start = lseek(fd, 0, SEEK_CUR);
+	if (*start < 0 || page <= 0)
 		return -1;
 	ret = top ? tracecmd_write_cpu_data(oh, b->cpus, empty, NULL) :
 		    tracecmd_append_buffer_cpu_data(oh, b->name, b->cpus, empty);
 	if (ret < 0)
 		return -1;
-	at = lseek(fd, 0, SEEK_CUR);
-	for (i = 0; i < b->cpus && at >= 0; i++) {
-		uint64_t entry[2];
+	*data = lseek(fd, 0, SEEK_CUR);
+	if (*data < 0)
+		return -1;
+	*data = (*data + page - 1) & ~(off_t)(page - 1);
+	return 0;
+}
+
+static int set_v6_entry(struct tracecmd_input *ih, int fd, off_t start, int cpu, off_t at,
+			off_t size)
+{
+	const int big_endian = tep_is_file_bigendian(tracecmd_get_tep(ih));
+	uint64_t entry[2];
+
+	entry[0] = file_u64(big_endian, (uint64_t)at);
+	entry[1] = file_u64(big_endian, (uint64_t)size);
+	return pwrite(fd, entry, sizeof(entry), start + 10 + 16 * (off_t)cpu) == sizeof(entry) ?
+		       0 : -1;
+}
+
+/* CPUs from..cpus of `b` after `at` (where the previous one ended). */
+static int write_v6_data(struct tracecmd_input *ih, int fd, const struct retime_output_buffer *b,
+			 off_t start, int from, off_t at, long page)
+{
+	int i, ret;
+
+	for (i = from; i < b->cpus; i++) {
 		struct stat st;
 		int cpu_fd;
 
@@ -170,15 +194,40 @@ static int write_v6_buffer(struct tracecmd_output *oh, struct tracecmd_input *ih
 			return -1;
 		ret = fstat(cpu_fd, &st) == 0 ? copy_to(cpu_fd, fd, at, st.st_size) : -1;
 		close(cpu_fd);
-		if (ret)
-			return -1;
-		entry[0] = file_u64(big_endian, (uint64_t)at);
-		entry[1] = file_u64(big_endian, (uint64_t)st.st_size);
-		if (pwrite(fd, entry, sizeof(entry), start + 10 + 16 * (off_t)i) != sizeof(entry))
+		if (ret || set_v6_entry(ih, fd, start, i, at, st.st_size))
 			return -1;
 		at += st.st_size;
 	}
 	return lseek(fd, 0, SEEK_END) < 0 ? -1 : 0;
+}
+
+static int write_v6_buffer(struct tracecmd_output *oh, struct tracecmd_input *ih, int fd,
+			   const struct retime_output_buffer *b, int top, char **empty)
+{
+	const long page = lib_page_size(ih, b->name);
+	off_t start, at;
+
+	if (write_v6_section(oh, fd, b, top, empty, &start, &at, page))
+		return -1;
+	return write_v6_data(ih, fd, b, start, 0, at, page);
+}
+
+static char **empty_files(const struct retime_output_buffer *buffers, int nr)
+{
+	char **empty = calloc((size_t)max_cpus(buffers, nr) + 1, sizeof(*empty));
+	int i;
+
+	for (i = 0; empty && i <= max_cpus(buffers, nr); i++)
+		empty[i] = (char *)"/dev/null";
+	return empty;
+}
+
+static void buffer_err(char *err, size_t err_len, const struct retime_output_buffer *buffers,
+		       int i)
+{
+	set_err(err, err_len, "could not write the data of %s%s%s (%s)",
+		i ? "instance \"" : "the top buffer", i ? buffers[i].name : "", i ? "\"" : "",
+		strerror(errno));
 }
 
 static int output_write(const char *in, const char *out, int file_version,
@@ -212,20 +261,15 @@ static int output_write(const char *in, const char *out, int file_version,
 	if (clock)
 		tracecmd_set_out_clock(oh, clock);
 	if (copy_here && tracecmd_get_out_file_version(oh) == 6) {
-		char **empty = calloc((size_t)max_cpus(buffers, nr) + 1, sizeof(*empty));
+		char **empty = empty_files(buffers, nr);
 		int fd = handle_fd(out);
 
-		for (i = 0; empty && i <= max_cpus(buffers, nr); i++)
-			empty[i] = (char *)"/dev/null";
 		for (i = 0; empty && fd >= 0 && i < nr; i++)
 			if (write_v6_buffer(oh, ih, fd, &buffers[i], i == 0, empty) < 0)
 				break;
 		free(empty);
-		if (i < nr || fd < 0) {
-			set_err(err, err_len, "could not write the data of %s%s%s (%s)",
-				i < nr && i ? "instance \"" : "the top buffer",
-				i < nr && i ? buffers[i].name : "", i < nr && i ? "\"" : "",
-				strerror(errno));
+		if (i < nr || fd < 0 || !empty) {
+			buffer_err(err, err_len, buffers, i < nr ? i : 0);
 			goto out;
 		}
 		ret = 0;
@@ -266,4 +310,137 @@ int retime_output_write_by_libtracecmd(const char *in, const char *out, int file
 				       char *err, size_t err_len)
 {
 	return output_write(in, out, file_version, buffers, nr, err, err_len, 0);
+}
+
+struct retime_output {
+	struct tracecmd_input *ih;
+	struct tracecmd_output *oh;
+	int fd;		/* libtracecmd's, of out */
+	int buffer;	/* of the direct CPU, and the CPU in it */
+	int cpu;
+	off_t start;	/* of that buffer's section */
+	off_t at;	/* where the direct CPU's pages go */
+	long page;
+	char **empty;
+	char *out;
+};
+
+void retime_output_abort(struct retime_output *o)
+{
+	if (!o)
+		return;
+	if (o->oh)
+		tracecmd_output_close(o->oh);
+	if (o->ih)
+		tracecmd_close(o->ih);
+	if (o->out)
+		unlink(o->out);
+	free(o->empty);
+	free(o->out);
+	free(o);
+}
+
+struct retime_output *retime_output_begin(const char *in, const char *out, int file_version,
+					  const struct retime_output_buffer *buffers, int nr,
+					  int buffer, int cpu)
+{
+	struct retime_output *o;
+	const char *clock;
+	int i;
+
+	if (buffer < 0 || buffer >= nr || cpu < 0 || cpu >= buffers[buffer].cpus)
+		return NULL;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->buffer = buffer;
+	o->cpu = cpu;
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	o->ih = hmb_tracecmd_open_head(in);
+	if (!o->ih || tracecmd_get_file_state(o->ih) == TRACECMD_FILE_CPU_LATENCY)
+		goto fail;
+	o->out = strdup(out);
+	if (!o->out)
+		goto fail;
+	o->oh = tracecmd_copy(o->ih, out, TRACECMD_FILE_OPTIONS, file_version, NULL);
+	if (!o->oh || tracecmd_get_out_file_version(o->oh) != 6)
+		goto fail;
+	tracecmd_set_quiet(o->oh, true);
+	clock = tracecmd_get_trace_clock(o->ih);
+	if (clock)
+		tracecmd_set_out_clock(o->oh, clock);
+	o->fd = handle_fd(out);
+	o->empty = empty_files(buffers, nr);
+	if (o->fd < 0 || !o->empty)
+		goto fail;
+	/* The buffers before the direct CPU's, and the CPUs before it, are empty. */
+	for (i = 0; i < buffer; i++)
+		if (write_v6_buffer(o->oh, o->ih, o->fd, &buffers[i], i == 0, o->empty) < 0)
+			goto fail;
+	o->page = lib_page_size(o->ih, buffers[buffer].name);
+	if (write_v6_section(o->oh, o->fd, &buffers[buffer], buffer == 0, o->empty, &o->start,
+			     &o->at, o->page))
+		goto fail;
+	return o;
+fail:
+	retime_output_abort(o);
+	return NULL;
+}
+
+long long retime_output_direct_offset(const struct retime_output *o)
+{
+	return o->at;
+}
+
+int retime_output_finish(struct retime_output *o, const struct retime_output_buffer *buffers,
+			 int nr, long long direct_size, char *err, size_t err_len)
+{
+	const struct retime_output_buffer *b = &buffers[o->buffer];
+	int i;
+
+	if (direct_size < 0 || set_v6_entry(o->ih, o->fd, o->start, o->cpu, o->at, direct_size) ||
+	    write_v6_data(o->ih, o->fd, b, o->start, o->cpu + 1, o->at + direct_size, o->page)) {
+		buffer_err(err, err_len, buffers, o->buffer);
+		retime_output_abort(o);
+		return -1;
+	}
+	for (i = o->buffer + 1; i < nr; i++)
+		if (write_v6_buffer(o->oh, o->ih, o->fd, &buffers[i], 0, o->empty) < 0) {
+			buffer_err(err, err_len, buffers, i);
+			retime_output_abort(o);
+			return -1;
+		}
+	tracecmd_output_close(o->oh);
+	o->oh = NULL;
+	free(o->out);
+	o->out = NULL;
+	retime_output_abort(o);
+	return 0;
+}
+
+int retime_input_first_cpu_with_data(struct hmb_tracecmd_file *f, const int *cpus, int nr,
+				     int *buffer, int *cpu)
+{
+	int b, c;
+
+	if (f->nr_handles != nr)
+		return -1;
+	for (b = 0; b < nr; b++) {
+		struct tracecmd_input *handle = f->handles[b];
+
+		if (!handle || tracecmd_cpus(handle) != cpus[b])
+			return -1;
+		for (c = 0; c < cpus[b]; c++) {
+			const int64_t size = tracecmd_get_cpu_file_size(handle, c);
+
+			if (size < 0)
+				return -1;
+			if (size > 0) {
+				*buffer = b;
+				*cpu = c;
+				return 0;
+			}
+		}
+	}
+	return -1;
 }
