@@ -216,7 +216,6 @@ Status Retime(const RetimeOptions& options, RetimeSummary* summary) {
                          ": a crash dump, not a trace-cmd capture: retime works on captures "
                          "only; report, stat and export read a dump, its records at their "
                          "converted time already");
-  const int in_version = retime_input_file_version(options.input.c_str());
   CaptureFile file;
   if (Status s = file.Open(options.input); !s.ok())
     return s;
@@ -238,7 +237,14 @@ Status Retime(const RetimeOptions& options, RetimeSummary* summary) {
     summary->clock_problem = problem;
     return Status::Error(options.input + ": " + problem);
   }
-  summary->file_version = options.file_version ? options.file_version : in_version;
+  summary->file_version = options.file_version;
+  if (!summary->file_version) {
+    // The input's, from the handle open (reading the headers again would
+    // read its kallsyms again: 5 MB in the benchmark capture).
+    Result<hmb_tracecmd_file*> f = file.TracecmdFile();
+    summary->file_version = f.ok() ? retime_input_file_version_open(f.value())
+                                   : retime_input_file_version(options.input.c_str());
+  }
   if (summary->file_version != 6 && summary->file_version != 7) {
     return Status::Error(options.input + ": file version " + std::to_string(summary->file_version) +
                          " cannot be written; give --file-version 6 or 7");

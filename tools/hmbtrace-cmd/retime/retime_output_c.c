@@ -444,3 +444,10 @@ int retime_input_first_cpu_with_data(struct hmb_tracecmd_file *f, const int *cpu
 	}
 	return -1;
 }
+
+int retime_input_file_version_open(struct hmb_tracecmd_file *f)
+{
+	if (f->nr_handles < 1 || !f->handles[0])
+		return -1;
+	return (int)tracecmd_get_in_file_version(f->handles[0]);
+}

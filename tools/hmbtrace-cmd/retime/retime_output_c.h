@@ -78,6 +78,8 @@ int retime_input_first_cpu_with_data(struct hmb_tracecmd_file *f, const int *cpu
 
 /* The input's file version, or -1 if it cannot be read. */
 int retime_input_file_version(const char *in);
+/* The same, of the input open in `f`. */
+int retime_input_file_version_open(struct hmb_tracecmd_file *f);
 
 #ifdef __cplusplus
 }
