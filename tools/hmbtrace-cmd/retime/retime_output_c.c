@@ -428,7 +428,9 @@ int retime_input_first_cpu_with_data(struct hmb_tracecmd_file *f, const int *cpu
 	for (b = 0; b < nr; b++) {
 		struct tracecmd_input *handle = f->handles[b];
 
-		if (!handle || tracecmd_cpus(handle) != cpus[b])
+		/* A latency trace has no per-CPU data (nor cpu_data to ask). */
+		if (!handle || tracecmd_get_file_state(handle) != TRACECMD_FILE_CPU_FLYRECORD ||
+		    tracecmd_cpus(handle) != cpus[b])
 			return -1;
 		for (c = 0; c < cpus[b]; c++) {
 			const int64_t size = tracecmd_get_cpu_file_size(handle, c);
