@@ -111,9 +111,8 @@ std::pair<int, int> FirstCpuWithData(CaptureFile& file, const std::vector<Captur
   for (const CaptureBuffer& b : buffers)
     cpus.push_back(b.cpus);
   int buffer = -1, cpu = -1;
-  if (!f.ok() || retime_input_first_cpu_with_data(f.value(), cpus.data(),
-                                                  static_cast<int>(cpus.size()), &buffer,
-                                                  &cpu) != 0)
+  if (!f.ok() || retime_input_first_cpu_with_data(
+                     f.value(), cpus.data(), static_cast<int>(cpus.size()), &buffer, &cpu) != 0)
     return {-1, -1};
   return {buffer, cpu};
 }
@@ -125,7 +124,9 @@ bool CopyOut(const std::string& from, off_t at, off_t size, const std::string& t
   bool ok = in >= 0 && out >= 0;
   std::vector<char> buf(1 << 20);
   for (off_t done = 0; ok && done < size;) {
-    const ssize_t n = pread(in, buf.data(), static_cast<size_t>(std::min<off_t>(size - done, static_cast<off_t>(buf.size()))), at + done);
+    const size_t want =
+        static_cast<size_t>(std::min<off_t>(size - done, static_cast<off_t>(buf.size())));
+    const ssize_t n = pread(in, buf.data(), want, at + done);
     ok = n > 0 && write(out, buf.data(), static_cast<size_t>(n)) == n;
     done += n > 0 ? n : 0;
   }
@@ -494,7 +495,8 @@ Status Retime(const RetimeOptions& options, RetimeSummary* summary) {
       written = true;
     }
   }
-  if (!written && retime_output_write(options.input.c_str(), partial.c_str(), options.file_version, out.data(),
+  if (!written &&
+      retime_output_write(options.input.c_str(), partial.c_str(), options.file_version, out.data(),
                           static_cast<int>(out.size()), err, sizeof(err)) != 0) {
     return Status::Error(options.output + ": " + err);
   }

@@ -38,15 +38,16 @@ std::string Contents(const std::string& path) {
 
 // How the writer under test gets the pages.
 enum class Direct {
-  kNone,         // every CPU from its file (retime_output_write)
-  kFirst,        // the first CPU with data straight into the output
-  kInInstance,   // the same, the top buffer's CPUs all empty
+  kNone,        // every CPU from its file (retime_output_write)
+  kFirst,       // the first CPU with data straight into the output
+  kInInstance,  // the same, the top buffer's CPUs all empty
 };
 
 // Each CPU of each buffer of `capture` given pages of its own (sizes
 // varied, some CPUs empty, one page not page sized), written by both
 // writers: the same bytes.
-void ExpectSameAsLibtracecmd(const std::string& capture, int file_version,
+void ExpectSameAsLibtracecmd(const std::string& capture,
+                             int file_version,
                              Direct direct = Direct::kNone) {
   TempDir dir;
   CaptureFile file;
@@ -112,10 +113,10 @@ void ExpectSameAsLibtracecmd(const std::string& capture, int file_version,
               0)
         << err;
   }
-  ASSERT_EQ(retime_output_write_by_libtracecmd(capture.c_str(), theirs.c_str(), file_version,
-                                               out.data(), static_cast<int>(out.size()), err,
-                                               sizeof(err)),
-            0)
+  ASSERT_EQ(
+      retime_output_write_by_libtracecmd(capture.c_str(), theirs.c_str(), file_version, out.data(),
+                                         static_cast<int>(out.size()), err, sizeof(err)),
+      0)
       << err;
   const std::string a = Contents(ours), b = Contents(theirs);
   if (file_version == 6) {  // the data uncompressed
