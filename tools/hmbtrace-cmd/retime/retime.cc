@@ -51,6 +51,26 @@ class PageFile {
       close(fd);
       return Status::Error(path_ + ": " + std::strerror(errno));
     }
+    // Pages leave in large writes, not one system call per page.
+    buffer_ = std::make_unique<char[]>(kBufferSize);
+    std::setvbuf(file_, buffer_.get(), _IOFBF, kBufferSize);
+    return {};
+  }
+  // `path` (the output being written) from `at` on; left in place.
+  Status OpenAt(const std::string& path, off_t at) {
+    const int fd = open(path.c_str(), O_WRONLY);
+    if (fd < 0 || lseek(fd, at, SEEK_SET) != at) {
+      if (fd >= 0)
+        close(fd);
+      return Status::Error(path + ": " + std::strerror(errno));
+    }
+    file_ = fdopen(fd, "w");
+    if (!file_) {
+      close(fd);
+      return Status::Error(path + ": " + std::strerror(errno));
+    }
+    buffer_ = std::make_unique<char[]>(kBufferSize);
+    std::setvbuf(file_, buffer_.get(), _IOFBF, kBufferSize);
     return {};
   }
   bool Write(std::span<const uint8_t> page) {
@@ -58,6 +78,8 @@ class PageFile {
   }
   // Flushed and closed; the file stays until destruction.
   bool Close() {
+    if (!file_)
+      return true;
     const bool ok = std::fflush(file_) == 0 && !std::ferror(file_);
     std::fclose(file_);
     file_ = nullptr;
@@ -66,9 +88,54 @@ class PageFile {
   const std::string& path() const { return path_; }
 
  private:
+  static constexpr size_t kBufferSize = 1 << 20;
   std::string path_;
   FILE* file_ = nullptr;
+  std::unique_ptr<char[]> buffer_;
 };
+
+// The output begun before the walk (retime_output_begin), removed unless
+// finished.
+struct OutputAbort {
+  void operator()(retime_output* o) const { retime_output_abort(o); }
+};
+using BegunOutput = std::unique_ptr<retime_output, OutputAbort>;
+
+// The first CPU of the input, in the output's order (every buffer's, the
+// top buffer first), with CPU data: its pages can go straight to their
+// place in the output, every CPU before it being empty (a CPU's records
+// stay on it). {-1, -1} if none or not known.
+std::pair<int, int> FirstCpuWithData(CaptureFile& file, const std::vector<CaptureBuffer>& buffers) {
+  Result<hmb_tracecmd_file*> f = file.TracecmdFile();
+  std::vector<int> cpus;
+  for (const CaptureBuffer& b : buffers)
+    cpus.push_back(b.cpus);
+  int buffer = -1, cpu = -1;
+  if (!f.ok() || retime_input_first_cpu_with_data(
+                     f.value(), cpus.data(), static_cast<int>(cpus.size()), &buffer, &cpu) != 0)
+    return {-1, -1};
+  return {buffer, cpu};
+}
+
+// `size` bytes of `from` at `at` to the start of `to`.
+bool CopyOut(const std::string& from, off_t at, off_t size, const std::string& to) {
+  const int in = open(from.c_str(), O_RDONLY);
+  const int out = open(to.c_str(), O_WRONLY | O_TRUNC);
+  bool ok = in >= 0 && out >= 0;
+  std::vector<char> buf(1 << 20);
+  for (off_t done = 0; ok && done < size;) {
+    const size_t want =
+        static_cast<size_t>(std::min<off_t>(size - done, static_cast<off_t>(buf.size())));
+    const ssize_t n = pread(in, buf.data(), want, at + done);
+    ok = n > 0 && write(out, buf.data(), static_cast<size_t>(n)) == n;
+    done += n > 0 ? n : 0;
+  }
+  if (in >= 0)
+    close(in);
+  if (out >= 0)
+    ok = close(out) == 0 && ok;
+  return ok;
+}
 
 // An event waiting in the timeline (its body): how it goes on its page.
 //   u64 missed | u32 data length | data | [the retime mark]
@@ -150,7 +217,6 @@ Status Retime(const RetimeOptions& options, RetimeSummary* summary) {
                          ": a crash dump, not a trace-cmd capture: retime works on captures "
                          "only; report, stat and export read a dump, its records at their "
                          "converted time already");
-  const int in_version = retime_input_file_version(options.input.c_str());
   CaptureFile file;
   if (Status s = file.Open(options.input); !s.ok())
     return s;
@@ -172,7 +238,14 @@ Status Retime(const RetimeOptions& options, RetimeSummary* summary) {
     summary->clock_problem = problem;
     return Status::Error(options.input + ": " + problem);
   }
-  summary->file_version = options.file_version ? options.file_version : in_version;
+  summary->file_version = options.file_version;
+  if (!summary->file_version) {
+    // The input's, from the handle open (reading the headers again would
+    // read its kallsyms again: 5 MB in the benchmark capture).
+    Result<hmb_tracecmd_file*> f = file.TracecmdFile();
+    summary->file_version = f.ok() ? retime_input_file_version_open(f.value())
+                                   : retime_input_file_version(options.input.c_str());
+  }
   if (summary->file_version != 6 && summary->file_version != 7) {
     return Status::Error(options.input + ": file version " + std::to_string(summary->file_version) +
                          " cannot be written; give --file-version 6 or 7");
@@ -225,7 +298,38 @@ Status Retime(const RetimeOptions& options, RetimeSummary* summary) {
     files.push_back(std::make_unique<PageFile>());
     if (Status s = files.back()->Create(options.output, i); !s.ok())
       return s;
-    PageFile* f = files.back().get();
+  }
+
+  // The output: written under a temporary name, renamed when complete. Its
+  // first CPU with data (in the benchmark capture, half of the pages)
+  // goes straight to its place in a version 6 output, not through a file
+  // of pages copied in afterwards.
+  const std::string partial = options.output + ".retime-partial";
+  std::vector<std::vector<char*>> cpu_files(buffers.size());
+  std::vector<retime_output_buffer> out(buffers.size());
+  for (size_t b = 0; b < buffers.size(); b++) {
+    for (int c = 0; c < buffers[b].cpus; c++)
+      cpu_files[b].push_back(
+          const_cast<char*>(files[static_cast<size_t>(first_cpu[b] + c)]->path().c_str()));
+    out[b] = retime_output_buffer{buffers[b].name.c_str(), buffers[b].cpus, cpu_files[b].data()};
+  }
+  BegunOutput begun;
+  size_t direct = nr_cpus;  // none
+  PageFile direct_file;
+  off_t direct_at = 0;
+  if (const auto [b, c] = FirstCpuWithData(file, buffers); b >= 0) {
+    begun.reset(retime_output_begin(options.input.c_str(), partial.c_str(), options.file_version,
+                                    out.data(), static_cast<int>(out.size()), b, c));
+    if (begun) {
+      direct_at = static_cast<off_t>(retime_output_direct_offset(begun.get()));
+      if (direct_file.OpenAt(partial, direct_at).ok())
+        direct = static_cast<size_t>(first_cpu[static_cast<size_t>(b)] + c);
+      else
+        begun.reset();
+    }
+  }
+  for (size_t i = 0; i < nr_cpus; i++) {
+    PageFile* f = i == direct ? &direct_file : files[i].get();
     writers.push_back(std::make_unique<TracePageWriter>(
         format, [f](std::span<const uint8_t> page) { return f->Write(page); }));
   }
@@ -363,23 +467,36 @@ Status Retime(const RetimeOptions& options, RetimeSummary* summary) {
     write_ok = w->Flush() && write_ok;
   for (auto& f : files)
     write_ok = f->Close() && write_ok;
+  write_ok = direct_file.Close() && write_ok;
   if (!write_ok) {
     return Status::Error(options.output + ": writing the pages failed (" + std::strerror(errno) +
                          "; is the disk full?)");
   }
 
-  // The output: written under a temporary name, renamed when complete.
-  std::vector<std::vector<char*>> cpu_files(buffers.size());
-  std::vector<retime_output_buffer> out(buffers.size());
-  for (size_t b = 0; b < buffers.size(); b++) {
-    for (int c = 0; c < buffers[b].cpus; c++)
-      cpu_files[b].push_back(
-          const_cast<char*>(files[static_cast<size_t>(first_cpu[b] + c)]->path().c_str()));
-    out[b] = retime_output_buffer{buffers[b].name.c_str(), buffers[b].cpus, cpu_files[b].data()};
-  }
-  const std::string partial = options.output + ".retime-partial";
   char err[256] = "";
-  if (retime_output_write(options.input.c_str(), partial.c_str(), options.file_version, out.data(),
+  bool written = false;
+  if (begun) {
+    const off_t direct_size =
+        static_cast<off_t>(writers[direct]->pages()) * static_cast<off_t>(format.page_size);
+    bool before_empty = true;
+    for (size_t i = 0; i < direct; i++)
+      before_empty = before_empty && writers[i]->pages() == 0;
+    if (!before_empty) {
+      // Not as the input said: its pages to its own file, and the output
+      // written as without.
+      if (!CopyOut(partial, direct_at, direct_size, files[direct]->path()))
+        return Status::Error(options.output + ": writing the pages failed (" +
+                             std::strerror(errno) + "; is the disk full?)");
+      begun.reset();
+    } else if (retime_output_finish(begun.release(), out.data(), static_cast<int>(out.size()),
+                                    direct_size, err, sizeof(err)) != 0) {
+      return Status::Error(options.output + ": " + err);
+    } else {
+      written = true;
+    }
+  }
+  if (!written &&
+      retime_output_write(options.input.c_str(), partial.c_str(), options.file_version, out.data(),
                           static_cast<int>(out.size()), err, sizeof(err)) != 0) {
     return Status::Error(options.output + ": " + err);
   }

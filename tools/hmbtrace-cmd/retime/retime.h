@@ -39,7 +39,10 @@
 // formats, options and buffers copied from the input; the pages of every
 // buffer re-encoded by trace_page_writer.h. Memory is bounded by the
 // reorder window (events of --reorder-margin of capture time), not by the
-// capture's length: pages go to temporary files beside the output.
+// capture's length: pages go to temporary files beside the output, then
+// into it in large copies; in a version 6 output the first CPU with data
+// goes straight to its place (retime_output_begin), its offset being known
+// before the walk.
 
 #ifndef HMBTRACE_TOOLS_HMBTRACE_CMD_RETIME_RETIME_H_
 #define HMBTRACE_TOOLS_HMBTRACE_CMD_RETIME_RETIME_H_

@@ -45,7 +45,8 @@ uint32_t TracePageWriter::TypeLen(uint32_t type_len, uint32_t delta) const {
 }
 
 void TracePageWriter::StartPage(uint64_t ts, uint64_t missed) {
-  std::fill(page_.begin(), page_.end(), 0);
+  // The header's commit word is set by Flush, as the zeros after the
+  // events: the events themselves cover the rest.
   used_ = header_size();
   last_ts_ = ts;
   missed_ = missed;
@@ -59,6 +60,7 @@ bool TracePageWriter::Flush() {
   if (!open_)
     return true;
   uint64_t commit = used_ - header_size();
+  std::fill(page_.begin() + used_, page_.end(), 0);
   if (missed_) {
     commit |= kMissingEvents | kMissingStored;
     PutNumber(used_, missed_, format_.long_size);
