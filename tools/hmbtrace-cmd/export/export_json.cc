@@ -12,8 +12,10 @@
 namespace hmbtrace {
 
 namespace {
-// Output is written in pieces of about this size.
-constexpr size_t kFlushAt = 1u << 18;
+// Output is written once this much is given out (Flush()): each write of
+// the file a large one, the output held moved to the front of the buffer
+// that seldom.
+constexpr size_t kWriteAt = 1u << 20;
 
 using json_text::kNumberRoom;
 using json_text::Lit;
@@ -32,6 +34,8 @@ char* BindId(char* p, uint64_t id) {
 }  // namespace
 
 JsonTraceWriter::JsonTraceWriter(std::FILE* out) : out_(out) {
+  // Room for all it holds (Flush()) from the start: no copy as it grows.
+  out_buf_.Reserve(kHoldBytes + 4 * kFlushAt + kWriteAt);
   Put("{\"traceEvents\":[");
 }
 
@@ -70,6 +74,7 @@ void JsonTraceWriter::CutOutBegins() {
   write(out_buf_.view(from, out_buf_.size() - from));
   open_b_.clear();
   out_buf_.clear();
+  done_ = 0;
 }
 
 void JsonTraceWriter::PutCutBegin(Where& w) {
@@ -92,19 +97,24 @@ void JsonTraceWriter::Flush(bool all) {
   } else if (out_buf_.size() - keep > kHoldBytes) {
     CutOutBegins();
     keep = out_buf_.size();
-  } else if (keep < kFlushAt) {
-    flush_at_ = out_buf_.size() + kFlushAt;  // little to write: not yet
+  } else if (keep - done_ < kFlushAt) {
+    flush_at_ = out_buf_.size() + kFlushAt;  // little to give out: not yet
     return;
   }
-  if (keep && std::fwrite(out_buf_.data(), 1, keep, out_) != keep)
+  done_ = keep;
+  flush_at_ = done_ + kFlushAt;
+  if (done_ < kWriteAt && !all)
+    return;
+  if (done_ && std::fwrite(out_buf_.data(), 1, done_, out_) != done_)
     failed_ = true;
-  out_buf_.EraseFront(keep);
+  out_buf_.EraseFront(done_);
   for (Where* w : open_b_) {
-    w->b_at -= keep;
-    w->b_ts_end -= keep;
-    w->b_end -= keep;
+    w->b_at -= done_;
+    w->b_ts_end -= done_;
+    w->b_end -= done_;
   }
-  flush_at_ = 0;
+  flush_at_ -= done_;
+  done_ = 0;
 }
 
 void JsonTraceWriter::PutString(std::string_view s) {
@@ -353,7 +363,7 @@ void JsonTraceWriter::Event(const ExportEvent& e) {
         break;
     }
   }
-  if (out_buf_.size() >= (flush_at_ ? flush_at_ : kFlushAt))
+  if (out_buf_.size() >= flush_at_)
     Flush();
 }
 
@@ -434,12 +444,6 @@ char* JsonTraceWriter::Args(char* p,
     }
   }
   return p;
-}
-
-char* JsonTraceWriter::Quoted(char* p, uint32_t id, std::string_view text) {
-  if (id < quoted_short_.size() && quoted_short_[id].size) [[likely]]
-    return quoted_short_[id].Put(p);
-  return QuotedFirst(p, id, text);
 }
 
 char* JsonTraceWriter::QuotedFirst(char* p, uint32_t id, std::string_view text) {

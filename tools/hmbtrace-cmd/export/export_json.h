@@ -68,6 +68,9 @@ class JsonTraceWriter : public ExportSink {
 
  private:
   static constexpr size_t kNotHeld = SIZE_MAX;
+  // Output is given out in pieces of about this size (what decides when
+  // a "B" is cut out: Flush()).
+  static constexpr size_t kFlushAt = 1u << 18;
   struct Where {
     int pid = 0;
     int tid = 0;
@@ -130,11 +133,16 @@ class JsonTraceWriter : public ExportSink {
   // `text` with id `id` (export_model.h; 0: none) as a JSON string at `p`
   // (room for StringRoom(text.size())), escaped once per id: returns the
   // end.
-  char* Quoted(char* p, uint32_t id, std::string_view text);
+  char* Quoted(char* p, uint32_t id, std::string_view text) {
+    if (id < quoted_short_.size() && quoted_short_[id].size) [[likely]]
+      return quoted_short_[id].Put(p);
+    return QuotedFirst(p, id, text);
+  }
   [[gnu::noinline]] char* QuotedFirst(char* p, uint32_t id, std::string_view text);
   void Put(std::string_view s) { out_buf_.Append(s); }
   void PutString(std::string_view s);
-  // Writes out_buf_ out, up to the first "B" kept back (all with `all`).
+  // Gives out_buf_ out, up to the first "B" kept back (all with `all`):
+  // it is written once kWriteAt is given out, or with `all`.
   void Flush(bool all = false);
   // Stops keeping the "B" of `w` back.
   void Release(Where& w);
@@ -160,7 +168,10 @@ class JsonTraceWriter : public ExportSink {
   ByExportId<std::string> quoted_;
   bool first_ = true;
   bool failed_ = false;
-  size_t flush_at_ = 0;  // Event() flushes past this size (0: kFlushAt)
+  // Event() flushes past this size of out_buf_ (kFlushAt at first).
+  size_t flush_at_ = kFlushAt;
+  // The front of out_buf_ given out but not yet written (Flush()).
+  size_t done_ = 0;
   uint64_t begins_moved_ = 0;
 };
 

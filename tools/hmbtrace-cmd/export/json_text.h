@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -60,6 +61,12 @@ class TextBuffer {
     return bytes_.get() + used_;
   }
   void Advance(size_t n) { used_ += n; }
+  // Room for `n` bytes in all, made now (its pages are touched only
+  // when written).
+  void Reserve(size_t n) {
+    if (n > capacity_)
+      Grow(n - used_);
+  }
   // Sets the end at `p`, a pointer into the room last reserved.
   void AdvanceTo(const char* p) { used_ = static_cast<size_t>(p - bytes_.get()); }
   void Append(std::string_view b) {
@@ -74,7 +81,7 @@ class TextBuffer {
     void operator()(char* p) const { std::free(p); }
   };
   [[gnu::noinline]] void Grow(size_t n) {
-    const size_t capacity = std::max(2 * capacity_, used_ + n + 4096);
+    const size_t capacity = std::max(2 * capacity_, used_ + n);
     char* p = static_cast<char*>(std::realloc(bytes_.get(), capacity));
     if (!p)
       throw std::bad_alloc();
@@ -151,7 +158,7 @@ inline constexpr uint64_t kPow10[20] = {1ull,
                                         1000000000000000000ull,
                                         10000000000000000000ull};
 
-// The number of decimal digits of v (1 for 0).
+// The number of decimal digits of v > 0.
 inline unsigned Digits(uint64_t v) {
   // bit_width * log10(2), then one correction: at most one off.
   const unsigned guess = (static_cast<unsigned>(std::bit_width(v)) * 1233) >> 12;
@@ -159,28 +166,60 @@ inline unsigned Digits(uint64_t v) {
 }
 }  // namespace internal
 
-// `v` in decimal, as std::to_chars writes it.
+namespace internal {
+inline uint64_t Pair(uint32_t v) {  // v < 100
+  uint16_t two;
+  std::memcpy(&two, kPairs + 2 * v, 2);
+  return two;
+}
+
+// The 8 digits of v < 10^8, zeros first, as the bytes of one word (in
+// memory order on a little-endian machine): two independent halves, no
+// store and load of the pieces.
+inline uint64_t Eight(uint32_t v) {
+  const uint32_t hi = v / 10000;
+  const uint32_t lo = v - 10000 * hi;
+  const uint32_t a = hi / 100;
+  const uint32_t c = lo / 100;
+  return Pair(a) | Pair(hi - 100 * a) << 16 | Pair(c) << 32 | Pair(lo - 100 * c) << 48;
+}
+
+// The n digits of v < 10^8 (n: Digits(v), 1 for 0) at p; 8 bytes of
+// room: the zeros in front shifted out of the word.
+inline char* Short(char* p, uint32_t v, unsigned n) {
+  const uint64_t word = Eight(v) >> (8 * (8 - n));
+  std::memcpy(p, &word, 8);
+  return p + n;
+}
+}  // namespace internal
+
+// `v` in decimal, as std::to_chars writes it: cut in pieces of 8 digits
+// (one 64-bit division each), each made with 32-bit arithmetic and no
+// branch on its digits.
 inline char* Uint(char* p, uint64_t v) {
-  if (v < 10) {
-    *p = static_cast<char>('0' + v);
-    return p + 1;
-  }
-  const unsigned n = internal::Digits(v);
-  char* const end = p + n;
-  char* q = end;
-  while (v >= 100) {
-    const unsigned pair = static_cast<unsigned>(v % 100);
-    v /= 100;
-    q -= 2;
-    std::memcpy(q, internal::kPairs + 2 * pair, 2);
-  }
-  if (v >= 10) {
-    q -= 2;
-    std::memcpy(q, internal::kPairs + 2 * v, 2);
+  if constexpr (std::endian::native != std::endian::little) {
+    return std::to_chars(p, p + kNumberRoom, v).ptr;
   } else {
-    *--q = static_cast<char>('0' + v);
+    const unsigned n = internal::Digits(v | 1);  // 0: one digit too
+    constexpr uint64_t k8 = 100000000;
+    if (v < k8)
+      return internal::Short(p, static_cast<uint32_t>(v), n);
+    if (v < k8 * k8) {
+      const uint64_t hi = v / k8;
+      p = internal::Short(p, static_cast<uint32_t>(hi), n - 8);
+      const uint64_t low = internal::Eight(static_cast<uint32_t>(v - k8 * hi));
+      std::memcpy(p, &low, 8);
+      return p + 8;
+    }
+    const uint64_t hi = v / (k8 * k8);
+    const uint64_t rest = v - k8 * k8 * hi;
+    const uint64_t mid = rest / k8;
+    p = internal::Short(p, static_cast<uint32_t>(hi), n - 16);
+    const uint64_t words[2] = {internal::Eight(static_cast<uint32_t>(mid)),
+                               internal::Eight(static_cast<uint32_t>(rest - k8 * mid))};
+    std::memcpy(p, words, 16);
+    return p + 16;
   }
-  return end;
 }
 
 inline char* Int(char* p, int64_t v) {
