@@ -45,7 +45,7 @@
 #include <vector>
 
 #include "export/export_model.h"
-#include "export/proto_wire.h"
+#include "export/json_text.h"
 
 namespace hmbtrace {
 
@@ -68,12 +68,19 @@ class JsonTraceWriter : public ExportSink {
 
  private:
   static constexpr size_t kNotHeld = SIZE_MAX;
+  // Output is given out in pieces of about this size (what decides when
+  // a "B" is cut out: Flush()).
+  static constexpr size_t kFlushAt = 1u << 18;
   struct Where {
     int pid = 0;
     int tid = 0;
     bool counter = false;
     std::string name;  // counters: the "C" event's name
     std::string unit;
+    // What follows the name in each of its events:
+    // ,"pid":P,"tid":T,"ts":
+    json_text::ShortText head;
+    size_t open_at = 0;  // its index in open_b_ while b_at != kNotHeld
     // The "B" open on this thread, still in out_buf_ (kNotHeld: none, or
     // written out): where it starts, where its "ts" value ends, its end,
     // its time, whether it has "args".
@@ -88,10 +95,18 @@ class JsonTraceWriter : public ExportSink {
     std::string b_text;
     size_t b_text_ts_end = 0;
   };
-  // `name_id`: the id of `name` (export_model.h), 0 for none.
-  void Begin(const char* ph, std::string_view name, int pid, int tid, uint32_t name_id = 0);
-  // Writes `e` on `w` as phase `ph`: Begin(), its "ts", then Rest().
-  void Write(const char* ph, const ExportEvent& e, const Where& w);
+  // A metadata ("M") event's start, up to its "tid" value.
+  void BeginMeta(std::string_view name, int pid, int tid);
+  // An event's start at `p` (room: HeadRoom()), up to its "ts" value:
+  // phase `ph`, `name` (id `name_id`: export_model.h, 0 for none; empty:
+  // no name) and the pid and tid of `w`.
+  char* Head(char* p, char ph, std::string_view name, uint32_t name_id, const Where& w);
+  static constexpr size_t HeadRoom(size_t name_size) {
+    return 20 + json_text::StringRoom(name_size) + json_text::ShortText::kText +
+           json_text::kNumberRoom;
+  }
+  // Writes `e` on `w` as phase `ph`: Head(), its "ts", then Rest().
+  void Write(char ph, const ExportEvent& e, const Where& w);
   // The rest of `e`'s JSON object: flows and arguments.
   void Rest(const ExportEvent& e, const Where& w);
   // Writes the begin held back (if any) as a "B".
@@ -109,25 +124,31 @@ class JsonTraceWriter : public ExportSink {
   void CutOutBegins();
   // Writes the "B" cut out of `w` (if any) here.
   void PutCutBegin(Where& w);
-  // The arguments of `args` as "name":value pairs (no braces), those
-  // named in `skip_in` (text of an "args" object) left out.
-  void PutArgs(const std::vector<ExportArg>& args, bool first, std::string_view skip_in = {});
+  // The arguments of `args` as "name":value pairs (no braces) at `p`
+  // (room: ArgsRoom()), those named in `skip_in` (text of an "args"
+  // object) left out: returns the end.
+  char* Args(char* p, const std::vector<ExportArg>& args, bool first,
+             std::string_view skip_in = {});
+  static size_t ArgsRoom(const std::vector<ExportArg>& args);
   // `text` with id `id` (export_model.h; 0: none) as a JSON string at `p`
   // (room for StringRoom(text.size())), escaped once per id: returns the
   // end.
-  char* Quoted(char* p, uint32_t id, std::string_view text);
+  char* Quoted(char* p, uint32_t id, std::string_view text) {
+    if (id < quoted_short_.size() && quoted_short_[id].size) [[likely]]
+      return quoted_short_[id].Put(p);
+    return QuotedFirst(p, id, text);
+  }
+  [[gnu::noinline]] char* QuotedFirst(char* p, uint32_t id, std::string_view text);
   void Put(std::string_view s) { out_buf_.Append(s); }
   void PutString(std::string_view s);
-  void PutTs(uint64_t ts_ns);
-  template <typename T>
-  void PutNumber(T v);
-  // Writes out_buf_ out, up to the first "B" kept back (all with `all`).
+  // Gives out_buf_ out, up to the first "B" kept back (all with `all`):
+  // it is written once kWriteAt is given out, or with `all`.
   void Flush(bool all = false);
   // Stops keeping the "B" of `w` back.
   void Release(Where& w);
 
   std::FILE* out_;
-  proto_wire::Buffer out_buf_;  // output not yet written, as text
+  json_text::TextBuffer out_buf_;  // output not yet written, as text
   std::unordered_map<uint64_t, Where> tracks_;
   std::vector<Where*> open_b_;  // the Wheres with a "B" in out_buf_
   std::unordered_map<int, int> next_tid_;  // per pid
@@ -142,10 +163,15 @@ class JsonTraceWriter : public ExportSink {
   std::string held_name_;
   uint32_t held_name_id_ = 0;
   std::string trace_clock_;
-  ByExportId<std::string> quoted_;  // Quoted()
+  // Quoted(): the short ones (most) as blocks to copy, the others as text.
+  std::vector<json_text::ShortText> quoted_short_;
+  ByExportId<std::string> quoted_;
   bool first_ = true;
   bool failed_ = false;
-  size_t flush_at_ = 0;  // Event() flushes past this size (0: kFlushAt)
+  // Event() flushes past this size of out_buf_ (kFlushAt at first).
+  size_t flush_at_ = kFlushAt;
+  // The front of out_buf_ given out but not yet written (Flush()).
+  size_t done_ = 0;
   uint64_t begins_moved_ = 0;
 };
 

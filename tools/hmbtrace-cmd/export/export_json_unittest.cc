@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <charconv>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -15,6 +17,7 @@
 
 #include "capture/fixture_testutil.h"
 #include "export/export.h"
+#include "export/json_text.h"
 #include "hmbtrace/status_testutil.h"
 
 namespace hmbtrace {
@@ -433,6 +436,123 @@ TEST(ExportJson, StringsNumbersAndTimesSurviveAJsonParser) {
   // would round the largest).
   EXPECT_NE(raw.find("\"ts\":18446744073709551.615"), std::string::npos);
   EXPECT_NE(raw.find("\"ts\":1.005"), std::string::npos);
+}
+
+TEST(ExportJson, CountersAndTextsKeptByIdAreWrittenTheSameEachTime) {
+  char* data = nullptr;
+  size_t size = 0;
+  std::FILE* f = open_memstream(&data, &size);
+  JsonTraceWriter writer(f);
+  writer.Track({ExportTrack::Kind::kGroup, 1, 0, "dev", 0, "", 3});
+  writer.Track({ExportTrack::Kind::kSlices, 2, 1, "core 0", 0, "", 3});
+  writer.Track({ExportTrack::Kind::kCounter, 3, 1, "queue depth", 0, "cmds", 3});
+  // A short text (copied as a block once kept) and one too long for that.
+  const std::string long_text(60, 'x');
+  const std::string long_value = long_text + "\"";
+  ExportEvent e;
+  e.track = 2;
+  e.name = "op";
+  e.name_id = 5;
+  ExportArg a;
+  a.name = "state";
+  a.name_id = 6;
+  a.type = ExportArg::Type::kString;
+  a.s = "READY";
+  a.value_id = 7;
+  ExportArg b;
+  b.name = long_text;
+  b.name_id = 8;
+  b.type = ExportArg::Type::kString;
+  b.s = long_value;
+  b.value_id = 9;
+  e.args = {a, b};
+  for (uint64_t ts : {1000, 2000}) {
+    e.ts = ts;
+    writer.Event(e);
+  }
+  ExportEvent c;
+  c.type = ExportEvent::Type::kCounter;
+  c.track = 3;
+  c.ts = 2500;
+  c.counter = -3;
+  writer.Event(c);
+  std::string error;
+  ASSERT_TRUE(StatusOk(writer.Finish(), &error)) << error;
+  std::fclose(f);
+  const std::string raw(data, size);
+  std::free(data);
+  const std::string args = "\"args\":{\"state\":\"READY\",\"" + long_text + "\":\"" + long_text +
+                           "\\\"\"}}";
+  EXPECT_NE(raw.find("{\"ph\":\"i\",\"name\":\"op\",\"pid\":3,\"tid\":1,\"ts\":1.000," + args),
+            std::string::npos)
+      << raw;
+  EXPECT_NE(raw.find("{\"ph\":\"i\",\"name\":\"op\",\"pid\":3,\"tid\":1,\"ts\":2.000," + args),
+            std::string::npos)
+      << raw;
+  EXPECT_NE(raw.find("{\"ph\":\"C\",\"name\":\"queue depth\",\"pid\":3,\"tid\":0,\"ts\":2.500,"
+                     "\"args\":{\"cmds\":-3}}"),
+            std::string::npos)
+      << raw;
+}
+
+// The numbers are std::to_chars's, at every number of digits.
+TEST(JsonText, NumbersAreWhatToCharsWrites) {
+  std::vector<uint64_t> values = {0, std::numeric_limits<uint64_t>::max()};
+  for (uint64_t p = 1; p <= 1000000000000000000u; p *= 10)
+    for (uint64_t v : {p - 1, p, p + 1, 2 * p, 9 * p, 9 * p + p - 1})
+      values.push_back(v);
+  values.push_back(10000000000000000000u);
+  values.push_back(10000000000000000000u - 1);
+  for (uint64_t v = 1; v; v <<= 1)
+    values.push_back(v);
+  // And some of every size, zeros inside included.
+  uint64_t x = 88172645463325252u;
+  for (int i = 0; i < 20000; i++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    values.push_back(x >> (i % 64));
+    values.push_back((x >> (i % 64)) / 1000 * 1000);
+  }
+  for (uint64_t v : values) {
+    char want[32];
+    const std::string_view expected(want, std::to_chars(want, want + sizeof(want), v).ptr - want);
+    char got[32 + json_text::kSlack];
+    EXPECT_EQ(std::string_view(got, json_text::Uint(got, v) - got), expected) << v;
+    const auto i = static_cast<int64_t>(v);
+    const std::string_view expected_i(want,
+                                      std::to_chars(want, want + sizeof(want), i).ptr - want);
+    EXPECT_EQ(std::string_view(got, json_text::Int(got, i) - got), expected_i) << i;
+  }
+}
+
+TEST(JsonText, MicrosHaveTheNanosecondsAsThreeDecimals) {
+  const std::pair<uint64_t, const char*> cases[] = {
+      {0, "0.000"},       {5, "0.005"},           {40, "0.040"},
+      {999, "0.999"},     {1000, "1.000"},        {1005, "1.005"},
+      {99999, "99.999"},  {123456789, "123456.789"},
+      {18446744073709551615u, "18446744073709551.615"},
+  };
+  for (const auto& [ns, text] : cases) {
+    char got[32 + json_text::kSlack];
+    EXPECT_EQ(std::string_view(got, json_text::Micros(got, ns) - got), text) << ns;
+  }
+}
+
+TEST(JsonText, AShortTextIsCopiedAsABlockUpToItsEnd) {
+  json_text::ShortText t;
+  EXPECT_FALSE(t.Keep(""));
+  EXPECT_FALSE(t.Keep(std::string(json_text::ShortText::kText + 1, 'a')));
+  const std::string longest(json_text::ShortText::kText, 'b');
+  ASSERT_TRUE(t.Keep(longest));
+  char out[json_text::kSlack + 8];
+  EXPECT_EQ(std::string_view(out, t.Put(out) - out), longest);
+  ASSERT_TRUE(t.Keep("\"seq\""));
+  std::memset(out, 'z', sizeof(out));
+  char* end = t.Put(out);
+  EXPECT_EQ(std::string_view(out, end - out), "\"seq\"");
+  *end++ = ':';
+  EXPECT_EQ(std::string_view(out, end - out), "\"seq\":");
 }
 
 }  // namespace hmbtrace
