@@ -267,10 +267,12 @@ ClockSet::Conversion ClockSet::Prepare(uint16_t dev, uint32_t gen) const {
     c.miss = ClockMiss::kNoFit;
   else if (gen == 0)
     c.miss = ClockMiss::kNoGeneration;
-  else if (!(c.fit = Find(dev, gen)))
+  else if (const Generation* g = it->second.Get(gen); !g || !g->have_fit)
     c.miss = ClockMiss::kNoFitOfGeneration;
-  else
+  else {
+    c.fit = &g->fit;
     c.miss = ClockMiss::kNone;
+  }
   return c;
 }
 
