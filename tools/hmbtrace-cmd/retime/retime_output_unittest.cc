@@ -14,22 +14,10 @@
 
 #include "capture/capture.h"
 #include "hmbtrace/status_testutil.h"
+#include "retime/temp_dir_testutil.h"
 
 namespace hmbtrace {
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/retime_output_unittest.XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 std::string Contents(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

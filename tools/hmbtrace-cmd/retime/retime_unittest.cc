@@ -19,6 +19,7 @@
 #include "hmb_events.h"
 #include "hmbtrace/status_testutil.h"
 #include "report/report.h"
+#include "retime/temp_dir_testutil.h"
 #include "stat/stat.h"
 
 namespace hmbtrace {
@@ -33,19 +34,6 @@ constexpr uint64_t kClockFixtureRecords = 11;
 constexpr uint64_t kClockFixtureNotConverted = 4;
 
 using RecordKey = std::tuple<uint16_t, uint16_t, uint64_t, uint64_t>;  // dev, core, seq, fw_ts
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/retime_unittest.XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 RetimeSummary MustRetime(const std::string& in, const std::string& out, int version = 0) {
   RetimeOptions o;
