@@ -56,7 +56,8 @@ inline uint8_t* WriteVarint(uint64_t v, uint8_t* p) {
 
 // A growing byte buffer written through a pointer: each field is one
 // capacity check and the varint loop, with no std::string::append (and
-// its memmove call) per byte run. The JSON writer uses it too, as text.
+// its memmove call) per byte run. (The JSON writer's is
+// json_text.h's TextBuffer.)
 class Buffer {
  public:
   size_t size() const { return used_; }
@@ -105,13 +106,6 @@ class Buffer {
       std::memcpy(p, b.data(), b.size());
     used_ = p + b.size() - begin();
   }
-  // Room for `n` bytes written through the pointer, then Advance() by
-  // what was written (text writers: export_json.cc).
-  char* Room(size_t n) {
-    Reserve(n);
-    return reinterpret_cast<char*>(end());
-  }
-  void Advance(size_t n) { used_ += n; }
   void Append(std::string_view b) {
     Reserve(b.size());
     if (!b.empty())
