@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // The pieces of JSON text export_json.cc writes a million times a
-// capture: a text buffer written through a pointer, numbers, short
+// capture (into out_buffer.h's OutBuffer, here TextBuffer): numbers, short
 // strings known ahead.
 //
 // Every writer here writes at a pointer into room reserved beforehand
@@ -21,79 +21,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
-#include <new>
 #include <string_view>
+
+#include "export/out_buffer.h"
 
 namespace hmbtrace::json_text {
 
-inline constexpr size_t kSlack = 64;
-
-// Output text of unknown length. Its memory is not cleared first and
-// grows with realloc() (a large block moves by remapping, not copying):
-// a page is touched first when text is written on it.
-class TextBuffer {
- public:
-  size_t size() const { return used_; }
-  bool empty() const { return used_ == 0; }
-  const char* data() const { return bytes_.get(); }
-  std::string_view view() const { return {bytes_.get(), used_}; }
-  std::string_view view(size_t offset, size_t n) const { return {bytes_.get() + offset, n}; }
-  void clear() { used_ = 0; }
-  // Keeps the first `n` bytes.
-  void Truncate(size_t n) { used_ = std::min(used_, n); }
-  // Drops the first `n` bytes (n <= size()).
-  void EraseFront(size_t n) {
-    if (n)
-      std::memmove(bytes_.get(), bytes_.get() + n, used_ - n);
-    used_ -= n;
-  }
-  void swap(TextBuffer& other) {
-    bytes_.swap(other.bytes_);
-    std::swap(capacity_, other.capacity_);
-    std::swap(used_, other.used_);
-  }
-  // Room for `n` bytes (and kSlack more) written through the pointer,
-  // then Advance() by what was written.
-  char* Room(size_t n) {
-    if (n + kSlack > capacity_ - used_) [[unlikely]]
-      Grow(n + kSlack);
-    return bytes_.get() + used_;
-  }
-  void Advance(size_t n) { used_ += n; }
-  // Room for `n` bytes in all, made now (its pages are touched only
-  // when written).
-  void Reserve(size_t n) {
-    if (n > capacity_)
-      Grow(n - used_);
-  }
-  // Sets the end at `p`, a pointer into the room last reserved.
-  void AdvanceTo(const char* p) { used_ = static_cast<size_t>(p - bytes_.get()); }
-  void Append(std::string_view b) {
-    char* p = Room(b.size());
-    if (!b.empty())
-      std::memcpy(p, b.data(), b.size());
-    used_ += b.size();
-  }
-
- private:
-  struct Free {
-    void operator()(char* p) const { std::free(p); }
-  };
-  [[gnu::noinline]] void Grow(size_t n) {
-    const size_t capacity = std::max(2 * capacity_, used_ + n);
-    char* p = static_cast<char*>(std::realloc(bytes_.get(), capacity));
-    if (!p)
-      throw std::bad_alloc();
-    (void)bytes_.release();
-    bytes_.reset(p);
-    capacity_ = capacity;
-  }
-
-  std::unique_ptr<char, Free> bytes_;
-  size_t capacity_ = 0;
-  size_t used_ = 0;
-};
+inline constexpr size_t kSlack = OutBuffer::kSlack;
+using TextBuffer = OutBuffer;
 
 // A literal, its length known at compile time (no call to memcpy).
 template <size_t N>
