@@ -46,15 +46,7 @@ class PageFile {
       return Status::Error(tmpl + ": " + std::strerror(errno) +
                            " (the output's directory must be writable)");
     path_ = tmpl;
-    file_ = fdopen(fd, "w");
-    if (!file_) {
-      close(fd);
-      return Status::Error(path_ + ": " + std::strerror(errno));
-    }
-    // Pages leave in large writes, not one system call per page.
-    buffer_ = std::make_unique<char[]>(kBufferSize);
-    std::setvbuf(file_, buffer_.get(), _IOFBF, kBufferSize);
-    return {};
+    return Adopt(fd, path_);
   }
   // `path` (the output being written) from `at` on; left in place.
   Status OpenAt(const std::string& path, off_t at) {
@@ -64,14 +56,7 @@ class PageFile {
         close(fd);
       return Status::Error(path + ": " + std::strerror(errno));
     }
-    file_ = fdopen(fd, "w");
-    if (!file_) {
-      close(fd);
-      return Status::Error(path + ": " + std::strerror(errno));
-    }
-    buffer_ = std::make_unique<char[]>(kBufferSize);
-    std::setvbuf(file_, buffer_.get(), _IOFBF, kBufferSize);
-    return {};
+    return Adopt(fd, path);
   }
   bool Write(std::span<const uint8_t> page) {
     return std::fwrite(page.data(), 1, page.size(), file_) == page.size();
@@ -88,6 +73,19 @@ class PageFile {
   const std::string& path() const { return path_; }
 
  private:
+  // Writes go through `fd` (of `path`), buffered: pages leave in large
+  // writes, not one system call per page.
+  Status Adopt(int fd, const std::string& path) {
+    file_ = fdopen(fd, "w");
+    if (!file_) {
+      close(fd);
+      return Status::Error(path + ": " + std::strerror(errno));
+    }
+    buffer_ = std::make_unique<char[]>(kBufferSize);
+    std::setvbuf(file_, buffer_.get(), _IOFBF, kBufferSize);
+    return {};
+  }
+
   static constexpr size_t kBufferSize = 1 << 20;
   std::string path_;
   FILE* file_ = nullptr;
