@@ -119,15 +119,7 @@ std::pair<int, int> FirstCpuWithData(CaptureFile& file, const std::vector<Captur
 bool CopyOut(const std::string& from, off_t at, off_t size, const std::string& to) {
   const int in = open(from.c_str(), O_RDONLY);
   const int out = open(to.c_str(), O_WRONLY | O_TRUNC);
-  bool ok = in >= 0 && out >= 0;
-  std::vector<char> buf(1 << 20);
-  for (off_t done = 0; ok && done < size;) {
-    const size_t want =
-        static_cast<size_t>(std::min<off_t>(size - done, static_cast<off_t>(buf.size())));
-    const ssize_t n = pread(in, buf.data(), want, at + done);
-    ok = n > 0 && write(out, buf.data(), static_cast<size_t>(n)) == n;
-    done += n > 0 ? n : 0;
-  }
+  bool ok = in >= 0 && out >= 0 && retime_copy_range(in, at, out, 0, size) == 0;
   if (in >= 0)
     close(in);
   if (out >= 0)

@@ -102,28 +102,27 @@ static int handle_fd(const char *path)
 	return -1;
 }
 
-/* `size` bytes of `in` from its start to `out` at `at`. */
-static int copy_to(int in, int out, off_t at, off_t size)
+int retime_copy_range(int in, long long from, int out, long long to, long long size)
 {
 	static char buf[1 << 20];
-	off_t done = 0;
-	loff_t from = 0, to = at;
+	loff_t in_off = from, out_off = to;
+	long long done = 0;
 	ssize_t n;
 
 	/* In the kernel where the file systems allow. */
 	while (done < size) {
-		n = copy_file_range(in, &from, out, &to, (size_t)(size - done), 0);
+		n = copy_file_range(in, &in_off, out, &out_off, (size_t)(size - done), 0);
 		if (n <= 0)
 			break;
 		done += n;
 	}
 	while (done < size) {
-		size_t want = size - done < (off_t)sizeof(buf) ? (size_t)(size - done) : sizeof(buf);
+		size_t want = size - done < (long long)sizeof(buf) ? (size_t)(size - done) : sizeof(buf);
 
-		n = pread(in, buf, want, done);
+		n = pread(in, buf, want, (off_t)(from + done));
 		if (n <= 0)
 			return -1;
-		if (pwrite(out, buf, (size_t)n, at + done) != n)
+		if (pwrite(out, buf, (size_t)n, (off_t)(to + done)) != n)
 			return -1;
 		done += n;
 	}
@@ -192,7 +191,7 @@ static int write_v6_data(struct tracecmd_input *ih, int fd, const struct retime_
 		cpu_fd = open(b->cpu_files[i], O_RDONLY);
 		if (cpu_fd < 0)
 			return -1;
-		ret = fstat(cpu_fd, &st) == 0 ? copy_to(cpu_fd, fd, at, st.st_size) : -1;
+		ret = fstat(cpu_fd, &st) == 0 ? retime_copy_range(cpu_fd, 0, fd, at, st.st_size) : -1;
 		close(cpu_fd);
 		if (ret || set_v6_entry(ih, fd, start, i, at, st.st_size))
 			return -1;

@@ -76,6 +76,14 @@ struct hmb_tracecmd_file;
 int retime_input_first_cpu_with_data(struct hmb_tracecmd_file *f, const int *cpus, int nr,
 				     int *buffer, int *cpu);
 
+/*
+ * `size` bytes of descriptor `in` at offset `from` to descriptor `out` at
+ * offset `to` (copy_file_range() where the file systems allow, else
+ * 1 MiB reads and writes); neither descriptor's position moves. 0, or -1
+ * with errno set (a short input is -1).
+ */
+int retime_copy_range(int in, long long from, int out, long long to, long long size);
+
 /* The input's file version, or -1 if it cannot be read. */
 int retime_input_file_version(const char *in);
 /* The same, of the input open in `f`. */
