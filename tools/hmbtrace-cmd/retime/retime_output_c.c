@@ -229,13 +229,33 @@ static void buffer_err(char *err, size_t err_len, const struct retime_output_buf
 		strerror(errno));
 }
 
+/*
+ * `out` begun as a copy of `ih`: headers, formats, kallsyms, printk,
+ * cmdlines, CPU count and options unchanged, its trace clock the input's.
+ * NULL if libtracecmd cannot write them.
+ */
+static struct tracecmd_output *copy_headers(struct tracecmd_input *ih, const char *out,
+					    int file_version)
+{
+	struct tracecmd_output *oh;
+	const char *clock;
+
+	oh = tracecmd_copy(ih, out, TRACECMD_FILE_OPTIONS, file_version, NULL);
+	if (!oh)
+		return NULL;
+	tracecmd_set_quiet(oh, true);
+	clock = tracecmd_get_trace_clock(ih);
+	if (clock)
+		tracecmd_set_out_clock(oh, clock);
+	return oh;
+}
+
 static int output_write(const char *in, const char *out, int file_version,
 			const struct retime_output_buffer *buffers, int nr,
 			char *err, size_t err_len, int copy_here)
 {
 	struct tracecmd_output *oh = NULL;
 	struct tracecmd_input *ih;
-	const char *clock;
 	int i, ret = -1;
 
 	tracecmd_set_loglevel(TEP_LOG_NONE);
@@ -248,17 +268,12 @@ static int output_write(const char *in, const char *out, int file_version,
 		set_err(err, err_len, "a latency trace has no per-CPU buffers to retime");
 		goto out;
 	}
-	/* Headers, formats, kallsyms, printk, cmdlines, CPU count and options, unchanged. */
-	oh = tracecmd_copy(ih, out, TRACECMD_FILE_OPTIONS, file_version, NULL);
+	oh = copy_headers(ih, out, file_version);
 	if (!oh) {
 		set_err(err, err_len, "libtracecmd could not write the headers (file version %d)",
 			file_version);
 		goto out;
 	}
-	tracecmd_set_quiet(oh, true);
-	clock = tracecmd_get_trace_clock(ih);
-	if (clock)
-		tracecmd_set_out_clock(oh, clock);
 	if (copy_here && tracecmd_get_out_file_version(oh) == 6) {
 		char **empty = empty_files(buffers, nr);
 		int fd = handle_fd(out);
@@ -344,7 +359,6 @@ struct retime_output *retime_output_begin(const char *in, const char *out, int f
 					  int buffer, int cpu)
 {
 	struct retime_output *o;
-	const char *clock;
 	int i;
 
 	if (buffer < 0 || buffer >= nr || cpu < 0 || cpu >= buffers[buffer].cpus)
@@ -361,13 +375,9 @@ struct retime_output *retime_output_begin(const char *in, const char *out, int f
 	o->out = strdup(out);
 	if (!o->out)
 		goto fail;
-	o->oh = tracecmd_copy(o->ih, out, TRACECMD_FILE_OPTIONS, file_version, NULL);
+	o->oh = copy_headers(o->ih, out, file_version);
 	if (!o->oh || tracecmd_get_out_file_version(o->oh) != 6)
 		goto fail;
-	tracecmd_set_quiet(o->oh, true);
-	clock = tracecmd_get_trace_clock(o->ih);
-	if (clock)
-		tracecmd_set_out_clock(o->oh, clock);
 	o->fd = handle_fd(out);
 	o->empty = empty_files(buffers, nr);
 	if (o->fd < 0 || !o->empty)
